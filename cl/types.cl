@@ -1,0 +1,137 @@
+/*
+ * types.cl — element type, operator and identity.
+ *
+ * Compile-time parameters (passed with -D by the host):
+ *   CLR_TYPE  element type: 0 float, 1 double, 2 int, 3 uint, 4 long, 5 ulong.
+ *             (Signed sums are compiled as unsigned ones: the bits are the
+ *             same and unsigned arithmetic wraps without undefined behaviour.)
+ *   CLR_OP    operator: 0 sum, 1 min, 2 max.
+ *   CLR_VEC   elements per vector load: 1, 2, 4, 8 or 16 (default 1).
+ *
+ * Provides: T, VT (vector of CLR_VEC T), CLR_IDENTITY, clr_op(T, T),
+ * clr_opv(VT, VT), clr_hreduce(VT) -> T, CLR_IS_FLOAT, CLR_IS_64, CLR_AS_T.
+ *
+ * min and max propagate NaN and order -0.0 below +0.0, so that they are
+ * commutative and associative on every input, bit for bit.
+ */
+
+#define CLR_CAT_(a, b) a##b
+#define CLR_CAT(a, b) CLR_CAT_(a, b)
+
+#ifndef CLR_VEC
+#define CLR_VEC 1
+#endif
+
+#if CLR_TYPE == 0
+#define T float
+#define CLR_IS_FLOAT 1
+#define CLR_IS_64 0
+#define CLR_MIN_VALUE (-INFINITY)
+#define CLR_MAX_VALUE INFINITY
+#elif CLR_TYPE == 1
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define T double
+#define CLR_IS_FLOAT 1
+#define CLR_IS_64 1
+#define CLR_MIN_VALUE (-(double)INFINITY)
+#define CLR_MAX_VALUE ((double)INFINITY)
+#elif CLR_TYPE == 2
+#define T int
+#define CLR_IS_FLOAT 0
+#define CLR_IS_64 0
+#define CLR_MIN_VALUE INT_MIN
+#define CLR_MAX_VALUE INT_MAX
+#elif CLR_TYPE == 3
+#define T uint
+#define CLR_IS_FLOAT 0
+#define CLR_IS_64 0
+#define CLR_MIN_VALUE 0u
+#define CLR_MAX_VALUE UINT_MAX
+#elif CLR_TYPE == 4
+#define T long
+#define CLR_IS_FLOAT 0
+#define CLR_IS_64 1
+#define CLR_MIN_VALUE LONG_MIN
+#define CLR_MAX_VALUE LONG_MAX
+#elif CLR_TYPE == 5
+#define T ulong
+#define CLR_IS_FLOAT 0
+#define CLR_IS_64 1
+#define CLR_MIN_VALUE 0ul
+#define CLR_MAX_VALUE ULONG_MAX
+#else
+#error "CLR_TYPE must be 0..5"
+#endif
+
+#define CLR_AS_T CLR_CAT(as_, T)
+
+#if CLR_VEC == 1
+#define VT T
+#else
+#define VT CLR_CAT(T, CLR_VEC)
+#endif
+
+#if CLR_OP == 0
+#define CLR_IDENTITY ((T)0)
+#elif CLR_OP == 1
+#define CLR_IDENTITY ((T)CLR_MAX_VALUE)
+#elif CLR_OP == 2
+#define CLR_IDENTITY ((T)CLR_MIN_VALUE)
+#else
+#error "CLR_OP must be 0..2"
+#endif
+
+/* Scalar operator. */
+T clr_op(T a, T b)
+{
+#if CLR_OP == 0
+    return a + b;
+#elif CLR_IS_FLOAT && CLR_OP == 1
+    return (isnan(a) || a < b || (a == b && signbit(a))) ? a : b;
+#elif CLR_IS_FLOAT && CLR_OP == 2
+    return (isnan(a) || a > b || (a == b && !signbit(a))) ? a : b;
+#elif CLR_OP == 1
+    return min(a, b);
+#else
+    return max(a, b);
+#endif
+}
+
+/* Element-wise operator on vectors. Relational built-ins return -1 (all bits
+ * set) per true component of a vector, which is what select() tests. */
+VT clr_opv(VT a, VT b)
+{
+#if CLR_OP == 0
+    return a + b;
+#elif CLR_VEC == 1
+    return clr_op(a, b);
+#elif CLR_IS_FLOAT && CLR_OP == 1
+    return select(b, a, isnan(a) | (a < b) | ((a == b) & signbit(a)));
+#elif CLR_IS_FLOAT && CLR_OP == 2
+    return select(b, a, isnan(a) | (a > b) | ((a == b) & ~signbit(a)));
+#elif CLR_OP == 1
+    return min(a, b);
+#else
+    return max(a, b);
+#endif
+}
+
+/* Horizontal reduction of a vector, as a fixed pairwise tree. */
+#if CLR_VEC >= 2
+T clr_hreduce2(CLR_CAT(T, 2) v) { return clr_op(v.s0, v.s1); }
+#endif
+#if CLR_VEC >= 4
+T clr_hreduce4(CLR_CAT(T, 4) v) { return clr_op(clr_hreduce2(v.lo), clr_hreduce2(v.hi)); }
+#endif
+#if CLR_VEC >= 8
+T clr_hreduce8(CLR_CAT(T, 8) v) { return clr_op(clr_hreduce4(v.lo), clr_hreduce4(v.hi)); }
+#endif
+#if CLR_VEC >= 16
+T clr_hreduce16(CLR_CAT(T, 16) v) { return clr_op(clr_hreduce8(v.lo), clr_hreduce8(v.hi)); }
+#endif
+
+#if CLR_VEC == 1
+#define clr_hreduce(v) (v)
+#else
+#define clr_hreduce CLR_CAT(clr_hreduce, CLR_VEC)
+#endif

@@ -1,0 +1,343 @@
+/*
+ * clreduce — parallel reductions on OpenCL devices.
+ *
+ * clreduce reduces a buffer of numbers to one value (sum, minimum or maximum)
+ * on any OpenCL 1.2+ device. Its kernels are OpenCL C compiled at run time for
+ * the device at hand; on NVIDIA GPUs they use the warp shuffle instructions
+ * through inline PTX, elsewhere the device's sub-group extensions where it has
+ * them. Compiled programs are cached inside the context, so only the first
+ * call with a given operator, type and variant pays for a build.
+ *
+ * Minimal example (error checks trimmed):
+ *
+ *     #include <clreduce/clreduce.h>
+ *
+ *     clreduce_ctx *ctx;
+ *     if (clreduce_create_default(&ctx) != CLREDUCE_SUCCESS) return 1;
+ *     float data[1000], sum;
+ *     for (int i = 0; i < 1000; i++) data[i] = (float)i;
+ *     clreduce_status s = clreduce_reduce_host(ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+ *                                              CLREDUCE_AUTO, data, 1000, &sum);
+ *     if (s != CLREDUCE_SUCCESS) fprintf(stderr, "%s\n", clreduce_last_error(ctx));
+ *     clreduce_destroy(ctx);
+ *
+ * For data already on the device, clreduce_reduce() enqueues the reduction
+ * of a cl_mem range into one element of another cl_mem, asynchronously, with
+ * an event wait list and a completion event like any clEnqueue* call.
+ *
+ * Numerical contract
+ *  - Integer sums wrap around modulo 2^32 or 2^64 (two's complement), with no
+ *    undefined behaviour.
+ *  - Floating-point sums are evaluated as a tree of pairwise additions in the
+ *    element type. The error bound is |result - exact| <= c * log2(n) * eps
+ *    * sum(|x_i|) with eps the type's unit roundoff and c a small constant;
+ *    the test suite checks 1e-5 * sum(|x_i|) for float, 1e-12 * sum(|x_i|)
+ *    for double. Overflow gives +/-inf as in IEEE 754.
+ *  - Every variant except CLREDUCE_ATOMIC combines the elements in an order
+ *    fixed by the count, the device and the tuning, so the same input gives
+ *    bitwise the same result every time on the same device. CLREDUCE_ATOMIC
+ *    combines work-group partials in arrival order: its float sums may differ
+ *    in the last bits from run to run.
+ *  - min and max propagate NaN: if any element is NaN the result is a NaN.
+ *    They order -0.0 below +0.0 (min of {-0.0, +0.0} is -0.0, max is +0.0), so
+ *    their result is the same whatever the order of combination.
+ *  - A count of 0 gives the operator's identity: 0 for sum; for min +inf
+ *    (floats) or the type's largest value (integers); for max -inf or the
+ *    type's smallest value.
+ *
+ * Threads: a clreduce_ctx may be used from several threads at once.
+ * clreduce_last_error() reports the calling thread's last failure.
+ *
+ * The library never prints and never exits; every failure is a status code
+ * and a message from clreduce_last_error().
+ */
+#ifndef CLREDUCE_CLREDUCE_H
+#define CLREDUCE_CLREDUCE_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clreduce/version.h"
+
+#ifndef CLREDUCE_API
+#if defined(_WIN32)
+#define CLREDUCE_API
+#elif defined(__GNUC__)
+#define CLREDUCE_API __attribute__((visibility("default")))
+#else
+#define CLREDUCE_API
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Status codes. 0 is success, every error is negative. The values are fixed.
+ * ------------------------------------------------------------------------- */
+#define CLREDUCE_STATUS_LIST(X)                                                  \
+    X(CLREDUCE_SUCCESS, 0, "success")                                            \
+    X(CLREDUCE_ERROR_INVALID_ARGUMENT, -1, "invalid argument")                   \
+    X(CLREDUCE_ERROR_UNSUPPORTED, -2, "not supported by this device")            \
+    X(CLREDUCE_ERROR_BUILD, -3, "OpenCL program build failed")                   \
+    X(CLREDUCE_ERROR_OPENCL, -4, "OpenCL call failed")                           \
+    X(CLREDUCE_ERROR_OUT_OF_MEMORY, -5, "out of memory")                         \
+    X(CLREDUCE_ERROR_NO_DEVICE, -6, "no OpenCL device found")
+
+typedef enum clreduce_status {
+#define CLREDUCE_STATUS_ENUM_(name, value, text) name = value,
+    CLREDUCE_STATUS_LIST(CLREDUCE_STATUS_ENUM_)
+#undef CLREDUCE_STATUS_ENUM_
+} clreduce_status;
+
+/* Reduction operators. */
+typedef enum clreduce_op {
+    CLREDUCE_OP_SUM = 0,
+    CLREDUCE_OP_MIN = 1,
+    CLREDUCE_OP_MAX = 2
+} clreduce_op;
+
+/* Element types. CLREDUCE_DOUBLE needs a device with cl_khr_fp64. */
+typedef enum clreduce_type {
+    CLREDUCE_FLOAT = 0,  /* float,    4 bytes */
+    CLREDUCE_DOUBLE = 1, /* double,   8 bytes */
+    CLREDUCE_INT32 = 2,  /* int32_t,  4 bytes */
+    CLREDUCE_UINT32 = 3, /* uint32_t, 4 bytes */
+    CLREDUCE_INT64 = 4,  /* int64_t,  8 bytes */
+    CLREDUCE_UINT64 = 5  /* uint64_t, 8 bytes */
+} clreduce_type;
+
+/* Kernel variants: the classic optimisation ladder, each selectable by name.
+ * All but CLREDUCE_ATOMIC finish with further passes of the same kernel over
+ * the per-work-group partial results, or in a single pass where noted. */
+typedef enum clreduce_variant {
+    /* The library's choice for the device: the fastest variant it can run. */
+    CLREDUCE_AUTO = 0,
+    /* Interleaved-addressing tree whose active work-items are chosen by
+     * lid % (2*stride) == 0: divergent branches, the ladder's first rung. */
+    CLREDUCE_INTERLEAVED = 1,
+    /* Sequential addressing: the active work-items are contiguous. */
+    CLREDUCE_SEQUENTIAL = 2,
+    /* Each work-item adds two elements while loading to local memory. */
+    CLREDUCE_FIRST_ADD = 3,
+    /* As FIRST_ADD, with the last sub-group reduced by shuffles instead of
+     * local memory and barriers. Needs sub-group support. */
+    CLREDUCE_SUBGROUP_TAIL = 4,
+    /* Shuffle reduction in every sub-group, one value per sub-group through
+     * local memory, then a shuffle reduction of those. Needs sub-groups. */
+    CLREDUCE_SUBGROUP = 5,
+    /* Work-group size fixed at compile time and every step of the tree
+     * unrolled (the last warp by shuffles on NVIDIA). */
+    CLREDUCE_UNROLLED = 6,
+    /* Many elements per work-item: a grid sized to the device, vector loads,
+     * several loads in flight per work-item; a second launch finishes. */
+    CLREDUCE_GRID_STRIDE = 7,
+    /* As GRID_STRIDE, but every work-group combines its partial result into
+     * the result with one atomic operation. One launch plus a fill of the
+     * result. Float sums are not bitwise reproducible run to run. */
+    CLREDUCE_ATOMIC = 8,
+    /* As GRID_STRIDE in one launch: the work-group that finishes last (an
+     * atomic ticket behind a device-scope fence) reduces the partial results
+     * in a fixed order. Deterministic. What AUTO picks where the device
+     * orders memory between work-groups. */
+    CLREDUCE_SINGLE_PASS = 9
+} clreduce_variant;
+
+#define CLREDUCE_VARIANT_COUNT 10
+
+/* How sub-group ("warp") operations are carried out on the device. */
+typedef enum clreduce_subgroup_path {
+    CLREDUCE_SUBGROUP_PATH_AUTO = 0,             /* best the device offers */
+    CLREDUCE_SUBGROUP_PATH_NONE = 1,             /* no sub-group variants  */
+    CLREDUCE_SUBGROUP_PATH_NV_PTX = 2,           /* inline PTX shfl.sync   */
+    CLREDUCE_SUBGROUP_PATH_SHUFFLE_RELATIVE = 3, /* sub_group_shuffle_down */
+    CLREDUCE_SUBGROUP_PATH_SHUFFLE = 4,          /* sub_group_shuffle      */
+    CLREDUCE_SUBGROUP_PATH_REDUCE = 5            /* sub_group_reduce_*     */
+} clreduce_subgroup_path;
+
+/* Opaque context: one OpenCL context and device, their capabilities, the
+ * cache of compiled programs, and scratch memory. */
+typedef struct clreduce_ctx clreduce_ctx;
+
+/* ---------------------------------------------------------------------------
+ * Contexts
+ * ------------------------------------------------------------------------- */
+
+/* Options for clreduce_create_with_settings(). Initialise with
+ * clreduce_default_settings() so that fields added later keep a default. */
+typedef struct clreduce_settings {
+    /* Force a sub-group implementation. A path the device cannot run makes
+     * the sub-group variants report CLREDUCE_ERROR_UNSUPPORTED. */
+    clreduce_subgroup_path subgroup_path;
+    /* Tuning overrides; 0 takes the value of the library's per-device table.
+     * work_group_size: work-items per work-group for every variant, a power
+     *     of two from 32 (or the device's sub-group size, if larger) up to
+     *     what the device allows;
+     * groups_per_compute_unit: work-groups per compute unit for the
+     *     grid-sized variants (GRID_STRIDE, ATOMIC, AUTO), 1 to 64;
+     * loads_per_work_item: independent vector loads each work-item has in
+     *     flight per loop step of those variants, 1 to 16;
+     * vector_width: elements per vector load, 1, 2, 4, 8 or 16 (capped at
+     *     16 bytes a load for 8-byte types). */
+    size_t work_group_size;
+    unsigned groups_per_compute_unit;
+    unsigned loads_per_work_item;
+    unsigned vector_width;
+} clreduce_settings;
+
+/* Fills *settings with the defaults (everything chosen by the library). */
+CLREDUCE_API void clreduce_default_settings(clreduce_settings *settings);
+
+/* Creates a context for reductions on `device` within `context`. The OpenCL
+ * context is retained (and released by clreduce_destroy). No program is built
+ * until the first reduction that needs it.
+ * Returns CLREDUCE_SUCCESS, CLREDUCE_ERROR_INVALID_ARGUMENT (NULL argument,
+ * device not in context), CLREDUCE_ERROR_OPENCL, CLREDUCE_ERROR_OUT_OF_MEMORY. */
+CLREDUCE_API clreduce_status clreduce_create(cl_context context, cl_device_id device,
+                                             clreduce_ctx **out);
+
+/* As clreduce_create(), with settings (NULL means the defaults). Also returns
+ * CLREDUCE_ERROR_INVALID_ARGUMENT for a bad setting. */
+CLREDUCE_API clreduce_status clreduce_create_with_settings(cl_context context,
+                                                           cl_device_id device,
+                                                           const clreduce_settings *settings,
+                                                           clreduce_ctx **out);
+
+/* Creates an OpenCL context on a device picked from the environment and a
+ * clreduce context on it. CLREDUCE_DEVICE selects the device:
+ *   "P:D"   device D of platform P (indices from 0, as clinfo -l lists them);
+ *   "text"  the first device whose platform name, platform vendor or device
+ *           name contains text (case-insensitive), e.g. "pocl", "NVIDIA";
+ * unset: the first GPU of any platform, else the first device.
+ * Returns CLREDUCE_ERROR_NO_DEVICE when nothing matches, besides the codes of
+ * clreduce_create(). */
+CLREDUCE_API clreduce_status clreduce_create_default(clreduce_ctx **out);
+
+/* Destroys the context: releases its programs, scratch memory and OpenCL
+ * objects. Commands already enqueued complete normally. NULL is a no-op. */
+CLREDUCE_API void clreduce_destroy(clreduce_ctx *ctx);
+
+/* The OpenCL context and device the clreduce context works on (not retained
+ * for the caller). */
+CLREDUCE_API cl_context clreduce_get_cl_context(const clreduce_ctx *ctx);
+CLREDUCE_API cl_device_id clreduce_get_cl_device(const clreduce_ctx *ctx);
+
+/* ---------------------------------------------------------------------------
+ * Reductions
+ * ------------------------------------------------------------------------- */
+
+/* Blocking convenience: reduces `count` elements of host memory `data` and
+ * writes the result (one element of `type`) to `result`. Uses a queue owned
+ * by the context. count == 0 writes the identity.
+ * Returns CLREDUCE_SUCCESS or any error code; on error *result is untouched. */
+CLREDUCE_API clreduce_status clreduce_reduce_host(clreduce_ctx *ctx, clreduce_op op,
+                                                  clreduce_type type,
+                                                  clreduce_variant variant,
+                                                  const void *data, size_t count,
+                                                  void *result);
+
+/* Enqueues the reduction of elements [offset, offset + count) of `input`
+ * (offsets and counts in elements of `type`) into element `result_offset` of
+ * `result`. Asynchronous: the commands wait for the `num_wait` events of
+ * `wait` and, if `done` is not NULL, *done receives an event that completes
+ * when the result is written (release it with clReleaseEvent). The queue may
+ * be in-order or out-of-order; it must belong to the context's OpenCL context
+ * and device. `input` and `result` must not overlap.
+ * Returns:
+ *   CLREDUCE_SUCCESS;
+ *   CLREDUCE_ERROR_INVALID_ARGUMENT  NULL ctx, queue or buffer; unknown op,
+ *       type or variant; range past the end of a buffer; a queue of another
+ *       context or device; num_wait and wait disagree;
+ *   CLREDUCE_ERROR_UNSUPPORTED  double without fp64; a sub-group variant on a
+ *       device without sub-groups; an atomic the device lacks;
+ *   CLREDUCE_ERROR_BUILD  the kernel did not compile (the build log is in
+ *       clreduce_last_error());
+ *   CLREDUCE_ERROR_OPENCL, CLREDUCE_ERROR_OUT_OF_MEMORY.
+ * On any error nothing has been enqueued, *done is untouched and `result`
+ * is not written. */
+CLREDUCE_API clreduce_status clreduce_reduce(clreduce_ctx *ctx, cl_command_queue queue,
+                                             clreduce_op op, clreduce_type type,
+                                             clreduce_variant variant, cl_mem input,
+                                             size_t offset, size_t count, cl_mem result,
+                                             size_t result_offset, cl_uint num_wait,
+                                             const cl_event *wait, cl_event *done);
+
+/* As clreduce_reduce(), and if `first` is not NULL *first receives an event
+ * of the first command enqueued (the same command as *done when there is only
+ * one; release both). On a queue with CL_QUEUE_PROFILING_ENABLE, the span from
+ * CL_PROFILING_COMMAND_START of *first to CL_PROFILING_COMMAND_END of *done
+ * is the device time of the whole operation. */
+CLREDUCE_API clreduce_status clreduce_reduce_profiled(clreduce_ctx *ctx, cl_command_queue queue,
+                                                      clreduce_op op, clreduce_type type,
+                                                      clreduce_variant variant, cl_mem input,
+                                                      size_t offset, size_t count,
+                                                      cl_mem result, size_t result_offset,
+                                                      cl_uint num_wait, const cl_event *wait,
+                                                      cl_event *first, cl_event *done);
+
+/* Whether `variant` can run for `type` on the context's device: returns
+ * CLREDUCE_SUCCESS, or the status clreduce_reduce() would return with the
+ * reason in clreduce_last_error(). Builds nothing. */
+CLREDUCE_API clreduce_status clreduce_check_support(clreduce_ctx *ctx, clreduce_op op,
+                                                    clreduce_type type,
+                                                    clreduce_variant variant);
+
+/* ---------------------------------------------------------------------------
+ * Names, messages, statistics
+ * ------------------------------------------------------------------------- */
+
+/* A short English description of a status ("invalid argument"); never NULL. */
+CLREDUCE_API const char *clreduce_status_string(clreduce_status status);
+
+/* The detail of the calling thread's last failure in `ctx` (NULL: of the last
+ * failed create): what was wrong, and the build log after a build failure.
+ * "" when there was none. Valid until the thread's next clreduce call. */
+CLREDUCE_API const char *clreduce_last_error(const clreduce_ctx *ctx);
+
+/* Names as used in the documentation and the benchmark ("sum", "float",
+ * "grid_stride", "nv_ptx"); NULL for an unknown value. */
+CLREDUCE_API const char *clreduce_op_name(clreduce_op op);
+CLREDUCE_API const char *clreduce_type_name(clreduce_type type);
+CLREDUCE_API const char *clreduce_variant_name(clreduce_variant variant);
+CLREDUCE_API const char *clreduce_subgroup_path_name(clreduce_subgroup_path path);
+
+/* Size in bytes of one element of `type`; 0 for an unknown type. */
+CLREDUCE_API size_t clreduce_type_size(clreduce_type type);
+
+/* The variant CLREDUCE_AUTO resolves to for `type` on this context's device. */
+CLREDUCE_API clreduce_variant clreduce_auto_variant(const clreduce_ctx *ctx, clreduce_type type);
+
+/* The sub-group path in use on this context (never _AUTO). */
+CLREDUCE_API clreduce_subgroup_path clreduce_get_subgroup_path(const clreduce_ctx *ctx);
+
+/* The tuning values in effect for `type` (after the table and the
+ * settings): fills the tuning fields of *out. */
+CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clreduce_type type,
+                                                 clreduce_settings *out);
+
+/* Counters of the context's program cache. */
+typedef struct clreduce_cache_stats {
+    uint64_t programs_built; /* programs compiled from source        */
+    uint64_t cache_hits;     /* kernel requests served from the cache */
+} clreduce_cache_stats;
+
+/* Copies the counters into *stats. Returns CLREDUCE_ERROR_INVALID_ARGUMENT
+ * for a NULL argument. */
+CLREDUCE_API clreduce_status clreduce_get_cache_stats(const clreduce_ctx *ctx,
+                                                      clreduce_cache_stats *stats);
+
+/* The library's version as "MAJOR.MINOR.PATCH", and as a number
+ * (CLREDUCE_VERSION_NUMBER: MAJOR*10000 + MINOR*100 + PATCH). */
+CLREDUCE_API const char *clreduce_version(void);
+CLREDUCE_API unsigned clreduce_version_number(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLREDUCE_CLREDUCE_H */

@@ -1,0 +1,304 @@
+/* Creating and destroying contexts: device capabilities, the sub-group path
+ * and the settings are fixed here, once. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void clreduce_default_settings(clreduce_settings *settings)
+{
+    if (settings)
+        memset(settings, 0, sizeof *settings);
+}
+
+static int is_pow2(size_t x)
+{
+    return x && !(x & (x - 1));
+}
+
+static clreduce_status check_settings(const clreduce_settings *s, const device_info *info)
+{
+    if ((unsigned)s->subgroup_path > CLREDUCE_SUBGROUP_PATH_REDUCE)
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown subgroup_path %d",
+                         (int)s->subgroup_path);
+    if (s->work_group_size &&
+        (!is_pow2(s->work_group_size) || s->work_group_size < 64 ||
+         s->work_group_size > info->max_work_group_size))
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "work_group_size %zu is not a power of two in [64, %zu]",
+                         s->work_group_size, info->max_work_group_size);
+    if (s->groups_per_compute_unit > 64)
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "groups_per_compute_unit %u is not in [1, 64]", s->groups_per_compute_unit);
+    if (s->loads_per_work_item > 16)
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "loads_per_work_item %u is not in [1, 16]", s->loads_per_work_item);
+    if (s->vector_width && (!is_pow2(s->vector_width) || s->vector_width > 16))
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "vector_width %u is not 1, 2, 4, 8 or 16", s->vector_width);
+    return CLREDUCE_SUCCESS;
+}
+
+static clreduce_subgroup_path best_subgroup_path(const device_info *info)
+{
+    if (info->vendor == VENDOR_NVIDIA && info->nv_warp_size == 32)
+        return CLREDUCE_SUBGROUP_PATH_NV_PTX;
+    if (info->has_subgroup_shuffle_relative)
+        return CLREDUCE_SUBGROUP_PATH_SHUFFLE_RELATIVE;
+    if (info->has_subgroup_shuffle)
+        return CLREDUCE_SUBGROUP_PATH_SHUFFLE;
+    if (info->has_subgroups)
+        return CLREDUCE_SUBGROUP_PATH_REDUCE;
+    return CLREDUCE_SUBGROUP_PATH_NONE;
+}
+
+static int device_in_context(cl_context context, cl_device_id device)
+{
+    size_t size = 0;
+    if (clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &size) != CL_SUCCESS || size == 0)
+        return 0;
+    cl_device_id *devices = malloc(size);
+    int found = 0;
+    if (devices && clGetContextInfo(context, CL_CONTEXT_DEVICES, size, devices, NULL) == CL_SUCCESS)
+        for (size_t i = 0; i < size / sizeof *devices; i++)
+            found |= devices[i] == device;
+    free(devices);
+    return found;
+}
+
+clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id device,
+                                              const clreduce_settings *settings,
+                                              clreduce_ctx **out)
+{
+    clear_error(NULL);
+    if (!out)
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT, "out is NULL");
+    if (!context || !device)
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
+                         !context ? "context" : "device");
+    if (!device_in_context(context, device))
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "the device is not a device of the context (or the context is invalid)");
+
+    clreduce_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return set_error(NULL, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
+    char why[256] = "";
+    clreduce_status status = device_info_query(device, &ctx->info, why, sizeof why);
+    if (status != CLREDUCE_SUCCESS) {
+        free(ctx);
+        return set_error(NULL, status, "%s", why);
+    }
+    clreduce_default_settings(&ctx->settings);
+    if (settings)
+        ctx->settings = *settings;
+    status = check_settings(&ctx->settings, &ctx->info);
+    if (status != CLREDUCE_SUCCESS) {
+        free(ctx);
+        return status;
+    }
+
+    ctx->subgroup_path = ctx->settings.subgroup_path == CLREDUCE_SUBGROUP_PATH_AUTO
+                             ? best_subgroup_path(&ctx->info)
+                             : ctx->settings.subgroup_path;
+    ctx->cl_std_option = ctx->info.clc_major >= 3   ? "-cl-std=CL3.0"
+                         : ctx->info.clc_major == 2 ? "-cl-std=CL2.0"
+                                                    : "";
+    ctx->fence_kind = ctx->info.vendor == VENDOR_NVIDIA ? 2 : ctx->info.clc_major == 2 ? 1 : 0;
+
+    clRetainContext(context);
+    clRetainDevice(device);
+    ctx->context = context;
+    ctx->device = device;
+    program_cache_init(&ctx->cache);
+    scratch_pool_init(&ctx->scratch);
+    pthread_mutex_init(&ctx->queue_lock, NULL);
+    *out = ctx;
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status clreduce_create(cl_context context, cl_device_id device, clreduce_ctx **out)
+{
+    return clreduce_create_with_settings(context, device, NULL, out);
+}
+
+void clreduce_destroy(clreduce_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->own_queue)
+        clReleaseCommandQueue(ctx->own_queue);
+    scratch_pool_clear(&ctx->scratch);
+    program_cache_clear(&ctx->cache);
+    pthread_mutex_destroy(&ctx->queue_lock);
+    clReleaseDevice(ctx->device);
+    clReleaseContext(ctx->context);
+    free(ctx);
+}
+
+clreduce_status context_own_queue(clreduce_ctx *ctx, cl_command_queue *out)
+{
+    clreduce_status status = CLREDUCE_SUCCESS;
+    pthread_mutex_lock(&ctx->queue_lock);
+    if (!ctx->own_queue) {
+        cl_int err;
+        ctx->own_queue = clCreateCommandQueue(ctx->context, ctx->device, 0, &err);
+        if (err != CL_SUCCESS) {
+            ctx->own_queue = NULL;
+            status = set_error(ctx, status_from_cl(err), "clCreateCommandQueue failed: %s",
+                               cl_error_name(err));
+        }
+    }
+    *out = ctx->own_queue;
+    pthread_mutex_unlock(&ctx->queue_lock);
+    return status;
+}
+
+cl_context clreduce_get_cl_context(const clreduce_ctx *ctx)
+{
+    return ctx ? ctx->context : NULL;
+}
+
+cl_device_id clreduce_get_cl_device(const clreduce_ctx *ctx)
+{
+    return ctx ? ctx->device : NULL;
+}
+
+clreduce_subgroup_path clreduce_get_subgroup_path(const clreduce_ctx *ctx)
+{
+    return ctx ? ctx->subgroup_path : CLREDUCE_SUBGROUP_PATH_NONE;
+}
+
+clreduce_status clreduce_get_cache_stats(const clreduce_ctx *ctx, clreduce_cache_stats *stats)
+{
+    if (!ctx || !stats)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
+                         !ctx ? "ctx" : "stats");
+    program_cache *cache = (program_cache *)&ctx->cache;
+    pthread_mutex_lock(&cache->lock);
+    stats->programs_built = cache->programs_built;
+    stats->cache_hits = cache->cache_hits;
+    pthread_mutex_unlock(&cache->lock);
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clreduce_type type,
+                                    clreduce_settings *out)
+{
+    if (!ctx || !out)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL", !ctx ? "ctx" : "out");
+    size_t size = clreduce_type_size(type);
+    if (!size)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown type %d", (int)type);
+    tuning t;
+    tuning_for_device(&ctx->info, size, &ctx->settings, &t);
+    *out = ctx->settings;
+    out->work_group_size = t.work_group_size;
+    out->groups_per_compute_unit = t.groups_per_compute_unit;
+    out->loads_per_work_item = t.loads_per_work_item;
+    out->vector_width = t.vector_width;
+    return CLREDUCE_SUCCESS;
+}
+
+/* ---- clreduce_create_default --------------------------------------------- */
+
+static int contains_ignoring_case(const char *text, const char *word)
+{
+    size_t n = strlen(word);
+    for (; *text; text++) {
+        size_t i = 0;
+        while (i < n && text[i] && tolower((unsigned char)text[i]) == tolower((unsigned char)word[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+/* Finds the device named by `selector` (NULL: first GPU, else first device). */
+static clreduce_status pick_device(const char *selector, cl_platform_id *platform_out,
+                                   cl_device_id *device_out)
+{
+    cl_uint nplatforms = 0;
+    cl_platform_id platforms[32];
+    cl_int err = clGetPlatformIDs(32, platforms, &nplatforms);
+    if (err != CL_SUCCESS || nplatforms == 0)
+        return set_error(NULL, CLREDUCE_ERROR_NO_DEVICE, "no OpenCL platform found (%s)",
+                         err == CL_SUCCESS ? "none installed" : cl_error_name(err));
+    if (nplatforms > 32)
+        nplatforms = 32;
+
+    unsigned want_p = 0, want_d = 0;
+    char tail;
+    int by_index = selector && sscanf(selector, "%u:%u%c", &want_p, &want_d, &tail) == 2;
+    for (int pass_gpu = 1; pass_gpu >= 0; pass_gpu--) {
+        for (cl_uint p = 0; p < nplatforms; p++) {
+            cl_uint ndevices = 0;
+            cl_device_id devices[64];
+            if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 64, devices, &ndevices) !=
+                CL_SUCCESS)
+                continue;
+            if (ndevices > 64)
+                ndevices = 64;
+            char platform_name[256] = "", platform_vendor[256] = "";
+            clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof platform_name - 1,
+                              platform_name, NULL);
+            clGetPlatformInfo(platforms[p], CL_PLATFORM_VENDOR, sizeof platform_vendor - 1,
+                              platform_vendor, NULL);
+            for (cl_uint d = 0; d < ndevices; d++) {
+                char name[256] = "";
+                cl_device_type type = 0;
+                clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+                clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
+                int match;
+                if (by_index)
+                    match = p == want_p && d == want_d;
+                else if (selector)
+                    match = contains_ignoring_case(platform_name, selector) ||
+                            contains_ignoring_case(platform_vendor, selector) ||
+                            contains_ignoring_case(name, selector);
+                else
+                    match = pass_gpu ? (type & CL_DEVICE_TYPE_GPU) != 0 : 1;
+                if (match) {
+                    *platform_out = platforms[p];
+                    *device_out = devices[d];
+                    return CLREDUCE_SUCCESS;
+                }
+            }
+        }
+        if (selector)
+            break;
+    }
+    if (selector)
+        return set_error(NULL, CLREDUCE_ERROR_NO_DEVICE,
+                         "no OpenCL device matches CLREDUCE_DEVICE=\"%s\" (use \"P:D\" indices "
+                         "or part of a platform or device name)",
+                         selector);
+    return set_error(NULL, CLREDUCE_ERROR_NO_DEVICE, "no OpenCL device found");
+}
+
+clreduce_status clreduce_create_default(clreduce_ctx **out)
+{
+    clear_error(NULL);
+    if (!out)
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT, "out is NULL");
+    const char *selector = getenv("CLREDUCE_DEVICE");
+    if (selector && !*selector)
+        selector = NULL;
+    cl_platform_id platform;
+    cl_device_id device;
+    clreduce_status status = pick_device(selector, &platform, &device);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    cl_int err;
+    cl_context context = clCreateContext(props, 1, &device, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+        return set_error(NULL, status_from_cl(err), "clCreateContext failed: %s",
+                         cl_error_name(err));
+    status = clreduce_create(context, device, out);
+    clReleaseContext(context);
+    return status;
+}

@@ -1,0 +1,155 @@
+/* Declarations shared by the library's source files; not installed. */
+#ifndef CLREDUCE_INTERNAL_H
+#define CLREDUCE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "clreduce/clreduce.h"
+
+#define CLREDUCE_SINGLE_PASS_SCRATCH_HEADER 128 /* bytes before the partials */
+
+/* ---- device_info.c ------------------------------------------------------ */
+
+typedef enum device_vendor {
+    VENDOR_OTHER = 0,
+    VENDOR_NVIDIA,
+    VENDOR_AMD,
+    VENDOR_INTEL,
+    VENDOR_POCL
+} device_vendor;
+
+typedef struct device_info {
+    char name[256];
+    char vendor_name[256];
+    char driver_version[128];
+    char device_version[128];
+    char platform_version[256];
+    device_vendor vendor;
+    cl_device_type type;
+    cl_uint compute_units;
+    size_t max_work_group_size;
+    cl_ulong local_mem_size;
+    cl_ulong max_alloc_size;
+    unsigned cl_major, cl_minor;     /* CL_DEVICE_VERSION */
+    unsigned clc_major, clc_minor;   /* highest OpenCL C version */
+    int has_fp64;
+    int has_int64_atomics;           /* cl_khr_int64_base_atomics */
+    int has_subgroups;               /* cl_khr_subgroups or __opencl_c_subgroups */
+    int has_subgroup_shuffle;        /* cl_khr_subgroup_shuffle */
+    int has_subgroup_shuffle_relative;
+    cl_uint nv_warp_size;            /* 0 unless CL_DEVICE_WARP_SIZE_NV answers */
+} device_info;
+
+clreduce_status device_info_query(cl_device_id device, device_info *info, char *why, size_t why_size);
+
+/* ---- tuning.c ------------------------------------------------------------ */
+
+typedef struct tuning {
+    size_t work_group_size;
+    unsigned groups_per_compute_unit;
+    unsigned loads_per_work_item;
+    unsigned vector_width;
+} tuning;
+
+/* Tuning for elements of `element_size` bytes on the device: the table's
+ * entry, with the non-zero fields of `overrides` on top, clamped to what the
+ * device allows. */
+void tuning_for_device(const device_info *info, size_t element_size,
+                       const clreduce_settings *overrides, tuning *out);
+
+/* ---- program_cache.c ---------------------------------------------------- */
+
+/* One compiled kernel and the lock that serialises setting its arguments and
+ * enqueueing it (cl_kernel arguments are not thread-safe). */
+typedef struct cached_kernel {
+    char *options;
+    cl_program program;
+    cl_kernel kernel;
+    size_t max_work_group_size;
+    pthread_mutex_t lock;
+    struct cached_kernel *next;
+} cached_kernel;
+
+typedef struct program_cache {
+    pthread_mutex_t lock;
+    cached_kernel *head;
+    uint64_t programs_built;
+    uint64_t cache_hits;
+} program_cache;
+
+void program_cache_init(program_cache *cache);
+void program_cache_clear(program_cache *cache);
+
+/* Returns the kernel `clr_reduce` compiled with `options`, building it on the
+ * first request. */
+clreduce_status program_cache_get(clreduce_ctx *ctx, const char *options, cached_kernel **out);
+
+/* ---- scratch.c ------------------------------------------------------------ */
+
+/* Per-queue scratch memory for the single-pass kernel (ticket + partials),
+ * zeroed once; the kernel leaves the ticket at zero. */
+typedef struct queue_scratch {
+    cl_command_queue queue; /* retained */
+    cl_mem buffer;
+    size_t size;
+    int zeroed;             /* the zero fill has been enqueued */
+    struct queue_scratch *next;
+} queue_scratch;
+
+typedef struct scratch_pool {
+    pthread_mutex_t lock;
+    queue_scratch *head;
+} scratch_pool;
+
+void scratch_pool_init(scratch_pool *pool);
+void scratch_pool_clear(scratch_pool *pool);
+
+/* A scratch buffer of at least `size` bytes for calls on `queue` (retained
+ * for the caller: release it after enqueueing). *needs_zero tells whether the
+ * caller must enqueue a zero fill of its first 128 bytes before the kernel,
+ * and then call scratch_mark_zeroed() (in-order queues only). */
+clreduce_status scratch_for_queue(clreduce_ctx *ctx, cl_command_queue queue, int in_order,
+                                  size_t size, cl_mem *buffer, int *needs_zero);
+void scratch_mark_zeroed(clreduce_ctx *ctx, cl_command_queue queue);
+
+/* ---- context.c ------------------------------------------------------------ */
+
+struct clreduce_ctx {
+    cl_context context;
+    cl_device_id device;
+    device_info info;
+    clreduce_settings settings;
+    clreduce_subgroup_path subgroup_path; /* resolved, never _AUTO */
+    const char *cl_std_option;            /* "" or "-cl-std=CL2.0"/"CL3.0" */
+    int fence_kind;                       /* CLR_FENCE for the single pass */
+    program_cache cache;
+    scratch_pool scratch;
+    pthread_mutex_t queue_lock;
+    cl_command_queue own_queue;           /* for clreduce_reduce_host */
+};
+
+/* Returns the context's own in-order queue, creating it on first use. */
+clreduce_status context_own_queue(clreduce_ctx *ctx, cl_command_queue *out);
+
+/* ---- error.c ------------------------------------------------------------- */
+
+/* Records a message for clreduce_last_error(ctx) on this thread and returns
+ * `status`, so that failures read `return set_error(ctx, status, ...)`. */
+clreduce_status set_error(const clreduce_ctx *ctx, clreduce_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Appends text to this thread's message (for build logs). */
+void append_error(const char *text);
+
+/* Clears this thread's message for ctx (called on entry of API functions). */
+void clear_error(const clreduce_ctx *ctx);
+
+/* Maps an OpenCL error to a status (allocation failures to OUT_OF_MEMORY). */
+clreduce_status status_from_cl(cl_int err);
+
+/* The name of an OpenCL error code ("CL_OUT_OF_RESOURCES"). */
+const char *cl_error_name(cl_int err);
+
+#endif

@@ -1,0 +1,124 @@
+/* Compiled kernels, one per distinct set of build options, kept for the
+ * context's lifetime so that a repeated call builds nothing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "embedded_cl.h"
+#include "internal.h"
+
+void program_cache_init(program_cache *cache)
+{
+    memset(cache, 0, sizeof *cache);
+    pthread_mutex_init(&cache->lock, NULL);
+}
+
+static void free_entry(cached_kernel *entry)
+{
+    if (entry->kernel)
+        clReleaseKernel(entry->kernel);
+    if (entry->program)
+        clReleaseProgram(entry->program);
+    pthread_mutex_destroy(&entry->lock);
+    free(entry->options);
+    free(entry);
+}
+
+void program_cache_clear(program_cache *cache)
+{
+    cached_kernel *entry = cache->head;
+    while (entry) {
+        cached_kernel *next = entry->next;
+        free_entry(entry);
+        entry = next;
+    }
+    cache->head = NULL;
+    pthread_mutex_destroy(&cache->lock);
+}
+
+/* Appends the build log of `program` to this thread's error message. */
+static void append_build_log(clreduce_ctx *ctx, cl_program program)
+{
+    size_t size = 0;
+    if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) !=
+            CL_SUCCESS ||
+        size == 0)
+        return;
+    char *log = malloc(size + 1);
+    if (!log)
+        return;
+    if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, size, log, NULL) ==
+        CL_SUCCESS) {
+        log[size] = '\0';
+        append_error("\nbuild log:\n");
+        append_error(log);
+    }
+    free(log);
+}
+
+static clreduce_status build_entry(clreduce_ctx *ctx, const char *options, cached_kernel **out)
+{
+    const char *sources[] = {clreduce_cl_types, clreduce_cl_subgroup, clreduce_cl_workgroup,
+                             clreduce_cl_reduce};
+    cl_int err;
+    cached_kernel *entry = calloc(1, sizeof *entry);
+    if (!entry || !(entry->options = strdup(options))) {
+        free(entry);
+        return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    pthread_mutex_init(&entry->lock, NULL);
+
+    entry->program = clCreateProgramWithSource(ctx->context, sizeof sources / sizeof sources[0],
+                                               sources, NULL, &err);
+    if (err != CL_SUCCESS) {
+        free_entry(entry);
+        return set_error(ctx, status_from_cl(err), "clCreateProgramWithSource failed: %s",
+                         cl_error_name(err));
+    }
+    err = clBuildProgram(entry->program, 1, &ctx->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        clreduce_status status = err == CL_BUILD_PROGRAM_FAILURE ? CLREDUCE_ERROR_BUILD
+                                                                 : status_from_cl(err);
+        set_error(ctx, status, "clBuildProgram failed (%s) with options \"%s\"",
+                  cl_error_name(err), options);
+        append_build_log(ctx, entry->program);
+        free_entry(entry);
+        return status;
+    }
+    entry->kernel = clCreateKernel(entry->program, "clr_reduce", &err);
+    if (err == CL_SUCCESS)
+        err = clGetKernelWorkGroupInfo(entry->kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                       sizeof entry->max_work_group_size,
+                                       &entry->max_work_group_size, NULL);
+    if (err != CL_SUCCESS) {
+        free_entry(entry);
+        return set_error(ctx, status_from_cl(err), "creating kernel clr_reduce failed: %s",
+                         cl_error_name(err));
+    }
+    *out = entry;
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status program_cache_get(clreduce_ctx *ctx, const char *options, cached_kernel **out)
+{
+    program_cache *cache = &ctx->cache;
+    clreduce_status status = CLREDUCE_SUCCESS;
+    pthread_mutex_lock(&cache->lock);
+    cached_kernel *entry = cache->head;
+    while (entry && strcmp(entry->options, options) != 0)
+        entry = entry->next;
+    if (entry) {
+        cache->cache_hits++;
+    } else {
+        /* Built under the lock: two threads asking for the same kernel get
+         * one build, and builds are rare. */
+        status = build_entry(ctx, options, &entry);
+        if (status == CLREDUCE_SUCCESS) {
+            cache->programs_built++;
+            entry->next = cache->head;
+            cache->head = entry;
+        }
+    }
+    pthread_mutex_unlock(&cache->lock);
+    *out = entry;
+    return status;
+}

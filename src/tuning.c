@@ -1,0 +1,79 @@
+/* Tuning values, kept apart from the algorithms: one table of entries from
+ * the most specific (a named device) to the most general (any device). The
+ * first entry that matches wins; settings override single fields. */
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct tuning_entry {
+    device_vendor vendor;       /* VENDOR_OTHER: any vendor */
+    cl_device_type type;        /* 0: any type */
+    const char *name_contains;  /* NULL: any device */
+    size_t work_group_size;
+    unsigned groups_per_compute_unit;
+    unsigned loads_per_work_item;
+    unsigned vector_bytes;      /* bytes per vector load */
+} tuning_entry;
+
+static const tuning_entry table[] = {
+    /* NVIDIA: 8 groups of 256 fill an SM's 2048 threads; 16-byte loads. */
+    {VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL, 256, 8, 4, 16},
+    {VENDOR_AMD, CL_DEVICE_TYPE_GPU, NULL, 256, 8, 4, 16},
+    {VENDOR_OTHER, CL_DEVICE_TYPE_GPU, NULL, 256, 4, 4, 16},
+    /* CPUs: a few work-groups per core, each walking long runs. */
+    {VENDOR_OTHER, CL_DEVICE_TYPE_CPU, NULL, 256, 4, 2, 16},
+    {VENDOR_OTHER, 0, NULL, 256, 4, 2, 16},
+};
+
+static int entry_matches(const tuning_entry *e, const device_info *info)
+{
+    if (e->vendor != VENDOR_OTHER && e->vendor != info->vendor)
+        return 0;
+    if (e->type != 0 && !(info->type & e->type))
+        return 0;
+    return e->name_contains == NULL || strstr(info->name, e->name_contains) != NULL;
+}
+
+static size_t floor_pow2(size_t x)
+{
+    size_t p = 1;
+    while (p <= x / 2)
+        p *= 2;
+    return p;
+}
+
+void tuning_for_device(const device_info *info, size_t element_size,
+                       const clreduce_settings *overrides, tuning *out)
+{
+    const tuning_entry *e = &table[sizeof table / sizeof table[0] - 1];
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (entry_matches(&table[i], info)) {
+            e = &table[i];
+            break;
+        }
+    }
+    out->work_group_size = e->work_group_size;
+    out->groups_per_compute_unit = e->groups_per_compute_unit;
+    out->loads_per_work_item = e->loads_per_work_item;
+    out->vector_width = e->vector_bytes / (unsigned)element_size;
+    if (overrides) {
+        if (overrides->work_group_size)
+            out->work_group_size = overrides->work_group_size;
+        if (overrides->groups_per_compute_unit)
+            out->groups_per_compute_unit = overrides->groups_per_compute_unit;
+        if (overrides->loads_per_work_item)
+            out->loads_per_work_item = overrides->loads_per_work_item;
+        if (overrides->vector_width)
+            out->vector_width = overrides->vector_width;
+    }
+    /* The local scratch of CLR_WG elements must fit, with room to spare. */
+    size_t limit = info->max_work_group_size;
+    if (info->local_mem_size / 2 / element_size < limit)
+        limit = (size_t)(info->local_mem_size / 2 / element_size);
+    if (out->work_group_size > limit)
+        out->work_group_size = floor_pow2(limit);
+    if (out->vector_width * element_size > 16 && element_size == 8)
+        out->vector_width = 2;
+    if (out->vector_width < 1)
+        out->vector_width = 1;
+}
