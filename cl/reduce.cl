@@ -8,6 +8,9 @@
  *                5 sub-group, 6 unrolled, 7 grid stride, 8 atomic,
  *                9 single pass (values of clreduce_variant).
  *   CLR_UNROLL   independent vector loads in flight per work-item (7, 8, 9).
+ *   CLR_SEGMENTED  1: each work-group reads one contiguous run of the input;
+ *                0: the whole grid strides over it together (7, 8, 9).
+ *   CLR_NV_LOAD  1: 16-byte loads through PTX ld.global.nc (NVIDIA only).
  *   CLR_FENCE    device-scope fence for 9: 0 mem_fence (OpenCL 1.x), 1
  *                atomic_work_item_fence (OpenCL 2.0+), 2 PTX membar.gl (NVIDIA,
  *                where mem_fence orders only within a work-group).
@@ -147,6 +150,7 @@ CLR_KERNEL clr_reduce(global const T *restrict in, ulong in_off, ulong n,
     CLR_UNROLLED_STEP(256)
     CLR_UNROLLED_STEP(128)
 #if CLR_SG_PATH == 2 && CLR_WARP == 32 && CLR_WG >= 64
+    CLR_UNROLLED_STEP(64)
     if (lid < 32) {
         T v = clr_op(l[lid], l[lid + 32]);
         v = clr_sg_reduce(v);
@@ -169,6 +173,25 @@ CLR_KERNEL clr_reduce(global const T *restrict in, ulong in_off, ulong n,
 #elif CLR_VARIANT >= 7 && CLR_VARIANT <= 9
 /* Many elements per work-item: a grid sized to fill the device walks the
  * input with vector loads, CLR_UNROLL of them in flight per work-item. */
+
+/* Vector load. On NVIDIA (CLR_NV_LOAD 1), 16-byte vectors go through inline
+ * PTX ld.global.nc, the read-only data path, which the compiler does not pick
+ * for OpenCL's `const restrict` pointers by itself. */
+#ifndef CLR_NV_LOAD
+#define CLR_NV_LOAD 0
+#endif
+#if CLR_NV_LOAD && CLR_VEC * (CLR_IS_64 + 1) == 4
+VT clr_load_vec(global const VT *p)
+{
+    uint4 r;
+    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+    return CLR_CAT(as_, VT)(r);
+}
+#else
+#define clr_load_vec(p) (*(p))
+#endif
 
 /* This work-item's share of in[0 .. n), reduced to one value. The vector
  * loads start at the first element aligned to CLR_VEC elements; the few
@@ -194,13 +217,23 @@ T clr_thread_reduce(global const T *restrict in, ulong n)
 #endif
     VT acc = (VT)(CLR_IDENTITY);
     const ulong step = (ulong)CLR_WG * CLR_UNROLL;
+#if CLR_SEGMENTED
+    /* Each work-group walks its own contiguous run of whole tiles. */
+    ulong tiles = (nv + step - 1) / step;
+    ulong per_group = (tiles + get_num_groups(0) - 1) / get_num_groups(0) * step;
+    ulong i = (ulong)get_group_id(0) * per_group + get_local_id(0);
+    ulong end = min(nv, (ulong)(get_group_id(0) + 1) * per_group);
+    const ulong stride = step;
+    nv = end;
+#else
     ulong i = (ulong)get_group_id(0) * step + get_local_id(0);
     const ulong stride = (ulong)get_num_groups(0) * step;
+#endif
     for (; i + (CLR_UNROLL - 1) * CLR_WG < nv; i += stride) {
         VT v[CLR_UNROLL];
 #pragma unroll
         for (uint u = 0; u < CLR_UNROLL; u++)
-            v[u] = vin[i + u * CLR_WG];
+            v[u] = clr_load_vec(vin + i + u * CLR_WG);
 #pragma unroll
         for (uint u = 0; u < CLR_UNROLL; u++)
             acc = clr_opv(acc, v[u]);

@@ -56,12 +56,8 @@ T clr_shfl_down(T v, uint delta)
 
 #elif CLR_SG_PATH >= 3 && CLR_SG_PATH <= 5
 
-#pragma OPENCL EXTENSION cl_khr_subgroups : enable
-#if CLR_SG_PATH == 3
-#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle_relative : enable
-#elif CLR_SG_PATH == 4
-#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
-#endif
+/* Built with -cl-std=CL2.0 or CL3.0, where the built-ins are declared as soon
+ * as the device has the extension: no #pragma needed (and compilers warn). */
 
 uint clr_sg_lane(void) { return get_sub_group_local_id(); }
 uint clr_sg_id(void) { return get_sub_group_id(); }

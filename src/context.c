@@ -113,6 +113,7 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
     ctx->context = context;
     ctx->device = device;
     program_cache_init(&ctx->cache);
+    ctx->disk_cache_dir = disk_cache_directory();
     scratch_pool_init(&ctx->scratch);
     pthread_mutex_init(&ctx->queue_lock, NULL);
     *out = ctx;
@@ -132,6 +133,7 @@ void clreduce_destroy(clreduce_ctx *ctx)
         clReleaseCommandQueue(ctx->own_queue);
     scratch_pool_clear(&ctx->scratch);
     program_cache_clear(&ctx->cache);
+    free(ctx->disk_cache_dir);
     pthread_mutex_destroy(&ctx->queue_lock);
     clReleaseDevice(ctx->device);
     clReleaseContext(ctx->context);
@@ -179,6 +181,7 @@ clreduce_status clreduce_get_cache_stats(const clreduce_ctx *ctx, clreduce_cache
     program_cache *cache = (program_cache *)&ctx->cache;
     pthread_mutex_lock(&cache->lock);
     stats->programs_built = cache->programs_built;
+    stats->programs_loaded = cache->programs_loaded;
     stats->cache_hits = cache->cache_hits;
     pthread_mutex_unlock(&cache->lock);
     return CLREDUCE_SUCCESS;

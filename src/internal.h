@@ -51,6 +51,8 @@ typedef struct tuning {
     unsigned groups_per_compute_unit;
     unsigned loads_per_work_item;
     unsigned vector_width;
+    int segmented; /* grid-sized kernels: contiguous run per work-group */
+    int nv_load;   /* NVIDIA vector loads: 0 plain, 1 ld.global.nc */
 } tuning;
 
 /* Tuning for elements of `element_size` bytes on the device: the table's
@@ -67,7 +69,6 @@ typedef struct cached_kernel {
     char *options;
     cl_program program;
     cl_kernel kernel;
-    size_t max_work_group_size;
     pthread_mutex_t lock;
     struct cached_kernel *next;
 } cached_kernel;
@@ -76,6 +77,7 @@ typedef struct program_cache {
     pthread_mutex_t lock;
     cached_kernel *head;
     uint64_t programs_built;
+    uint64_t programs_loaded;
     uint64_t cache_hits;
 } program_cache;
 
@@ -85,6 +87,22 @@ void program_cache_clear(program_cache *cache);
 /* Returns the kernel `clr_reduce` compiled with `options`, building it on the
  * first request. */
 clreduce_status program_cache_get(clreduce_ctx *ctx, const char *options, cached_kernel **out);
+
+/* ---- disk_cache.c --------------------------------------------------------- */
+
+/* The directory of the disk cache (malloc'd), or NULL when it is disabled:
+ * $CLREDUCE_CACHE_DIR ("" or "off" disables), else $XDG_CACHE_HOME/clreduce,
+ * else $HOME/.cache/clreduce. */
+char *disk_cache_directory(void);
+
+/* A program built from the binary stored for these options and sources, or
+ * NULL (nothing stored, stale, or it failed to load). */
+cl_program disk_cache_load(clreduce_ctx *ctx, const char *options, const char *const *sources,
+                           size_t nsources);
+
+/* Stores the binary of a program built from source; failures are ignored. */
+void disk_cache_store(clreduce_ctx *ctx, const char *options, const char *const *sources,
+                      size_t nsources, cl_program program);
 
 /* ---- scratch.c ------------------------------------------------------------ */
 
@@ -125,6 +143,7 @@ struct clreduce_ctx {
     const char *cl_std_option;            /* "" or "-cl-std=CL2.0"/"CL3.0" */
     int fence_kind;                       /* CLR_FENCE for the single pass */
     program_cache cache;
+    char *disk_cache_dir;                 /* NULL: no disk cache */
     scratch_pool scratch;
     pthread_mutex_t queue_lock;
     cl_command_queue own_queue;           /* for clreduce_reduce_host */

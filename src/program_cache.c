@@ -1,5 +1,6 @@
 /* Compiled kernels, one per distinct set of build options, kept for the
- * context's lifetime so that a repeated call builds nothing. */
+ * context's lifetime so that a repeated call builds nothing; a program not
+ * yet in memory comes from the disk cache where it can. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,10 +56,12 @@ static void append_build_log(clreduce_ctx *ctx, cl_program program)
     free(log);
 }
 
+static const char *const sources[] = {clreduce_cl_types, clreduce_cl_subgroup,
+                                      clreduce_cl_workgroup, clreduce_cl_reduce};
+#define NSOURCES (sizeof sources / sizeof sources[0])
+
 static clreduce_status build_entry(clreduce_ctx *ctx, const char *options, cached_kernel **out)
 {
-    const char *sources[] = {clreduce_cl_types, clreduce_cl_subgroup, clreduce_cl_workgroup,
-                             clreduce_cl_reduce};
     cl_int err;
     cached_kernel *entry = calloc(1, sizeof *entry);
     if (!entry || !(entry->options = strdup(options))) {
@@ -67,14 +70,24 @@ static clreduce_status build_entry(clreduce_ctx *ctx, const char *options, cache
     }
     pthread_mutex_init(&entry->lock, NULL);
 
-    entry->program = clCreateProgramWithSource(ctx->context, sizeof sources / sizeof sources[0],
-                                               sources, NULL, &err);
-    if (err != CL_SUCCESS) {
-        free_entry(entry);
-        return set_error(ctx, status_from_cl(err), "clCreateProgramWithSource failed: %s",
-                         cl_error_name(err));
+    entry->program = disk_cache_load(ctx, options, sources, NSOURCES);
+    if (entry->program) {
+        ctx->cache.programs_loaded++;
+        err = CL_SUCCESS;
+    } else {
+        entry->program = clCreateProgramWithSource(ctx->context, NSOURCES, (const char **)sources,
+                                                   NULL, &err);
+        if (err != CL_SUCCESS) {
+            free_entry(entry);
+            return set_error(ctx, status_from_cl(err), "clCreateProgramWithSource failed: %s",
+                             cl_error_name(err));
+        }
+        err = clBuildProgram(entry->program, 1, &ctx->device, options, NULL, NULL);
+        if (err == CL_SUCCESS) {
+            ctx->cache.programs_built++;
+            disk_cache_store(ctx, options, sources, NSOURCES, entry->program);
+        }
     }
-    err = clBuildProgram(entry->program, 1, &ctx->device, options, NULL, NULL);
     if (err != CL_SUCCESS) {
         clreduce_status status = err == CL_BUILD_PROGRAM_FAILURE ? CLREDUCE_ERROR_BUILD
                                                                  : status_from_cl(err);
@@ -85,10 +98,6 @@ static clreduce_status build_entry(clreduce_ctx *ctx, const char *options, cache
         return status;
     }
     entry->kernel = clCreateKernel(entry->program, "clr_reduce", &err);
-    if (err == CL_SUCCESS)
-        err = clGetKernelWorkGroupInfo(entry->kernel, ctx->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                       sizeof entry->max_work_group_size,
-                                       &entry->max_work_group_size, NULL);
     if (err != CL_SUCCESS) {
         free_entry(entry);
         return set_error(ctx, status_from_cl(err), "creating kernel clr_reduce failed: %s",
@@ -113,7 +122,6 @@ clreduce_status program_cache_get(clreduce_ctx *ctx, const char *options, cached
          * one build, and builds are rare. */
         status = build_entry(ctx, options, &entry);
         if (status == CLREDUCE_SUCCESS) {
-            cache->programs_built++;
             entry->next = cache->head;
             cache->head = entry;
         }

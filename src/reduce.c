@@ -178,10 +178,13 @@ static void kernel_options(const clreduce_ctx *ctx, const plan *p, char *out, si
     int needs_std = khr || (p->variant == CLREDUCE_SINGLE_PASS && ctx->fence_kind == 1);
     snprintf(out, size,
              "-DCLR_TYPE=%d -DCLR_OP=%d -DCLR_VARIANT=%d -DCLR_WG=%zu -DCLR_SG_PATH=%d "
-             "-DCLR_WARP=%u -DCLR_VEC=%u -DCLR_UNROLL=%u -DCLR_FENCE=%d -DCLR_ATOMIC=%d %s",
+             "-DCLR_WARP=%u -DCLR_VEC=%u -DCLR_UNROLL=%u -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d "
+             "-DCLR_FENCE=%d -DCLR_ATOMIC=%d %s",
              kernel_type(p->op, p->type), (int)p->op, (int)p->variant, p->t.work_group_size,
              (int)p->path, ctx->info.nv_warp_size ? ctx->info.nv_warp_size : 32,
-             p->t.vector_width, p->t.loads_per_work_item, ctx->fence_kind, p->atomic_kind,
+             p->t.vector_width, p->t.loads_per_work_item, p->t.segmented,
+             ctx->info.vendor == VENDOR_NVIDIA ? p->t.nv_load : 0, ctx->fence_kind,
+             p->atomic_kind,
              needs_std ? ctx->cl_std_option : "");
 }
 
@@ -297,6 +300,11 @@ static clreduce_status enqueue_kernel(clreduce_ctx *ctx, chain *c, cached_kernel
         err = clEnqueueNDRangeKernel(c->queue, k->kernel, 1, NULL, &global, &work_group_size,
                                      chain_wait_count(c), chain_wait_list(c), &ev);
     pthread_mutex_unlock(&k->lock);
+    if (err == CL_INVALID_WORK_GROUP_SIZE)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "the device cannot run this kernel with %zu work-items per work-group: "
+                         "choose a smaller work_group_size",
+                         work_group_size);
     if (err != CL_SUCCESS)
         return set_error(ctx, status_from_cl(err), "enqueueing the reduction kernel failed: %s",
                          cl_error_name(err));
@@ -308,16 +316,10 @@ static clreduce_status get_kernel(clreduce_ctx *ctx, const plan *p, cached_kerne
 {
     char options[512];
     kernel_options(ctx, p, options, sizeof options);
-    clreduce_status status = program_cache_get(ctx, options, k);
-    if (status != CLREDUCE_SUCCESS)
-        return status;
-    if ((*k)->max_work_group_size < p->t.work_group_size)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "variant %s runs at most %zu work-items per work-group on this device, "
-                         "fewer than the %zu it was built for: choose a smaller work_group_size",
-                         clreduce_variant_name(p->variant), (*k)->max_work_group_size,
-                         p->t.work_group_size);
-    return CLREDUCE_SUCCESS;
+    /* No check of CL_KERNEL_WORK_GROUP_SIZE: NVIDIA reports 256 for kernels
+     * whose reqd_work_group_size is 512 or 1024, and runs them; a size the
+     * device cannot run fails at enqueue with CL_INVALID_WORK_GROUP_SIZE. */
+    return program_cache_get(ctx, options, k);
 }
 
 static clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t *size)

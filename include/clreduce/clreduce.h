@@ -45,6 +45,13 @@
  *    (floats) or the type's largest value (integers); for max -inf or the
  *    type's smallest value.
  *
+ * Program caches: a context keeps every program it builds for its lifetime.
+ * Programs are also kept on disk as device binaries, so that a new process
+ * does not compile again: in $CLREDUCE_CACHE_DIR if set ("" or "off"
+ * disables the disk cache), else $XDG_CACHE_HOME/clreduce, else
+ * ~/.cache/clreduce. A file that is missing, stale or unreadable is simply
+ * compiled again; the directory can be deleted at any time.
+ *
  * Threads: a clreduce_ctx may be used from several threads at once.
  * clreduce_last_error() reports the calling thread's last failure.
  *
@@ -176,7 +183,7 @@ typedef struct clreduce_settings {
     clreduce_subgroup_path subgroup_path;
     /* Tuning overrides; 0 takes the value of the library's per-device table.
      * work_group_size: work-items per work-group for every variant, a power
-     *     of two from 32 (or the device's sub-group size, if larger) up to
+     *     of two from 64 up to
      *     what the device allows;
      * groups_per_compute_unit: work-groups per compute unit for the
      *     grid-sized variants (GRID_STRIDE, ATOMIC, AUTO), 1 to 64;
@@ -320,10 +327,11 @@ CLREDUCE_API clreduce_subgroup_path clreduce_get_subgroup_path(const clreduce_ct
 CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clreduce_type type,
                                                  clreduce_settings *out);
 
-/* Counters of the context's program cache. */
+/* Counters of the context's program caches. */
 typedef struct clreduce_cache_stats {
-    uint64_t programs_built; /* programs compiled from source        */
-    uint64_t cache_hits;     /* kernel requests served from the cache */
+    uint64_t programs_built;  /* programs compiled from source            */
+    uint64_t programs_loaded; /* programs loaded from the disk cache      */
+    uint64_t cache_hits;      /* kernel requests served from memory       */
 } clreduce_cache_stats;
 
 /* Copies the counters into *stats. Returns CLREDUCE_ERROR_INVALID_ARGUMENT

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Sets up a Debian/Ubuntu machine for clreduce, builds it, and runs one job:
+#
+#   tools/run.sh bench [clreduce-bench options]   the bandwidth benchmark on
+#                                                 the default device
+#   tools/run.sh test                             every test suite on every
+#                                                 CPU OpenCL runtime found
+#
+# Packages come from apt (as root, when something is missing). The test job
+# also installs Intel's CPU OpenCL runtime from PyPI, when it can, because it
+# has the sub-groups that PoCL lacks; CLREDUCE_NO_INTEL_RUNTIME=1 skips it.
+# Environment: BUILD_DIR (default build-<job>), CLREDUCE_DEVICE for bench.
+set -euo pipefail
+
+job=${1:-}
+[ $# -gt 0 ] && shift
+case "$job" in
+bench | test) ;;
+*)
+    echo "usage: tools/run.sh bench|test [options]" >&2
+    exit 2
+    ;;
+esac
+
+cd "$(dirname "$0")/.."
+root=$PWD
+build=${BUILD_DIR:-$root/build-$job}
+
+log() { printf '== %s\n' "$*"; }
+
+# ---- packages --------------------------------------------------------------
+packages=(meson ninja-build pkg-config gcc ocl-icd-opencl-dev opencl-c-headers
+          pocl-opencl-icd clinfo python3)
+if [ "$job" = test ]; then
+    packages+=(libcmocka-dev valgrind python3-pip make)
+fi
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+# A machine without apt (or not root) must bring the tools itself.
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        log "installing ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+        log "not installing ${missing[*]} (needs root and apt); using what is on PATH"
+    fi
+fi
+
+# ---- Intel's CPU runtime (test job) -----------------------------------------
+install_intel_runtime() {
+    local prefix=/opt/intel-opencl-cpu lib
+    lib=$(find "$prefix" -name libintelocl.so -print -quit 2>/dev/null || true)
+    if [ -z "$lib" ]; then
+        log "installing Intel's CPU OpenCL runtime from PyPI into $prefix"
+        # Debian's own pip: --prefix is allowed on an externally managed Python.
+        # intel-cmplr-lib-rt holds math libraries the runtime needs but does
+        # not declare.
+        /usr/bin/python3 -m pip install --no-cache-dir --disable-pip-version-check -q \
+            --prefix "$prefix" intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0 ||
+            return 1
+        lib=$(find "$prefix" -name libintelocl.so -print -quit)
+    fi
+    [ -n "$lib" ] || return 1
+    mkdir -p /etc/OpenCL/vendors
+    echo "$lib" >/etc/OpenCL/vendors/intel-cpu-runtime.icd
+}
+if [ "$job" = test ] && [ "${CLREDUCE_NO_INTEL_RUNTIME:-0}" != 1 ] && [ "$(id -u)" = 0 ]; then
+    install_intel_runtime || log "WARNING: Intel's CPU runtime could not be installed: sub-group variants run on no CPU device"
+fi
+
+command -v clinfo >/dev/null && clinfo -l || true
+
+# ---- build -----------------------------------------------------------------
+if [ "$job" = bench ]; then
+    options=(--buildtype=release -Dtests=false)
+else
+    options=(--buildtype=debugoptimized -Dwerror=true -Db_ndebug=false)
+fi
+if [ -f "$build/build.ninja" ]; then
+    meson configure "$build" "${options[@]}" >/dev/null
+else
+    meson setup "$build" "${options[@]}"
+fi
+ninja -C "$build"
+
+# ---- bench -----------------------------------------------------------------
+if [ "$job" = bench ]; then
+    exec "$build/bench/clreduce-bench" "$@"
+fi
+
+# ---- test ------------------------------------------------------------------
+passed=0
+failed=0
+skipped=0
+count_results() {
+    # meson test's summary lines: "Ok: N", "Fail: N", "Skipped: N", ...
+    local file=$1 n
+    n=$(awk '/^Ok:/ {print $2}' "$file" | tail -1); passed=$((passed + ${n:-0}))
+    n=$(awk '/^Expected Fail:/ {print $3}' "$file" | tail -1); passed=$((passed + ${n:-0}))
+    n=$(awk '/^Fail:/ {print $2}' "$file" | tail -1); failed=$((failed + ${n:-0}))
+    n=$(awk '/^Unexpected Pass:/ {print $3}' "$file" | tail -1); failed=$((failed + ${n:-0}))
+    n=$(awk '/^Timeout:/ {print $2}' "$file" | tail -1); failed=$((failed + ${n:-0}))
+    n=$(awk '/^Skipped:/ {print $2}' "$file" | tail -1); skipped=$((skipped + ${n:-0}))
+}
+run_suite() {
+    local title=$1
+    shift
+    local out
+    out=$(mktemp)
+    log "$title"
+    # cmocka's own summary of every test program is in the verbose output.
+    meson test -C "$build" --print-errorlogs --verbose "$@" 2>&1 | tee "$out" || true
+    count_results "$out"
+    rm -f "$out"
+}
+
+run_suite "host suite" --suite host
+platforms=()
+clinfo -l 2>/dev/null | grep -q 'Portable Computing Language' && platforms+=(pocl)
+clinfo -l 2>/dev/null | grep -q 'Intel(R) OpenCL' && platforms+=(intel)
+[ ${#platforms[@]} -gt 0 ] || platforms+=("")
+for p in "${platforms[@]}"; do
+    CLREDUCE_DEVICE=$p run_suite "device suite on ${p:-the default device}" --suite device
+done
+if command -v valgrind >/dev/null; then
+    CLREDUCE_DEVICE=${platforms[0]} run_suite "valgrind memcheck on ${platforms[0]:-the default device}" \
+        --setup valgrind unit.errors unit.cache
+fi
+
+# The installed library must be usable through pkg-config: install into a
+# staging directory and build the example against it.
+log "install and pkg-config check"
+stage=$(mktemp -d)
+if meson install -C "$build" --destdir "$stage" --quiet >/dev/null; then
+    pc=$(find "$stage" -name clreduce.pc -print -quit)
+    libdir=$(dirname "$(dirname "$pc")")
+    if PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$stage \
+        make -s -C examples -B reduce_array CFLAGS="-O2 -Wall -Wextra -Werror -Wl,-rpath,$libdir" &&
+        ./examples/reduce_array 100000; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+    fi
+else
+    failed=$((failed + 1))
+fi
+rm -f examples/reduce_array
+rm -rf "$stage"
+
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
