@@ -38,6 +38,9 @@ static clreduce_status check_settings(const clreduce_settings *s, const device_i
     if (s->vector_width && (!is_pow2(s->vector_width) || s->vector_width > 16))
         return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "vector_width %u is not 1, 2, 4, 8 or 16", s->vector_width);
+    if (s->build_options && strlen(s->build_options) > 1024)
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "build_options is longer than 1024 characters");
     return CLREDUCE_SUCCESS;
 }
 
@@ -99,6 +102,11 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
         free(ctx);
         return status;
     }
+    if (ctx->settings.build_options &&
+        !(ctx->settings.build_options = strdup(ctx->settings.build_options))) {
+        free(ctx);
+        return set_error(NULL, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
 
     ctx->subgroup_path = ctx->settings.subgroup_path == CLREDUCE_SUBGROUP_PATH_AUTO
                              ? best_subgroup_path(&ctx->info)
@@ -134,6 +142,7 @@ void clreduce_destroy(clreduce_ctx *ctx)
     scratch_pool_clear(&ctx->scratch);
     program_cache_clear(&ctx->cache);
     free(ctx->disk_cache_dir);
+    free((char *)ctx->settings.build_options);
     pthread_mutex_destroy(&ctx->queue_lock);
     clReleaseDevice(ctx->device);
     clReleaseContext(ctx->context);
@@ -198,6 +207,7 @@ clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clreduce_type type,
     tuning t;
     tuning_for_device(&ctx->info, size, &ctx->settings, &t);
     *out = ctx->settings;
+    out->build_options = NULL;
     out->work_group_size = t.work_group_size;
     out->groups_per_compute_unit = t.groups_per_compute_unit;
     out->loads_per_work_item = t.loads_per_work_item;

@@ -138,7 +138,7 @@ struct clreduce_ctx {
     cl_context context;
     cl_device_id device;
     device_info info;
-    clreduce_settings settings;
+    clreduce_settings settings;           /* build_options points at own copy */
     clreduce_subgroup_path subgroup_path; /* resolved, never _AUTO */
     const char *cl_std_option;            /* "" or "-cl-std=CL2.0"/"CL3.0" */
     int fence_kind;                       /* CLR_FENCE for the single pass */

@@ -179,13 +179,13 @@ static void kernel_options(const clreduce_ctx *ctx, const plan *p, char *out, si
     snprintf(out, size,
              "-DCLR_TYPE=%d -DCLR_OP=%d -DCLR_VARIANT=%d -DCLR_WG=%zu -DCLR_SG_PATH=%d "
              "-DCLR_WARP=%u -DCLR_VEC=%u -DCLR_UNROLL=%u -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d "
-             "-DCLR_FENCE=%d -DCLR_ATOMIC=%d %s",
+             "-DCLR_FENCE=%d -DCLR_ATOMIC=%d %s %s",
              kernel_type(p->op, p->type), (int)p->op, (int)p->variant, p->t.work_group_size,
              (int)p->path, ctx->info.nv_warp_size ? ctx->info.nv_warp_size : 32,
              p->t.vector_width, p->t.loads_per_work_item, p->t.segmented,
              ctx->info.vendor == VENDOR_NVIDIA ? p->t.nv_load : 0, ctx->fence_kind,
-             p->atomic_kind,
-             needs_std ? ctx->cl_std_option : "");
+             p->atomic_kind, needs_std ? ctx->cl_std_option : "",
+             ctx->settings.build_options ? ctx->settings.build_options : "");
 }
 
 static size_t div_up(size_t a, size_t b)
@@ -314,7 +314,7 @@ static clreduce_status enqueue_kernel(clreduce_ctx *ctx, chain *c, cached_kernel
 
 static clreduce_status get_kernel(clreduce_ctx *ctx, const plan *p, cached_kernel **k)
 {
-    char options[512];
+    char options[1536];
     kernel_options(ctx, p, options, sizeof options);
     /* No check of CL_KERNEL_WORK_GROUP_SIZE: NVIDIA reports 256 for kernels
      * whose reqd_work_group_size is 512 or 1024, and runs them; a size the

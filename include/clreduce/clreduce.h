@@ -195,6 +195,9 @@ typedef struct clreduce_settings {
     unsigned groups_per_compute_unit;
     unsigned loads_per_work_item;
     unsigned vector_width;
+    /* Extra options appended to every clBuildProgram call (NULL: none),
+     * e.g. "-cl-nv-verbose". Copied by the create function. */
+    const char *build_options;
 } clreduce_settings;
 
 /* Fills *settings with the defaults (everything chosen by the library). */
