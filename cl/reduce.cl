@@ -193,29 +193,39 @@ VT clr_load_vec(global const VT *p)
 #define clr_load_vec(p) (*(p))
 #endif
 
-/* This work-item's share of in[0 .. n), reduced to one value. The vector
- * loads start at the first element aligned to CLR_VEC elements; the few
- * elements before it and after the last whole vector are read one by one. */
+/* This work-item's share of in[0 .. n), reduced to one value. Element k of
+ * the range always lands in the same work-item and the same place in the
+ * combination, whatever the range's address: the last n % CLR_VEC elements
+ * are read one by one, the rest as vectors, with aligned loads when the
+ * range starts on a vector boundary and vloadN otherwise. So the result is
+ * the same at every offset. */
+#define CLR_BULK_LOOP(LOAD)                                                    \
+    for (; i + (CLR_UNROLL - 1) * CLR_WG < nv; i += stride) {                  \
+        VT v[CLR_UNROLL];                                                      \
+        _Pragma("unroll") for (uint u = 0; u < CLR_UNROLL; u++)                \
+            v[u] = LOAD(i + u * CLR_WG);                                       \
+        _Pragma("unroll") for (uint u = 0; u < CLR_UNROLL; u++)                \
+            acc = clr_acc_add(acc, v[u]);                                      \
+    }                                                                          \
+    for (uint u = 0; u < CLR_UNROLL; u++)                                      \
+        if (i + u * CLR_WG < nv)                                               \
+            acc = clr_acc_add(acc, LOAD(i + u * CLR_WG));
+
+#define CLR_LOAD_ALIGNED(k) clr_load_vec((global const VT *)in + (k))
+#if CLR_VEC > 1
+#define CLR_LOAD_UNALIGNED(k) CLR_CAT(vload, CLR_VEC)((k), in)
+#endif
+
 T clr_thread_reduce(global const T *restrict in, ulong n)
 {
-    ulong gid = get_global_id(0);
     T s = CLR_IDENTITY;
+    ulong nv = n / CLR_VEC;
 #if CLR_VEC > 1
-    const ulong vbytes = CLR_VEC * sizeof(T);
-    ulong head = ((vbytes - (ulong)(uintptr_t)in % vbytes) % vbytes) / sizeof(T);
-    head = min(head, n);
-    ulong nv = (n - head) / CLR_VEC;
-    ulong tail = head + nv * CLR_VEC;
-    if (gid < head)
-        s = in[gid];
+    ulong tail = nv * CLR_VEC, gid = get_global_id(0);
     if (gid < n - tail)
-        s = clr_op(s, in[tail + gid]);
-    global const VT *restrict vin = (global const VT *)(in + head);
-#else
-    ulong nv = n;
-    global const VT *restrict vin = in;
+        s = in[tail + gid];
 #endif
-    VT acc = (VT)(CLR_IDENTITY);
+    clr_acc acc = clr_acc_init();
     const ulong step = (ulong)CLR_WG * CLR_UNROLL;
 #if CLR_SEGMENTED
     /* Each work-group walks its own contiguous run of whole tiles. */
@@ -229,19 +239,15 @@ T clr_thread_reduce(global const T *restrict in, ulong n)
     ulong i = (ulong)get_group_id(0) * step + get_local_id(0);
     const ulong stride = (ulong)get_num_groups(0) * step;
 #endif
-    for (; i + (CLR_UNROLL - 1) * CLR_WG < nv; i += stride) {
-        VT v[CLR_UNROLL];
-#pragma unroll
-        for (uint u = 0; u < CLR_UNROLL; u++)
-            v[u] = clr_load_vec(vin + i + u * CLR_WG);
-#pragma unroll
-        for (uint u = 0; u < CLR_UNROLL; u++)
-            acc = clr_opv(acc, v[u]);
+#if CLR_VEC > 1
+    if ((ulong)(uintptr_t)in % (CLR_VEC * sizeof(T)) != 0) {
+        CLR_BULK_LOOP(CLR_LOAD_UNALIGNED)
+    } else
+#endif
+    {
+        CLR_BULK_LOOP(CLR_LOAD_ALIGNED)
     }
-    for (uint u = 0; u < CLR_UNROLL; u++)
-        if (i + u * CLR_WG < nv)
-            acc = clr_opv(acc, vin[i + u * CLR_WG]);
-    return clr_op(s, clr_hreduce(acc));
+    return clr_op(s, clr_acc_result(acc));
 }
 
 #if CLR_VARIANT == 7

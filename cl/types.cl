@@ -9,7 +9,8 @@
  *   CLR_VEC   elements per vector load: 1, 2, 4, 8 or 16 (default 1).
  *
  * Provides: T, VT (vector of CLR_VEC T), CLR_IDENTITY, clr_op(T, T),
- * clr_opv(VT, VT), clr_hreduce(VT) -> T, CLR_IS_FLOAT, CLR_IS_64, CLR_AS_T.
+ * clr_opv(VT, VT), clr_hreduce(VT) -> T, CLR_IS_FLOAT, CLR_IS_64, CLR_AS_T,
+ * and the vector accumulator clr_acc (clr_acc_init/_add/_result).
  *
  * min and max propagate NaN and order -0.0 below +0.0, so that they are
  * commutative and associative on every input, bit for bit.
@@ -134,4 +135,138 @@ T clr_hreduce16(CLR_CAT(T, 16) v) { return clr_op(clr_hreduce8(v.lo), clr_hreduc
 #define clr_hreduce(v) (v)
 #else
 #define clr_hreduce CLR_CAT(clr_hreduce, CLR_VEC)
+#endif
+
+/* Accumulator of the bulk loop, which combines whole vectors: acc_init,
+ * acc_add(acc, vector), acc_result(acc) -> T.
+ *
+ * Float min and max run there as integer min and max on order-preserving
+ * keys: the bits of x, with the magnitude bits flipped when x is negative,
+ * compare as signed integers exactly as clr_op orders floats (-0.0 below
+ * +0.0). That is two integer operations per element instead of clr_opv's
+ * tests for NaN and zero sign. NaN keys sort past +-inf's, so a second
+ * accumulator with the opposite operator tells whether any NaN was seen. */
+#if CLR_IS_FLOAT && CLR_OP != 0
+#if CLR_IS_64
+#define KT long
+#define CLR_KEY_SHIFT 63
+#define CLR_KEY_MASK 0x7fffffffffffffffL
+#define CLR_KEY_PINF 0x7ff0000000000000L                /* key of +inf */
+#define CLR_KEY_NINF ((long)0x800fffffffffffffUL)       /* key of -inf */
+#else
+#define KT int
+#define CLR_KEY_SHIFT 31
+#define CLR_KEY_MASK 0x7fffffff
+#define CLR_KEY_PINF 0x7f800000
+#define CLR_KEY_NINF ((int)0x807fffffu)
+#endif
+#if CLR_VEC == 1
+#define KVT KT
+#else
+#define KVT CLR_CAT(KT, CLR_VEC)
+#endif
+#if CLR_OP == 1
+#define CLR_KEY_BEST min   /* the operator on keys     */
+#define CLR_KEY_OTHER max  /* the NaN guard            */
+#define CLR_KEY_START CLR_KEY_PINF
+#define CLR_KEY_GUARD_START CLR_KEY_NINF
+#else
+#define CLR_KEY_BEST max
+#define CLR_KEY_OTHER min
+#define CLR_KEY_START CLR_KEY_NINF
+#define CLR_KEY_GUARD_START CLR_KEY_PINF
+#endif
+
+typedef struct clr_acc {
+    KVT best;  /* min (max) of the keys */
+    KVT guard; /* max (min) of the keys */
+} clr_acc;
+
+KVT clr_key(VT v)
+{
+    KVT k = CLR_CAT(as_, KVT)(v);
+    return k ^ ((k >> CLR_KEY_SHIFT) & CLR_KEY_MASK);
+}
+
+KT clr_key_reduce_best(KVT k)
+{
+#if CLR_VEC >= 16
+    CLR_CAT(KT, 8) k8 = CLR_KEY_BEST(k.lo, k.hi);
+#elif CLR_VEC == 8
+    CLR_CAT(KT, 8) k8 = k;
+#endif
+#if CLR_VEC >= 8
+    CLR_CAT(KT, 4) k4 = CLR_KEY_BEST(k8.lo, k8.hi);
+#elif CLR_VEC == 4
+    CLR_CAT(KT, 4) k4 = k;
+#endif
+#if CLR_VEC >= 4
+    CLR_CAT(KT, 2) k2 = CLR_KEY_BEST(k4.lo, k4.hi);
+#elif CLR_VEC == 2
+    CLR_CAT(KT, 2) k2 = k;
+#endif
+#if CLR_VEC >= 2
+    return CLR_KEY_BEST(k2.lo, k2.hi);
+#else
+    return k;
+#endif
+}
+
+KT clr_key_reduce_other(KVT k)
+{
+#if CLR_VEC >= 16
+    CLR_CAT(KT, 8) k8 = CLR_KEY_OTHER(k.lo, k.hi);
+#elif CLR_VEC == 8
+    CLR_CAT(KT, 8) k8 = k;
+#endif
+#if CLR_VEC >= 8
+    CLR_CAT(KT, 4) k4 = CLR_KEY_OTHER(k8.lo, k8.hi);
+#elif CLR_VEC == 4
+    CLR_CAT(KT, 4) k4 = k;
+#endif
+#if CLR_VEC >= 4
+    CLR_CAT(KT, 2) k2 = CLR_KEY_OTHER(k4.lo, k4.hi);
+#elif CLR_VEC == 2
+    CLR_CAT(KT, 2) k2 = k;
+#endif
+#if CLR_VEC >= 2
+    return CLR_KEY_OTHER(k2.lo, k2.hi);
+#else
+    return k;
+#endif
+}
+
+clr_acc clr_acc_init(void)
+{
+    clr_acc a;
+    a.best = (KVT)(CLR_KEY_START);
+    a.guard = (KVT)(CLR_KEY_GUARD_START);
+    return a;
+}
+
+clr_acc clr_acc_add(clr_acc a, VT v)
+{
+    KVT k = clr_key(v);
+    a.best = CLR_KEY_BEST(a.best, k);
+    a.guard = CLR_KEY_OTHER(a.guard, k);
+    return a;
+}
+
+T clr_acc_result(clr_acc a)
+{
+    KT best = clr_key_reduce_best(a.best);
+    KT guard = clr_key_reduce_other(a.guard);
+    KT lo = min(best, guard), hi = max(best, guard);
+    if (lo < CLR_KEY_NINF || hi > CLR_KEY_PINF)
+        return (T)NAN;
+    return CLR_AS_T(best ^ ((best >> CLR_KEY_SHIFT) & CLR_KEY_MASK));
+}
+
+#else
+
+typedef VT clr_acc;
+clr_acc clr_acc_init(void) { return (VT)(CLR_IDENTITY); }
+clr_acc clr_acc_add(clr_acc a, VT v) { return clr_opv(a, v); }
+T clr_acc_result(clr_acc a) { return clr_hreduce(a); }
+
 #endif

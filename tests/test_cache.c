@@ -1,0 +1,423 @@
+/* unit.cache: the in-memory program cache builds once per (op, type,
+ * variant) and context and serves repeated calls (whatever their data, size
+ * and offsets) without building; the disk cache lets a new context load
+ * instead of compiling, and a damaged or deleted cache is compiled again. The
+ * kernels give correct results either way.
+ *
+ * Every context here gets its own disk cache directory (or none), through
+ * CLREDUCE_CACHE_DIR at its creation, so that nothing left on disk by earlier
+ * runs changes the counts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_common.h"
+
+static clreduce_ctx *g_ctx;
+static cl_command_queue g_queue;
+static char g_tmp[256]; /* this run's scratch directory */
+
+static clreduce_cache_stats stats_of(const clreduce_ctx *ctx)
+{
+    clreduce_cache_stats s;
+    memset(&s, 0xff, sizeof s);
+    assert_int_equal(clreduce_get_cache_stats(ctx, &s), CLREDUCE_SUCCESS);
+    return s;
+}
+
+/* One reduction of fresh random data, checked against the reference. */
+static void reduce_checked(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
+                           clreduce_variant v, size_t n, size_t offset, size_t result_offset)
+{
+    void *data = malloc(n * 8 + 8);
+    assert_non_null(data);
+    tc_fill_random(type, data, n);
+    tc_layout l = {offset, 7, result_offset, 0, NULL};
+    tc_run run;
+    tc_value ref;
+    long double abs_sum;
+    tc_reference(op, type, data, n, &ref, &abs_sum);
+    int harness = tc_run_reduce(ctx, g_queue, op, type, v, data, n, &l, &run);
+    free(data);
+    if (harness != 0 || run.status != CLREDUCE_SUCCESS || !run.neighbours_untouched ||
+        !tc_matches(op, type, &run.got, &ref, abs_sum)) {
+        char g[96], w[96];
+        tc_format(type, &run.got, g, sizeof g);
+        tc_format(type, &ref, w, sizeof w);
+        print_error("FAILED variant=%s op=%s type=%s size=%zu offset=%zu result_offset=%zu: %s "
+                    "(%s) got %s, expected %s %s\n",
+                    tc_variant_name(v), tc_op_name(op), tc_type_name(type), n, offset,
+                    result_offset, clreduce_status_string(run.status),
+                    run.status ? clreduce_last_error(ctx) : "", g, w, run.problem);
+        fail();
+    }
+}
+
+/* A new context on g_ctx's device whose disk cache is `dir` ("off": none). */
+static clreduce_ctx *context_with_disk_cache(const char *dir)
+{
+    clreduce_ctx *c = NULL;
+    assert_int_equal(setenv("CLREDUCE_CACHE_DIR", dir, 1), 0);
+    assert_int_equal(clreduce_create(clreduce_get_cl_context(g_ctx),
+                                     clreduce_get_cl_device(g_ctx), &c),
+                     CLREDUCE_SUCCESS);
+    return c;
+}
+
+static clreduce_ctx *fresh_context(void)
+{
+    return context_with_disk_cache("off");
+}
+
+static void print_stats(const char *when, clreduce_cache_stats s)
+{
+    print_message("%-44s programs_built %llu, programs_loaded %llu, cache_hits %llu\n", when,
+                  (unsigned long long)s.programs_built, (unsigned long long)s.programs_loaded,
+                  (unsigned long long)s.cache_hits);
+}
+
+/* ---- files of a cache directory ---------------------------------------- */
+
+typedef enum file_action { COUNT_FILES, CORRUPT_FILES, TRUNCATE_FILES, REMOVE_FILES } file_action;
+
+/* Applies `action` to every regular file of `dir`; returns how many. */
+static int for_each_file(const char *dir, file_action action)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[1024];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
+            stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        n++;
+        if (action == CORRUPT_FILES) {
+            /* Same name, same size, other bytes. */
+            FILE *f = fopen(path, "r+b");
+            assert_non_null(f);
+            for (off_t i = 0; i < st.st_size; i++)
+                fputc((int)(i * 131 + 7) & 0xff, f);
+            fclose(f);
+        } else if (action == TRUNCATE_FILES) {
+            assert_int_equal(truncate(path, st.st_size / 2), 0);
+        } else if (action == REMOVE_FILES) {
+            unlink(path);
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[1024];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
+            continue;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            remove_tree(path);
+        else
+            unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static void test_build_once(void **state)
+{
+    (void)state;
+    tc_seed_for("build_once");
+    clreduce_ctx *c = fresh_context();
+    clreduce_cache_stats s0 = stats_of(c);
+    assert_true(s0.programs_built == 0 && s0.programs_loaded == 0 && s0.cache_hits == 0);
+
+    /* Asking whether something is supported builds nothing. */
+    assert_int_equal(
+        clreduce_check_support(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE),
+        CLREDUCE_SUCCESS);
+    clreduce_cache_stats s = stats_of(c);
+    assert_true(s.programs_built == 0 && s.cache_hits == 0);
+
+    reduce_checked(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE, 5000, 3, 1);
+    clreduce_cache_stats s1 = stats_of(c);
+    print_stats("after sum int32 grid_stride:", s1);
+    assert_true(s1.programs_built >= 1);
+
+    /* Same op, type and variant; other data, size and offsets. */
+    reduce_checked(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE, 777, 5, 2);
+    clreduce_cache_stats s2 = stats_of(c);
+    print_stats("after the same again:", s2);
+    assert_true(s2.programs_built == s1.programs_built);
+    assert_true(s2.cache_hits > s1.cache_hits);
+
+    reduce_checked(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE, TC_LARGE_COUNT, 1,
+                   0);
+    clreduce_cache_stats s3 = stats_of(c);
+    assert_true(s3.programs_built == s1.programs_built);
+    assert_true(s3.cache_hits > s2.cache_hits);
+
+    /* Another op, another type, another variant: each a new program. */
+    reduce_checked(c, CLREDUCE_OP_MAX, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE, 4097, 3, 1);
+    clreduce_cache_stats s4 = stats_of(c);
+    print_stats("after max int32 grid_stride:", s4);
+    assert_true(s4.programs_built > s3.programs_built);
+
+    reduce_checked(c, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, CLREDUCE_GRID_STRIDE, 4097, 3, 1);
+    clreduce_cache_stats s5 = stats_of(c);
+    print_stats("after max float grid_stride:", s5);
+    assert_true(s5.programs_built > s4.programs_built);
+
+    reduce_checked(c, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, CLREDUCE_SEQUENTIAL, 4097, 3, 1);
+    clreduce_cache_stats s6 = stats_of(c);
+    print_stats("after max float sequential:", s6);
+    assert_true(s6.programs_built > s5.programs_built);
+
+    /* All of them again, in another order: nothing new. */
+    reduce_checked(c, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, CLREDUCE_SEQUENTIAL, 33, 0, 0);
+    reduce_checked(c, CLREDUCE_OP_MAX, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE, 65537, 9, 3);
+    reduce_checked(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE, 1, 2, 1);
+    reduce_checked(c, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, CLREDUCE_GRID_STRIDE, 300, 4, 0);
+    clreduce_cache_stats s7 = stats_of(c);
+    print_stats("after repeating all four:", s7);
+    assert_true(s7.programs_built == s6.programs_built);
+    assert_true(s7.cache_hits >= s6.cache_hits + 4);
+
+    /* clreduce_reduce_host shares the cache. */
+    int32_t host[100], got = 0;
+    int64_t want = 0;
+    for (int i = 0; i < 100; i++) {
+        host[i] = i * 37 - 1000;
+        want = want > host[i] ? want : host[i];
+    }
+    assert_int_equal(clreduce_reduce_host(c, CLREDUCE_OP_MAX, CLREDUCE_INT32,
+                                          CLREDUCE_GRID_STRIDE, host, 100, &got),
+                     CLREDUCE_SUCCESS);
+    assert_int_equal(got, want);
+    clreduce_cache_stats s8 = stats_of(c);
+    print_stats("after reduce_host of a cached kernel:", s8);
+    assert_true(s8.programs_built == s7.programs_built);
+    assert_true(s8.cache_hits > s7.cache_hits);
+    clreduce_destroy(c);
+}
+
+/* Each context has its own cache. */
+static void test_per_context(void **state)
+{
+    (void)state;
+    tc_seed_for("per_context");
+    clreduce_ctx *a = fresh_context();
+    reduce_checked(a, CLREDUCE_OP_MIN, CLREDUCE_UINT32, CLREDUCE_SEQUENTIAL, 1000, 3, 1);
+    clreduce_cache_stats sa = stats_of(a);
+    assert_true(sa.programs_built >= 1);
+    clreduce_ctx *b = fresh_context();
+    clreduce_cache_stats sb = stats_of(b);
+    assert_true(sb.programs_built == 0 && sb.cache_hits == 0);
+    reduce_checked(b, CLREDUCE_OP_MIN, CLREDUCE_UINT32, CLREDUCE_SEQUENTIAL, 1000, 5, 2);
+    sb = stats_of(b);
+    assert_true(sb.programs_built >= 1);
+    clreduce_cache_stats sa2 = stats_of(a);
+    assert_true(sa2.programs_built == sa.programs_built && sa2.cache_hits == sa.cache_hits);
+    clreduce_destroy(b);
+    clreduce_destroy(a);
+}
+
+/* The disk cache: a second context loads what the first compiled; damaged
+ * files and a deleted directory are compiled again; "off" and "" disable it. */
+static void check_counts(const char *when, clreduce_ctx *c, int built, int loaded)
+{
+    clreduce_cache_stats s = stats_of(c);
+    print_stats(when, s);
+    if (built)
+        assert_true(s.programs_built >= 1);
+    else
+        assert_true(s.programs_built == 0);
+    if (loaded)
+        assert_true(s.programs_loaded >= 1);
+    else
+        assert_true(s.programs_loaded == 0);
+}
+
+static void use_once(clreduce_ctx *c, size_t n)
+{
+    reduce_checked(c, CLREDUCE_OP_MIN, CLREDUCE_INT64, CLREDUCE_FIRST_ADD, n, 3, 1);
+    reduce_checked(c, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_SINGLE_PASS, n + 1000, 5, 2);
+}
+
+static void test_disk_cache(void **state)
+{
+    (void)state;
+    tc_seed_for("disk_cache");
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/disk", g_tmp);
+
+    clreduce_ctx *c = context_with_disk_cache(dir);
+    use_once(c, 4097);
+    check_counts("first context, empty directory:", c, 1, 0);
+    clreduce_destroy(c);
+    int files = for_each_file(dir, COUNT_FILES);
+    print_message("%d file(s) in the disk cache\n", files);
+    assert_true(files >= 1);
+
+    c = context_with_disk_cache(dir);
+    use_once(c, 65537);
+    check_counts("second context, same directory:", c, 0, 1);
+    clreduce_destroy(c);
+
+    assert_int_equal(for_each_file(dir, CORRUPT_FILES), files);
+    c = context_with_disk_cache(dir);
+    use_once(c, 1000);
+    check_counts("after overwriting the files:", c, 1, 0);
+    clreduce_destroy(c);
+
+    /* The rebuilt programs were stored again: load them, then cut them. */
+    c = context_with_disk_cache(dir);
+    use_once(c, 33);
+    check_counts("after the rebuild:", c, 0, 1);
+    clreduce_destroy(c);
+    assert_true(for_each_file(dir, TRUNCATE_FILES) >= 1);
+    c = context_with_disk_cache(dir);
+    use_once(c, 257);
+    check_counts("after truncating the files:", c, 1, 0);
+    clreduce_destroy(c);
+
+    /* The directory "can be deleted at any time". */
+    remove_tree(dir);
+    c = context_with_disk_cache(dir);
+    use_once(c, 4097);
+    check_counts("after deleting the directory:", c, 1, 0);
+    clreduce_destroy(c);
+    assert_true(for_each_file(dir, COUNT_FILES) >= 1);
+
+    /* Disabled: compiled every time, nothing written. */
+    static const char *const off[] = {"off", ""};
+    for (size_t i = 0; i < 2; i++) {
+        for_each_file(dir, REMOVE_FILES);
+        for (int round = 0; round < 2; round++) {
+            c = context_with_disk_cache(off[i]);
+            use_once(c, 1000);
+            check_counts(i ? "CLREDUCE_CACHE_DIR=\"\":" : "CLREDUCE_CACHE_DIR=off:", c, 1, 0);
+            clreduce_destroy(c);
+        }
+        assert_int_equal(for_each_file(dir, COUNT_FILES), 0);
+    }
+}
+
+/* Several threads asking for the same new kernel at once: all get correct
+ * results, and later calls find it in the cache. */
+enum { THREADS = 4, PER_THREAD = 3, THREAD_N = 20000 };
+
+typedef struct worker {
+    clreduce_ctx *ctx;
+    uint64_t seed;
+    int ok;
+    char why[256];
+} worker;
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    int64_t *data = malloc(THREAD_N * sizeof *data);
+    w->ok = data != NULL;
+    uint64_t x = w->seed;
+    for (int it = 0; it < PER_THREAD && w->ok; it++) {
+        uint64_t want = 0;
+        for (int i = 0; i < THREAD_N; i++) {
+            x = x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+            data[i] = (int64_t)(x ^ (x >> 29));
+            want += (uint64_t)data[i];
+        }
+        int64_t got = 0;
+        clreduce_status st = clreduce_reduce_host(w->ctx, CLREDUCE_OP_SUM, CLREDUCE_INT64,
+                                                  CLREDUCE_FIRST_ADD, data, THREAD_N, &got);
+        if (st != CLREDUCE_SUCCESS || (uint64_t)got != want) {
+            snprintf(w->why, sizeof w->why, "%s (%s): got %lld, expected %lld",
+                     clreduce_status_string(st), clreduce_last_error(w->ctx), (long long)got,
+                     (long long)(int64_t)want);
+            w->ok = 0;
+        }
+    }
+    free(data);
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    tc_seed_for("threads");
+    clreduce_ctx *c = fresh_context();
+    pthread_t th[THREADS];
+    worker w[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        memset(&w[i], 0, sizeof w[i]);
+        w[i].ctx = c;
+        w[i].seed = tc_rand64();
+        assert_int_equal(pthread_create(&th[i], NULL, worker_main, &w[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+    for (int i = 0; i < THREADS; i++) {
+        if (!w[i].ok)
+            print_error("thread %d: %s\n", i, w[i].why);
+        assert_true(w[i].ok);
+    }
+    clreduce_cache_stats s1 = stats_of(c);
+    print_stats("after 4 threads x 3 calls:", s1);
+    assert_true(s1.programs_built >= 1);
+    assert_true(s1.programs_built + s1.cache_hits >= THREADS * PER_THREAD);
+    reduce_checked(c, CLREDUCE_OP_SUM, CLREDUCE_INT64, CLREDUCE_FIRST_ADD, 999, 3, 1);
+    clreduce_cache_stats s2 = stats_of(c);
+    assert_true(s2.programs_built == s1.programs_built);
+    assert_true(s2.cache_hits > s1.cache_hits);
+    clreduce_destroy(c);
+}
+
+int main(void)
+{
+    tc_init_seed();
+    g_ctx = tc_create_default_or_skip("unit.cache");
+    g_queue = tc_create_queue(g_ctx, 0);
+    if (!g_queue)
+        return 1;
+    snprintf(g_tmp, sizeof g_tmp, "%s/clreduce-unit-cache-XXXXXX",
+             getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(g_tmp)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_build_once),
+        cmocka_unit_test(test_per_context),
+        cmocka_unit_test(test_disk_cache),
+        cmocka_unit_test(test_threads),
+    };
+    /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
+    if (getenv("CLREDUCE_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
+    int failed = cmocka_run_group_tests_name("unit.cache", tests, NULL, NULL);
+    clReleaseCommandQueue(g_queue);
+    clreduce_destroy(g_ctx);
+    remove_tree(g_tmp);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,156 @@
+/* Helpers shared by the clreduce test programs: device set-up, random data,
+ * CPU reference results, and one device reduction with its buffers checked
+ * around it. */
+#ifndef CLREDUCE_TEST_COMMON_H
+#define CLREDUCE_TEST_COMMON_H
+
+#include <clreduce/clreduce.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Meson reads this exit status as "skipped". */
+#define TC_EXIT_SKIP 77
+
+/* 2^20 + 7: large enough for several work-groups on any device, and odd. */
+#define TC_LARGE_COUNT ((size_t)1048583)
+
+/* A value no OpenCL implementation hands out, to see whether an event
+ * out-parameter was written. */
+#define TC_EVENT_SENTINEL ((cl_event)(uintptr_t)0x5e5e5e5e)
+
+/* Byte the result buffers are filled with before a reduction. */
+#define TC_SENTINEL_BYTE 0xA5
+
+/* One element of any clreduce_type. */
+typedef union tc_value {
+    float f;
+    double d;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    unsigned char bytes[8];
+} tc_value;
+
+/* ---- random numbers ------------------------------------------------------ */
+
+/* Picks the run's base seed (CLREDUCE_TEST_SEED, else the clock) and prints
+ * it, so that a failing run can be repeated. */
+void tc_init_seed(void);
+/* Reseeds from the base seed and `name` and prints the seed; call at the
+ * start of every test, so that each test's data can be reproduced alone. */
+void tc_seed_for(const char *name);
+uint64_t tc_seed(void);
+uint64_t tc_rand64(void);
+/* Uniform in [0, 1). */
+double tc_rand_unit(void);
+/* Uniform in [0, n); n > 0. */
+size_t tc_rand_below(size_t n);
+
+/* ---- devices --------------------------------------------------------------- */
+
+/* Loads the installed OpenCL runtimes, and builds a trivial program on the
+ * context's device (both called by tc_create_default_or_skip). */
+void tc_preload_opencl_runtimes(void);
+void tc_warm_up_compiler(const clreduce_ctx *ctx);
+
+/* Creates the context with clreduce_create_default(); exits with
+ * TC_EXIT_SKIP when there is no OpenCL device, and with 1 on another error.
+ * Prints the device and the sub-group path. */
+clreduce_ctx *tc_create_default_or_skip(const char *program);
+
+/* Prints "device: ..., sub-group path: ..." for ctx. */
+void tc_print_device(const clreduce_ctx *ctx);
+
+/* Whether the context's device accepts a queue with these properties. */
+int tc_device_supports_queue(const clreduce_ctx *ctx, cl_command_queue_properties props);
+
+/* An in-order (or `props`) queue on the context's device; NULL on failure,
+ * with the reason printed. */
+cl_command_queue tc_create_queue(const clreduce_ctx *ctx, cl_command_queue_properties props);
+
+size_t tc_device_max_work_group_size(const clreduce_ctx *ctx);
+
+/* Whether the type can be used on this context (cl_khr_fp64 for double). */
+int tc_type_supported(clreduce_ctx *ctx, clreduce_type type);
+
+/* ---- data and references ---------------------------------------------------- */
+
+int tc_is_float_type(clreduce_type type);
+
+/* Fills data[0 .. n) with random values of `type`: mixed signs, never all
+ * zero, integers often near the type's limits so that sums overflow. Values
+ * never equal the type's extreme values (those are the poison for min and
+ * max, see tc_poison). */
+void tc_fill_random(clreduce_type type, void *data, size_t n);
+
+/* Element i of an array of `type`, and setting it from a double (floats) or
+ * from bits (integers: tc_value's u64, truncated). */
+void tc_get(clreduce_type type, const void *data, size_t i, tc_value *out);
+void tc_set(clreduce_type type, void *data, size_t i, const tc_value *v);
+void tc_set_double(clreduce_type type, void *data, size_t i, double v);
+
+/* A value that changes the result if the kernel reads it by mistake: NaN for
+ * floats, the identity's opposite extreme for integer min and max, a large
+ * odd value for integer sums. */
+void tc_poison(clreduce_op op, clreduce_type type, tc_value *out);
+
+/* The documented identity of op for type (what count == 0 gives). */
+void tc_identity(clreduce_op op, clreduce_type type, tc_value *out);
+
+/* CPU reference: float sums in double, double sums in long double, integer
+ * sums with wrap-around, min/max with NaN propagation and -0.0 < +0.0.
+ * *abs_sum receives the sum of |x| (0 for integers). */
+void tc_reference(clreduce_op op, clreduce_type type, const void *data, size_t n, tc_value *out,
+                  long double *abs_sum);
+
+/* Whether `got` is an acceptable result given the reference: floating-point
+ * sums within 1e-5 (float) or 1e-12 (double) times sum |x|, NaN for a NaN
+ * reference, everything else bit for bit. */
+int tc_matches(clreduce_op op, clreduce_type type, const tc_value *got, const tc_value *ref,
+               long double abs_sum);
+
+/* Formats a value of `type` (with its bits for floats). */
+void tc_format(clreduce_type type, const tc_value *v, char *buf, size_t size);
+
+/* Case-insensitive substring test. */
+int tc_contains(const char *text, const char *word);
+
+/* ---- one reduction on the device -------------------------------------------- */
+
+typedef struct tc_layout {
+    size_t offset;        /* poisoned elements before the range */
+    size_t tail;          /* poisoned elements after it */
+    size_t result_offset; /* element of the result buffer written */
+    int use_wait_list;    /* upload without blocking and pass its event */
+    /* Queue the result is read on, waiting only for the done event: a
+     * second queue shows a done event that completes too early. NULL: the
+     * reduction's queue. */
+    cl_command_queue read_queue;
+} tc_layout;
+
+typedef struct tc_run {
+    clreduce_status status;  /* what clreduce_reduce returned */
+    tc_value got;            /* the result element afterwards */
+    int result_untouched;    /* the result element still holds the sentinel */
+    int neighbours_untouched; /* the elements around it still do */
+    char problem[256];       /* a failure of the harness or of the events */
+} tc_run;
+
+/* Uploads data[0 .. n) at layout->offset of a fresh buffer between poisoned
+ * elements, reduces it into a fresh sentinel-filled result buffer with
+ * clreduce_reduce, checks and releases the `done` event, reads the result
+ * back. Returns 0, or -1 with run->problem set when something other than the
+ * reduction's status went wrong (an OpenCL call of the harness, the done
+ * event, or the out-parameter written on error). */
+int tc_run_reduce(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op, clreduce_type type,
+                  clreduce_variant variant, const void *data, size_t n, const tc_layout *layout,
+                  tc_run *run);
+
+/* A readable name for a variant/op/type/path, "?" for unknown values. */
+const char *tc_variant_name(clreduce_variant v);
+const char *tc_op_name(clreduce_op op);
+const char *tc_type_name(clreduce_type type);
+
+#endif

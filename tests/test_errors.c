@@ -1,0 +1,723 @@
+/* unit.errors: every documented failure returns its exact status and a
+ * message that names the problem, writes nothing (neither the result buffer
+ * nor the event out-parameters) and builds no program.
+ *
+ * Not covered: CLREDUCE_ERROR_BUILD. The kernels are embedded in the library
+ * and there is no public way to hand it source that fails to compile. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_common.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+enum { INPUT_COUNT = 100, RESULT_COUNT = 4 };
+
+static clreduce_ctx *g_ctx;
+static cl_command_queue g_queue;
+static cl_mem g_input;  /* INPUT_COUNT floats */
+static cl_mem g_result; /* RESULT_COUNT floats of sentinel bytes */
+static float g_input_data[INPUT_COUNT];
+static unsigned char g_sentinel[RESULT_COUNT * sizeof(float)];
+
+/* What must hold after a failed call (besides its status): a message
+ * naming the problem, nothing written, nothing built. */
+typedef struct expectation {
+    const clreduce_ctx *stats_ctx; /* whose cache counters must not change */
+    clreduce_cache_stats before;
+} expectation;
+
+static clreduce_cache_stats cache_stats(const clreduce_ctx *ctx)
+{
+    clreduce_cache_stats st;
+    assert_int_equal(clreduce_get_cache_stats(ctx, &st), CLREDUCE_SUCCESS);
+    return st;
+}
+
+static expectation expect_on(const clreduce_ctx *ctx)
+{
+    expectation e;
+    e.stats_ctx = ctx;
+    e.before = cache_stats(ctx);
+    return e;
+}
+
+static void read_buffer(cl_mem mem, void *out, size_t size)
+{
+    assert_int_equal(clEnqueueReadBuffer(g_queue, mem, CL_TRUE, 0, size, out, 0, NULL, NULL),
+                     CL_SUCCESS);
+}
+
+/* Checks a failed call. `msg_ctx` is the context passed to the call (NULL
+ * for create functions and a NULL ctx); every word of `words` (up to 3,
+ * NULL-terminated) must appear in the message, case-insensitively. */
+static void check_failure(const char *what, clreduce_status got, clreduce_status want,
+                          const clreduce_ctx *msg_ctx, const char *const *words,
+                          const expectation *e)
+{
+    char msg[1024];
+    const char *m = clreduce_last_error(msg_ctx);
+    assert_non_null(m);
+    snprintf(msg, sizeof msg, "%s", m);
+    print_message("%-46s -> %s: \"%s\"\n", what, clreduce_status_string(got), msg);
+    if (got != want)
+        print_error("%s: expected %s, got %s\n", what, clreduce_status_string(want),
+                    clreduce_status_string(got));
+    assert_int_equal(got, want);
+    if (!msg[0])
+        print_error("%s: clreduce_last_error is empty\n", what);
+    assert_true(msg[0] != '\0');
+    for (size_t i = 0; words && words[i]; i++) {
+        if (!tc_contains(msg, words[i]))
+            print_error("%s: message \"%s\" does not mention \"%s\"\n", what, msg, words[i]);
+        assert_true(tc_contains(msg, words[i]));
+    }
+    if (e && e->stats_ctx) {
+        /* No program built, loaded from disk or even looked up. */
+        clreduce_cache_stats after = cache_stats(e->stats_ctx);
+        if (memcmp(&after, &e->before, sizeof after) != 0)
+            print_error("%s: programs_built %llu -> %llu, programs_loaded %llu -> %llu, "
+                        "cache_hits %llu -> %llu\n",
+                        what, (unsigned long long)e->before.programs_built,
+                        (unsigned long long)after.programs_built,
+                        (unsigned long long)e->before.programs_loaded,
+                        (unsigned long long)after.programs_loaded,
+                        (unsigned long long)e->before.cache_hits,
+                        (unsigned long long)after.cache_hits);
+        assert_true(after.programs_built == e->before.programs_built);
+        assert_true(after.programs_loaded == e->before.programs_loaded);
+        assert_true(after.cache_hits == e->before.cache_hits);
+    }
+    /* Nothing was written to the result buffer, nor to the input. */
+    unsigned char res[sizeof g_sentinel];
+    float in[INPUT_COUNT];
+    read_buffer(g_result, res, sizeof res);
+    read_buffer(g_input, in, sizeof in);
+    assert_memory_equal(res, g_sentinel, sizeof res);
+    assert_memory_equal(in, g_input_data, sizeof in);
+}
+
+#define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* A reduce call that must fail; done (and first) must stay untouched. */
+#define EXPECT_REDUCE_FAILURE(what, want, msg_ctx, words, call)                                \
+    do {                                                                                        \
+        expectation e_ = expect_on(g_ctx);                                                      \
+        cl_event done = TC_EVENT_SENTINEL, first = TC_EVENT_SENTINEL;                           \
+        clreduce_status got_ = (call);                                                          \
+        check_failure(what, got_, want, msg_ctx, words, &e_);                                   \
+        assert_true(done == TC_EVENT_SENTINEL);                                                 \
+        assert_true(first == TC_EVENT_SENTINEL);                                                \
+    } while (0)
+
+static void test_null_arguments(void **state)
+{
+    (void)state;
+    EXPECT_REDUCE_FAILURE("NULL ctx", CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("ctx"),
+                          clreduce_reduce(NULL, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_AUTO, g_input, 0, 10, g_result, 0, 0, NULL,
+                                          &done));
+    EXPECT_REDUCE_FAILURE("NULL queue", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("queue"),
+                          clreduce_reduce(g_ctx, NULL, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_AUTO, g_input, 0, 10, g_result, 0, 0, NULL,
+                                          &done));
+    EXPECT_REDUCE_FAILURE("NULL input", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("input"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_AUTO, NULL, 0, 10, g_result, 0, 0, NULL,
+                                          &done));
+    EXPECT_REDUCE_FAILURE("NULL result", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("result"),
+                          clreduce_reduce_profiled(g_ctx, g_queue, CLREDUCE_OP_SUM,
+                                                   CLREDUCE_FLOAT, CLREDUCE_AUTO, g_input, 0, 10,
+                                                   NULL, 0, 0, NULL, &first, &done));
+    EXPECT_REDUCE_FAILURE("check_support with NULL ctx", CLREDUCE_ERROR_INVALID_ARGUMENT, NULL,
+                          WORDS("ctx"),
+                          clreduce_check_support(NULL, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                                 CLREDUCE_AUTO));
+}
+
+static void test_ranges(void **state)
+{
+    (void)state;
+    EXPECT_REDUCE_FAILURE("offset past the end", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("past the end", "input"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, INPUT_COUNT + 1, 0,
+                                          g_result, 1, 0, NULL, &done));
+    EXPECT_REDUCE_FAILURE("offset at the end, count 1", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("past the end", "input"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, INPUT_COUNT, 1,
+                                          g_result, 1, 0, NULL, &done));
+    EXPECT_REDUCE_FAILURE("offset + count one past the end", CLREDUCE_ERROR_INVALID_ARGUMENT,
+                          g_ctx, WORDS("past the end", "input"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 50, INPUT_COUNT - 49,
+                                          g_result, 1, 0, NULL, &done));
+    EXPECT_REDUCE_FAILURE("offset 1, count SIZE_MAX (overflow)", CLREDUCE_ERROR_INVALID_ARGUMENT,
+                          g_ctx, WORDS("past the end"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 1, SIZE_MAX, g_result, 1,
+                                          0, NULL, &done));
+    EXPECT_REDUCE_FAILURE("offset SIZE_MAX, count 2 (overflow)", CLREDUCE_ERROR_INVALID_ARGUMENT,
+                          g_ctx, WORDS("past the end"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, SIZE_MAX, 2, g_result, 1,
+                                          0, NULL, &done));
+    /* 100 floats are 50 doubles: the element size counts. */
+    EXPECT_REDUCE_FAILURE("count in elements of an 8-byte type", CLREDUCE_ERROR_INVALID_ARGUMENT,
+                          g_ctx, WORDS("past the end"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_UINT64,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, INPUT_COUNT / 2 + 1,
+                                          g_result, 0, 0, NULL, &done));
+    EXPECT_REDUCE_FAILURE("result_offset past the result", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("result_offset"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result,
+                                          RESULT_COUNT, 0, NULL, &done));
+    EXPECT_REDUCE_FAILURE("result_offset SIZE_MAX", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("result_offset"),
+                          clreduce_reduce_profiled(g_ctx, g_queue, CLREDUCE_OP_SUM,
+                                                   CLREDUCE_FLOAT, CLREDUCE_SEQUENTIAL, g_input,
+                                                   0, 10, g_result, SIZE_MAX, 0, NULL, &first,
+                                                   &done));
+    EXPECT_REDUCE_FAILURE("result_offset past the result, count 0",
+                          CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("result_offset"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_MIN, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 0, g_result,
+                                          RESULT_COUNT, 0, NULL, &done));
+}
+
+static void test_unknown_enums(void **state)
+{
+    (void)state;
+    EXPECT_REDUCE_FAILURE("op 7", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("op", "7"),
+                          clreduce_reduce(g_ctx, g_queue, (clreduce_op)7, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("op -1", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("op"),
+                          clreduce_reduce(g_ctx, g_queue, (clreduce_op)-1, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("type -1", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("type"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, (clreduce_type)-1,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("type 6", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("type", "6"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, (clreduce_type)6,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("variant 99", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("variant", "99"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          (clreduce_variant)99, g_input, 0, 10, g_result, 1, 0,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("variant CLREDUCE_VARIANT_COUNT", CLREDUCE_ERROR_INVALID_ARGUMENT,
+                          g_ctx, WORDS("variant"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          (clreduce_variant)CLREDUCE_VARIANT_COUNT, g_input, 0,
+                                          10, g_result, 1, 0, NULL, &done));
+    EXPECT_REDUCE_FAILURE("unknown op with count 0", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("op"),
+                          clreduce_reduce(g_ctx, g_queue, (clreduce_op)3, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 0, g_result, 1, 0,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("check_support, variant 99", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("variant"),
+                          clreduce_check_support(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                                 (clreduce_variant)99));
+}
+
+static void test_wait_list(void **state)
+{
+    (void)state;
+    cl_int err;
+    cl_event ev = clCreateUserEvent(clreduce_get_cl_context(g_ctx), &err);
+    assert_int_equal(err, CL_SUCCESS);
+    EXPECT_REDUCE_FAILURE("num_wait 2, wait NULL", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("wait"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 2,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("num_wait 0, wait not NULL", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("wait"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
+                                          &ev, &done));
+    assert_int_equal(clSetUserEventStatus(ev, CL_COMPLETE), CL_SUCCESS);
+    clReleaseEvent(ev);
+}
+
+/* A second OpenCL context on the same device: its queue and its buffers
+ * cannot be used with g_ctx. */
+static void test_foreign_objects(void **state)
+{
+    (void)state;
+    cl_int err;
+    cl_device_id dev = clreduce_get_cl_device(g_ctx);
+    cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_command_queue other_q = clCreateCommandQueue(other, dev, 0, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem other_in = clCreateBuffer(other, CL_MEM_READ_WRITE, INPUT_COUNT * sizeof(float), NULL,
+                                     &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_mem other_out = clCreateBuffer(other, CL_MEM_READ_WRITE, RESULT_COUNT * sizeof(float),
+                                      NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+
+    EXPECT_REDUCE_FAILURE("queue of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("queue"),
+                          clreduce_reduce(g_ctx, other_q, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("input of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("input", "context"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, other_in, 0, 10, g_result, 1, 0,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("result of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("result", "context"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, other_out, 1, 0,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("count 0 into a result of another context",
+                          CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("result", "context"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 0, other_out, 1, 0,
+                                          NULL, &done));
+
+    /* A device that is not in g_ctx's OpenCL context: any other device of
+     * any platform. */
+    cl_platform_id platforms[16];
+    cl_uint np = 0;
+    cl_device_id stranger = NULL;
+    if (clGetPlatformIDs(16, platforms, &np) == CL_SUCCESS) {
+        for (cl_uint p = 0; p < np && p < 16 && !stranger; p++) {
+            cl_device_id devs[16];
+            cl_uint nd = 0;
+            if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 16, devs, &nd) != CL_SUCCESS)
+                continue;
+            for (cl_uint d = 0; d < nd && d < 16; d++)
+                if (devs[d] != dev) {
+                    stranger = devs[d];
+                    break;
+                }
+        }
+    }
+    if (stranger) {
+        clreduce_ctx *out = (clreduce_ctx *)g_sentinel;
+        clreduce_status st = clreduce_create(other, stranger, &out);
+        check_failure("clreduce_create, device not in the context",
+                      st, CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("device", "context"),
+                      NULL);
+        assert_ptr_equal(out, (clreduce_ctx *)g_sentinel);
+    } else {
+        print_message("note: only one OpenCL device here: 'device not in the context' not "
+                      "exercised\n");
+    }
+
+    clReleaseMemObject(other_in);
+    clReleaseMemObject(other_out);
+    clReleaseCommandQueue(other_q);
+    clReleaseContext(other);
+}
+
+static void test_overlap(void **state)
+{
+    (void)state;
+    EXPECT_REDUCE_FAILURE("result inside the input range", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("result", "input"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 10, 20, g_input, 15, 0,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("result on the first input element", CLREDUCE_ERROR_INVALID_ARGUMENT,
+                          g_ctx, WORDS("result", "input"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_MAX, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 10, 20, g_input, 10, 0,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("result on the last input element", CLREDUCE_ERROR_INVALID_ARGUMENT,
+                          g_ctx, WORDS("result", "input"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_MIN, CLREDUCE_FLOAT,
+                                          CLREDUCE_SEQUENTIAL, g_input, 10, 20, g_input, 29, 0,
+                                          NULL, &done));
+}
+
+/* Elements just outside the input range are fair game for the result. Runs
+ * last among the reduce tests: it builds a program. */
+static void test_adjacent_result_is_allowed(void **state)
+{
+    (void)state;
+    cl_int err;
+    float data[40];
+    for (int i = 0; i < 40; i++)
+        data[i] = (float)(i % 7) - 2.5f;
+    cl_mem buf = clCreateBuffer(clreduce_get_cl_context(g_ctx),
+                                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof data, data, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    float want = 0;
+    for (int i = 10; i < 30; i++)
+        want += data[i];
+    const size_t targets[] = {9, 30};
+    for (size_t t = 0; t < 2; t++) {
+        cl_event done = NULL;
+        clreduce_status st =
+            clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_SEQUENTIAL,
+                            buf, 10, 20, buf, targets[t], 0, NULL, &done);
+        if (st != CLREDUCE_SUCCESS)
+            print_error("result next to the input range (element %zu): %s\n", targets[t],
+                        clreduce_last_error(g_ctx));
+        assert_int_equal(st, CLREDUCE_SUCCESS);
+        assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+        clReleaseEvent(done);
+        float got[40];
+        assert_int_equal(clEnqueueReadBuffer(g_queue, buf, CL_TRUE, 0, sizeof got, got, 0, NULL,
+                                             NULL),
+                         CL_SUCCESS);
+        assert_true(got[targets[t]] == want);
+        for (int i = 0; i < 40; i++)
+            if ((size_t)i != targets[t] && (size_t)i != targets[0])
+                assert_true(got[i] == data[i]);
+    }
+    clReleaseMemObject(buf);
+}
+
+/* Unsupported requests: double without fp64, sub-group variants without
+ * sub-groups (or with a forced path the device lacks). */
+static void test_unsupported(void **state)
+{
+    (void)state;
+    if (clreduce_check_support(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, CLREDUCE_SEQUENTIAL) ==
+        CLREDUCE_ERROR_UNSUPPORTED) {
+        EXPECT_REDUCE_FAILURE("double without fp64", CLREDUCE_ERROR_UNSUPPORTED, g_ctx,
+                              WORDS("fp64"),
+                              clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE,
+                                              CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1,
+                                              0, NULL, &done));
+        double r = 1.5;
+        EXPECT_REDUCE_FAILURE("reduce_host, double without fp64", CLREDUCE_ERROR_UNSUPPORTED,
+                              g_ctx, WORDS("fp64"),
+                              clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE,
+                                                   CLREDUCE_AUTO, &r, 1, &r));
+        assert_true(r == 1.5);
+    } else {
+        print_message("note: the device has fp64: 'double without fp64' not exercised\n");
+    }
+
+    /* The default context if it has no sub-groups, else one forced onto a
+     * path the device lacks. */
+    clreduce_ctx *c = NULL;
+    const char *lacking = NULL;
+    if (clreduce_check_support(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_SUBGROUP) ==
+        CLREDUCE_ERROR_UNSUPPORTED) {
+        c = g_ctx;
+        lacking = "sub-group";
+    } else {
+        static const clreduce_subgroup_path paths[] = {
+            CLREDUCE_SUBGROUP_PATH_NV_PTX, CLREDUCE_SUBGROUP_PATH_SHUFFLE_RELATIVE,
+            CLREDUCE_SUBGROUP_PATH_SHUFFLE, CLREDUCE_SUBGROUP_PATH_REDUCE};
+        for (size_t i = 0; i < ARRAY_SIZE(paths) && !c; i++) {
+            clreduce_settings s;
+            clreduce_default_settings(&s);
+            s.subgroup_path = paths[i];
+            clreduce_ctx *f = NULL;
+            assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(g_ctx),
+                                                           clreduce_get_cl_device(g_ctx), &s, &f),
+                             CLREDUCE_SUCCESS);
+            if (clreduce_check_support(f, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_SUBGROUP) ==
+                CLREDUCE_ERROR_UNSUPPORTED) {
+                c = f;
+                lacking = clreduce_subgroup_path_name(paths[i]);
+            } else {
+                clreduce_destroy(f);
+            }
+        }
+    }
+    if (!c) {
+        print_message("note: every sub-group path works here: 'sub-group variant without "
+                      "sub-groups' not exercised\n");
+        return;
+    }
+    print_message("sub-group variants on a context with path %s\n",
+                  clreduce_subgroup_path_name(clreduce_get_subgroup_path(c)));
+    static const clreduce_variant sg[] = {CLREDUCE_SUBGROUP, CLREDUCE_SUBGROUP_TAIL};
+    for (size_t i = 0; i < ARRAY_SIZE(sg); i++) {
+        expectation e = expect_on(c);
+        clreduce_status st = clreduce_check_support(c, CLREDUCE_OP_MIN, CLREDUCE_INT32, sg[i]);
+        check_failure("check_support, sub-group variant", st, CLREDUCE_ERROR_UNSUPPORTED, c,
+                      WORDS("lacks", lacking), &e);
+        cl_event done = TC_EVENT_SENTINEL;
+        e = expect_on(c);
+        st = clreduce_reduce(c, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, sg[i], g_input, 0, 10,
+                             g_result, 1, 0, NULL, &done);
+        check_failure("sub-group variant without the path", st, CLREDUCE_ERROR_UNSUPPORTED, c,
+                      WORDS("lacks", lacking, tc_variant_name(sg[i])), &e);
+        assert_true(done == TC_EVENT_SENTINEL);
+        float r = 7.0f, data[3] = {1, 2, 3};
+        e = expect_on(c);
+        st = clreduce_reduce_host(c, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, sg[i], data, 3, &r);
+        check_failure("reduce_host, sub-group variant", st, CLREDUCE_ERROR_UNSUPPORTED, c,
+                      WORDS("lacks", lacking), &e);
+        assert_true(r == 7.0f);
+    }
+    if (c != g_ctx)
+        clreduce_destroy(c);
+}
+
+static void test_reduce_host_errors(void **state)
+{
+    (void)state;
+    float r = 3.25f, data[4] = {1, 2, 3, 4};
+    EXPECT_REDUCE_FAILURE("reduce_host, NULL data, count 4", CLREDUCE_ERROR_INVALID_ARGUMENT,
+                          g_ctx, WORDS("data"),
+                          clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                               CLREDUCE_AUTO, NULL, 4, &r));
+    assert_true(r == 3.25f);
+    EXPECT_REDUCE_FAILURE("reduce_host, NULL result", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("result"),
+                          clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                               CLREDUCE_AUTO, data, 4, NULL));
+    EXPECT_REDUCE_FAILURE("reduce_host, NULL ctx", CLREDUCE_ERROR_INVALID_ARGUMENT, NULL,
+                          WORDS("ctx"),
+                          clreduce_reduce_host(NULL, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                               CLREDUCE_AUTO, data, 4, &r));
+    EXPECT_REDUCE_FAILURE("reduce_host, op 7", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("op", "7"),
+                          clreduce_reduce_host(g_ctx, (clreduce_op)7, CLREDUCE_FLOAT,
+                                               CLREDUCE_AUTO, data, 4, &r));
+    EXPECT_REDUCE_FAILURE("reduce_host, type -1, count 0", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("type"),
+                          clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, (clreduce_type)-1,
+                                               CLREDUCE_AUTO, data, 0, &r));
+    EXPECT_REDUCE_FAILURE("reduce_host, variant 99", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("variant", "99"),
+                          clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                               (clreduce_variant)99, data, 4, &r));
+    assert_true(r == 3.25f);
+}
+
+static void test_create_errors(void **state)
+{
+    (void)state;
+    cl_context cl = clreduce_get_cl_context(g_ctx);
+    cl_device_id dev = clreduce_get_cl_device(g_ctx);
+    clreduce_ctx *const marker = (clreduce_ctx *)g_sentinel;
+    clreduce_ctx *out = marker;
+    clreduce_settings s;
+    clreduce_default_settings(&s);
+
+    check_failure("create, NULL context", clreduce_create(NULL, dev, &out),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("context"), NULL);
+    assert_ptr_equal(out, marker);
+    check_failure("create, NULL device", clreduce_create(cl, NULL, &out),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("device"), NULL);
+    assert_ptr_equal(out, marker);
+    check_failure("create, NULL out", clreduce_create(cl, dev, NULL),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("out"), NULL);
+    check_failure("create_with_settings, NULL context",
+                  clreduce_create_with_settings(NULL, dev, &s, &out),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("context"), NULL);
+    assert_ptr_equal(out, marker);
+    check_failure("create_with_settings, NULL device",
+                  clreduce_create_with_settings(cl, NULL, &s, &out),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("device"), NULL);
+    assert_ptr_equal(out, marker);
+    check_failure("create_with_settings, NULL out",
+                  clreduce_create_with_settings(cl, dev, &s, NULL),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("out"), NULL);
+    check_failure("create_default, NULL out", clreduce_create_default(NULL),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("out"), NULL);
+
+    static const struct {
+        const char *what;
+        const char *field;
+        size_t work_group_size;
+        unsigned groups, loads, vector;
+        int path;
+    } bad[] = {
+        {"work_group_size 100", "work_group_size", 100, 0, 0, 0, 0},
+        {"work_group_size 32 (below 64)", "work_group_size", 32, 0, 0, 0, 0},
+        {"work_group_size 3 (not a power of two)", "work_group_size", 3, 0, 0, 0, 0},
+        {"work_group_size 2^40", "work_group_size", (size_t)1 << 40, 0, 0, 0, 0},
+        {"vector_width 3", "vector_width", 0, 0, 0, 3, 0},
+        {"vector_width 32", "vector_width", 0, 0, 0, 32, 0},
+        {"loads_per_work_item 17", "loads_per_work_item", 0, 0, 17, 0, 0},
+        {"groups_per_compute_unit 65", "groups_per_compute_unit", 0, 65, 0, 0, 0},
+        {"subgroup_path 42", "subgroup_path", 0, 0, 0, 0, 42},
+        {"subgroup_path -1", "subgroup_path", 0, 0, 0, 0, -1},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+        clreduce_default_settings(&s);
+        s.work_group_size = bad[i].work_group_size;
+        s.groups_per_compute_unit = bad[i].groups;
+        s.loads_per_work_item = bad[i].loads;
+        s.vector_width = bad[i].vector;
+        s.subgroup_path = (clreduce_subgroup_path)bad[i].path;
+        out = marker;
+        char what[96];
+        snprintf(what, sizeof what, "settings: %s", bad[i].what);
+        check_failure(what, clreduce_create_with_settings(cl, dev, &s, &out),
+                      CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS(bad[i].field), NULL);
+        assert_ptr_equal(out, marker);
+    }
+
+    /* After a failed create, clreduce_last_error(NULL) still tells why. */
+    assert_true(clreduce_last_error(NULL)[0] != '\0');
+    clreduce_destroy(NULL); /* a no-op: nothing to crash on */
+}
+
+/* Valid settings at their documented limits are accepted. */
+static void test_settings_limits(void **state)
+{
+    (void)state;
+    cl_context cl = clreduce_get_cl_context(g_ctx);
+    cl_device_id dev = clreduce_get_cl_device(g_ctx);
+    size_t max_wg = tc_device_max_work_group_size(g_ctx), top = 1;
+    while (top * 2 <= max_wg)
+        top *= 2;
+    struct {
+        const char *what;
+        clreduce_settings s;
+    } ok[6];
+    size_t n = 0;
+    memset(ok, 0, sizeof ok);
+    ok[n].what = "largest power-of-two work_group_size";
+    ok[n++].s.work_group_size = top;
+    ok[n].what = "work_group_size 64";
+    ok[n++].s.work_group_size = 64;
+    ok[n].what = "groups_per_compute_unit 64";
+    ok[n++].s.groups_per_compute_unit = 64;
+    ok[n].what = "loads_per_work_item 16";
+    ok[n++].s.loads_per_work_item = 16;
+    ok[n].what = "vector_width 16";
+    ok[n++].s.vector_width = 16;
+    ok[n].what = "subgroup_path none";
+    ok[n++].s.subgroup_path = CLREDUCE_SUBGROUP_PATH_NONE;
+    for (size_t i = 0; i < n; i++) {
+        clreduce_ctx *c = NULL;
+        clreduce_status st = clreduce_create_with_settings(cl, dev, &ok[i].s, &c);
+        print_message("%-46s -> %s %s\n", ok[i].what, clreduce_status_string(st),
+                      st ? clreduce_last_error(NULL) : "");
+        if (st != CLREDUCE_SUCCESS)
+            print_error("settings with %s rejected: %s\n", ok[i].what,
+                        clreduce_last_error(NULL));
+        assert_int_equal(st, CLREDUCE_SUCCESS);
+        clreduce_destroy(c);
+    }
+}
+
+static char *saved_env;
+
+static void restore_env(void)
+{
+    if (saved_env) {
+        setenv("CLREDUCE_DEVICE", saved_env, 1);
+        free(saved_env);
+        saved_env = NULL;
+    } else {
+        unsetenv("CLREDUCE_DEVICE");
+    }
+}
+
+static int env_teardown(void **state)
+{
+    (void)state;
+    restore_env();
+    return 0;
+}
+
+static void test_no_device(void **state)
+{
+    (void)state;
+    const char *cur = getenv("CLREDUCE_DEVICE");
+    saved_env = cur ? strdup(cur) : NULL;
+    static const char *const selectors[] = {"99:99", "no-such-device"};
+    for (size_t i = 0; i < ARRAY_SIZE(selectors); i++) {
+        assert_int_equal(setenv("CLREDUCE_DEVICE", selectors[i], 1), 0);
+        clreduce_ctx *const marker = (clreduce_ctx *)g_sentinel;
+        clreduce_ctx *out = marker;
+        char what[64];
+        snprintf(what, sizeof what, "CLREDUCE_DEVICE=%s", selectors[i]);
+        check_failure(what, clreduce_create_default(&out), CLREDUCE_ERROR_NO_DEVICE, NULL,
+                      WORDS(selectors[i]), NULL);
+        assert_ptr_equal(out, marker);
+    }
+    restore_env();
+    /* The real device is found again. */
+    clreduce_ctx *c = NULL;
+    assert_int_equal(clreduce_create_default(&c), CLREDUCE_SUCCESS);
+    clreduce_destroy(c);
+}
+
+static void test_misc_null(void **state)
+{
+    (void)state;
+    clreduce_cache_stats st;
+    clreduce_settings t;
+    check_failure("get_cache_stats, NULL ctx", clreduce_get_cache_stats(NULL, &st),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("ctx"), NULL);
+    check_failure("get_cache_stats, NULL stats", clreduce_get_cache_stats(g_ctx, NULL),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("stats"), NULL);
+    check_failure("get_tuning, unknown type", clreduce_get_tuning(g_ctx, (clreduce_type)9, &t),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("type"), NULL);
+    check_failure("get_tuning, NULL out", clreduce_get_tuning(g_ctx, CLREDUCE_FLOAT, NULL),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("out"), NULL);
+}
+
+int main(void)
+{
+    tc_init_seed();
+    g_ctx = tc_create_default_or_skip("unit.errors");
+    g_queue = tc_create_queue(g_ctx, 0);
+    if (!g_queue)
+        return 1;
+    cl_int err;
+    for (int i = 0; i < INPUT_COUNT; i++)
+        g_input_data[i] = (float)i - 40.5f;
+    memset(g_sentinel, TC_SENTINEL_BYTE, sizeof g_sentinel);
+    g_input = clCreateBuffer(clreduce_get_cl_context(g_ctx),
+                             CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof g_input_data,
+                             g_input_data, &err);
+    if (err != CL_SUCCESS)
+        return 1;
+    g_result = clCreateBuffer(clreduce_get_cl_context(g_ctx),
+                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, RESULT_COUNT * sizeof(float),
+                              g_sentinel, &err);
+    if (err != CL_SUCCESS)
+        return 1;
+
+    /* Programs are counted from here: the failures below must build none
+     * (until test_adjacent_result_is_allowed, which runs last). */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_null_arguments),
+        cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_unknown_enums),
+        cmocka_unit_test(test_wait_list),
+        cmocka_unit_test(test_foreign_objects),
+        cmocka_unit_test(test_overlap),
+        cmocka_unit_test(test_unsupported),
+        cmocka_unit_test(test_reduce_host_errors),
+        cmocka_unit_test(test_create_errors),
+        cmocka_unit_test(test_settings_limits),
+        cmocka_unit_test_teardown(test_no_device, env_teardown),
+        cmocka_unit_test(test_misc_null),
+        cmocka_unit_test(test_adjacent_result_is_allowed),
+    };
+    /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
+    if (getenv("CLREDUCE_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
+    int failed = cmocka_run_group_tests_name("unit.errors", tests, NULL, NULL);
+
+    clReleaseMemObject(g_input);
+    clReleaseMemObject(g_result);
+    clReleaseCommandQueue(g_queue);
+    clreduce_destroy(g_ctx);
+    return failed ? 1 : 0;
+}
