@@ -20,7 +20,6 @@ _Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 void check_cl(cl_int err, const char *what);
 
 /* The name of an OpenCL error code. */
-const char *cl_err_name(cl_int err);
 
 /* Host monotonic clock in nanoseconds. */
 double now_ns(void);

@@ -10,7 +10,6 @@
  * Small inputs are rotated over copies that together exceed the device's
  * cache, so that every call reads from memory. Run with --help for the
  * options. */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -316,24 +315,11 @@ static void parse_options(int argc, char **argv, options *o)
 
 /* ---- devices -------------------------------------------------------------- */
 
-static int contains_ignoring_case(const char *text, const char *word)
-{
-    size_t n = strlen(word);
-    for (; *text; text++) {
-        size_t i = 0;
-        while (i < n && text[i] && tolower((unsigned char)text[i]) == tolower((unsigned char)word[i]))
-            i++;
-        if (i == n)
-            return 1;
-    }
-    return n == 0;
-}
-
 typedef struct device_ref {
     cl_platform_id platform;
     cl_device_id device;
     unsigned p, d;
-    char platform_name[256], platform_vendor[256], name[256];
+    char platform_name[256], name[256];
     cl_device_type type;
 } device_ref;
 
@@ -366,8 +352,6 @@ static size_t enumerate_devices(device_ref *out, size_t max)
             r->d = d;
             clGetPlatformInfo(platforms[p], CL_PLATFORM_NAME, sizeof r->platform_name - 1,
                               r->platform_name, NULL);
-            clGetPlatformInfo(platforms[p], CL_PLATFORM_VENDOR, sizeof r->platform_vendor - 1,
-                              r->platform_vendor, NULL);
             clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof r->name - 1, r->name, NULL);
             clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof r->type, &r->type, NULL);
         }
@@ -376,27 +360,15 @@ static size_t enumerate_devices(device_ref *out, size_t max)
 }
 
 /* The index in refs of the device `selector` names (NULL: first GPU, else
- * first device); -1 if none. */
+ * first device), as the library chooses it; -1 if none. */
 static long select_device(const device_ref *refs, size_t n, const char *selector)
 {
-    if (!selector) {
-        for (size_t i = 0; i < n; i++)
-            if (refs[i].type & CL_DEVICE_TYPE_GPU)
-                return (long)i;
-        return n ? 0 : -1;
-    }
-    unsigned want_p, want_d;
-    char tail;
-    if (sscanf(selector, "%u:%u%c", &want_p, &want_d, &tail) == 2) {
-        for (size_t i = 0; i < n; i++)
-            if (refs[i].p == want_p && refs[i].d == want_d)
-                return (long)i;
+    cl_platform_id platform;
+    cl_device_id device;
+    if (clreduce_find_device(selector, &platform, &device) != CLREDUCE_SUCCESS)
         return -1;
-    }
     for (size_t i = 0; i < n; i++)
-        if (contains_ignoring_case(refs[i].platform_name, selector) ||
-            contains_ignoring_case(refs[i].platform_vendor, selector) ||
-            contains_ignoring_case(refs[i].name, selector))
+        if (refs[i].device == device)
             return (long)i;
     return -1;
 }

@@ -83,7 +83,7 @@ static cl_program build_peak_program(const bench_device *d, unsigned unroll)
     if (err != CL_SUCCESS) {
         char log[4096] = "";
         clGetProgramBuildInfo(program, d->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        fatal("building the peak kernels failed: %s\n%s", cl_err_name(err), log);
+        fatal("building the peak kernels failed: %s\n%s", clreduce_opencl_error_name(err), log);
     }
     return program;
 }

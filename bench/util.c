@@ -23,60 +23,10 @@ void fatal(const char *fmt, ...)
     exit(1);
 }
 
-const char *cl_err_name(cl_int err)
-{
-    switch (err) {
-#define CASE(x) case x: return #x;
-        CASE(CL_SUCCESS)
-        CASE(CL_DEVICE_NOT_FOUND)
-        CASE(CL_DEVICE_NOT_AVAILABLE)
-        CASE(CL_COMPILER_NOT_AVAILABLE)
-        CASE(CL_MEM_OBJECT_ALLOCATION_FAILURE)
-        CASE(CL_OUT_OF_RESOURCES)
-        CASE(CL_OUT_OF_HOST_MEMORY)
-        CASE(CL_PROFILING_INFO_NOT_AVAILABLE)
-        CASE(CL_MEM_COPY_OVERLAP)
-        CASE(CL_BUILD_PROGRAM_FAILURE)
-        CASE(CL_MAP_FAILURE)
-        CASE(CL_MISALIGNED_SUB_BUFFER_OFFSET)
-        CASE(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-        CASE(CL_INVALID_VALUE)
-        CASE(CL_INVALID_DEVICE_TYPE)
-        CASE(CL_INVALID_PLATFORM)
-        CASE(CL_INVALID_DEVICE)
-        CASE(CL_INVALID_CONTEXT)
-        CASE(CL_INVALID_QUEUE_PROPERTIES)
-        CASE(CL_INVALID_COMMAND_QUEUE)
-        CASE(CL_INVALID_HOST_PTR)
-        CASE(CL_INVALID_MEM_OBJECT)
-        CASE(CL_INVALID_BINARY)
-        CASE(CL_INVALID_BUILD_OPTIONS)
-        CASE(CL_INVALID_PROGRAM)
-        CASE(CL_INVALID_PROGRAM_EXECUTABLE)
-        CASE(CL_INVALID_KERNEL_NAME)
-        CASE(CL_INVALID_KERNEL)
-        CASE(CL_INVALID_ARG_INDEX)
-        CASE(CL_INVALID_ARG_VALUE)
-        CASE(CL_INVALID_ARG_SIZE)
-        CASE(CL_INVALID_KERNEL_ARGS)
-        CASE(CL_INVALID_WORK_DIMENSION)
-        CASE(CL_INVALID_WORK_GROUP_SIZE)
-        CASE(CL_INVALID_WORK_ITEM_SIZE)
-        CASE(CL_INVALID_GLOBAL_OFFSET)
-        CASE(CL_INVALID_EVENT_WAIT_LIST)
-        CASE(CL_INVALID_EVENT)
-        CASE(CL_INVALID_OPERATION)
-        CASE(CL_INVALID_BUFFER_SIZE)
-        CASE(CL_INVALID_GLOBAL_WORK_SIZE)
-#undef CASE
-    }
-    return "unknown OpenCL error";
-}
-
 void check_cl(cl_int err, const char *what)
 {
     if (err != CL_SUCCESS)
-        fatal("%s failed: %s (%d)", what, cl_err_name(err), (int)err);
+        fatal("%s failed: %s (%d)", what, clreduce_opencl_error_name(err), (int)err);
 }
 
 double now_ns(void)

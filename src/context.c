@@ -230,10 +230,13 @@ static int contains_ignoring_case(const char *text, const char *word)
     return n == 0;
 }
 
-/* Finds the device named by `selector` (NULL: first GPU, else first device). */
-static clreduce_status pick_device(const char *selector, cl_platform_id *platform_out,
-                                   cl_device_id *device_out)
+clreduce_status clreduce_find_device(const char *selector, cl_platform_id *platform_out,
+                                     cl_device_id *device_out)
 {
+    clear_error(NULL);
+    if (!platform_out || !device_out)
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
+                         !platform_out ? "platform" : "device");
     cl_uint nplatforms = 0;
     cl_platform_id platforms[32];
     cl_int err = clGetPlatformIDs(32, platforms, &nplatforms);
@@ -302,7 +305,7 @@ clreduce_status clreduce_create_default(clreduce_ctx **out)
         selector = NULL;
     cl_platform_id platform;
     cl_device_id device;
-    clreduce_status status = pick_device(selector, &platform, &device);
+    clreduce_status status = clreduce_find_device(selector, &platform, &device);
     if (status != CLREDUCE_SUCCESS)
         return status;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};

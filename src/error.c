@@ -64,6 +64,11 @@ clreduce_status status_from_cl(cl_int err)
     }
 }
 
+const char *clreduce_opencl_error_name(cl_int error)
+{
+    return cl_error_name(error);
+}
+
 const char *cl_error_name(cl_int err)
 {
     switch (err) {

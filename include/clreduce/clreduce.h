@@ -228,6 +228,13 @@ CLREDUCE_API clreduce_status clreduce_create_with_settings(cl_context context,
  * clreduce_create(). */
 CLREDUCE_API clreduce_status clreduce_create_default(clreduce_ctx **out);
 
+/* The device clreduce_create_default() would use for `selector` (the syntax
+ * of CLREDUCE_DEVICE; NULL: the first GPU, else the first device), without
+ * creating anything. Returns CLREDUCE_ERROR_NO_DEVICE when nothing matches
+ * (the reason in clreduce_last_error(NULL)). */
+CLREDUCE_API clreduce_status clreduce_find_device(const char *selector, cl_platform_id *platform,
+                                                  cl_device_id *device);
+
 /* Destroys the context: releases its programs, scratch memory and OpenCL
  * objects. Commands already enqueued complete normally. NULL is a no-op. */
 CLREDUCE_API void clreduce_destroy(clreduce_ctx *ctx);
@@ -315,6 +322,10 @@ CLREDUCE_API const char *clreduce_op_name(clreduce_op op);
 CLREDUCE_API const char *clreduce_type_name(clreduce_type type);
 CLREDUCE_API const char *clreduce_variant_name(clreduce_variant variant);
 CLREDUCE_API const char *clreduce_subgroup_path_name(clreduce_subgroup_path path);
+
+/* The name of an OpenCL error code ("CL_OUT_OF_RESOURCES"), for messages
+ * about the caller's own OpenCL calls; never NULL. */
+CLREDUCE_API const char *clreduce_opencl_error_name(cl_int error);
 
 /* Size in bytes of one element of `type`; 0 for an unknown type. */
 CLREDUCE_API size_t clreduce_type_size(clreduce_type type);
