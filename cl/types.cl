@@ -188,53 +188,43 @@ KVT clr_key(VT v)
     return k ^ ((k >> CLR_KEY_SHIFT) & CLR_KEY_MASK);
 }
 
-KT clr_key_reduce_best(KVT k)
-{
+/* Horizontal min or max of a key vector (F is min or max). */
+#define CLR_KEY_HREDUCE(name, F)                                               \
+    KT name(KVT k)                                                             \
+    {                                                                          \
+        CLR_KEY_HALVE_16(F)                                                    \
+        CLR_KEY_HALVE_8(F)                                                     \
+        CLR_KEY_HALVE_4(F)                                                     \
+        return CLR_KEY_LAST(F);                                                \
+    }
 #if CLR_VEC >= 16
-    CLR_CAT(KT, 8) k8 = CLR_KEY_BEST(k.lo, k.hi);
+#define CLR_KEY_HALVE_16(F) CLR_CAT(KT, 8) k8 = F(k.lo, k.hi);
 #elif CLR_VEC == 8
-    CLR_CAT(KT, 8) k8 = k;
+#define CLR_KEY_HALVE_16(F) CLR_CAT(KT, 8) k8 = k;
+#else
+#define CLR_KEY_HALVE_16(F)
 #endif
 #if CLR_VEC >= 8
-    CLR_CAT(KT, 4) k4 = CLR_KEY_BEST(k8.lo, k8.hi);
+#define CLR_KEY_HALVE_8(F) CLR_CAT(KT, 4) k4 = F(k8.lo, k8.hi);
 #elif CLR_VEC == 4
-    CLR_CAT(KT, 4) k4 = k;
+#define CLR_KEY_HALVE_8(F) CLR_CAT(KT, 4) k4 = k;
+#else
+#define CLR_KEY_HALVE_8(F)
 #endif
 #if CLR_VEC >= 4
-    CLR_CAT(KT, 2) k2 = CLR_KEY_BEST(k4.lo, k4.hi);
+#define CLR_KEY_HALVE_4(F) CLR_CAT(KT, 2) k2 = F(k4.lo, k4.hi);
 #elif CLR_VEC == 2
-    CLR_CAT(KT, 2) k2 = k;
+#define CLR_KEY_HALVE_4(F) CLR_CAT(KT, 2) k2 = k;
+#else
+#define CLR_KEY_HALVE_4(F)
 #endif
 #if CLR_VEC >= 2
-    return CLR_KEY_BEST(k2.lo, k2.hi);
+#define CLR_KEY_LAST(F) F(k2.lo, k2.hi)
 #else
-    return k;
+#define CLR_KEY_LAST(F) k
 #endif
-}
-
-KT clr_key_reduce_other(KVT k)
-{
-#if CLR_VEC >= 16
-    CLR_CAT(KT, 8) k8 = CLR_KEY_OTHER(k.lo, k.hi);
-#elif CLR_VEC == 8
-    CLR_CAT(KT, 8) k8 = k;
-#endif
-#if CLR_VEC >= 8
-    CLR_CAT(KT, 4) k4 = CLR_KEY_OTHER(k8.lo, k8.hi);
-#elif CLR_VEC == 4
-    CLR_CAT(KT, 4) k4 = k;
-#endif
-#if CLR_VEC >= 4
-    CLR_CAT(KT, 2) k2 = CLR_KEY_OTHER(k4.lo, k4.hi);
-#elif CLR_VEC == 2
-    CLR_CAT(KT, 2) k2 = k;
-#endif
-#if CLR_VEC >= 2
-    return CLR_KEY_OTHER(k2.lo, k2.hi);
-#else
-    return k;
-#endif
-}
+CLR_KEY_HREDUCE(clr_key_reduce_best, CLR_KEY_BEST)
+CLR_KEY_HREDUCE(clr_key_reduce_other, CLR_KEY_OTHER)
 
 clr_acc clr_acc_init(void)
 {

@@ -656,6 +656,29 @@ static void test_no_device(void **state)
     clreduce_destroy(c);
 }
 
+/* clreduce_find_device agrees with the context's device and fails cleanly. */
+static void test_find_device(void **state)
+{
+    (void)state;
+    cl_platform_id platform = NULL;
+    cl_device_id device = NULL;
+    const char *selector = getenv("CLREDUCE_DEVICE");
+    if (selector && !*selector)
+        selector = NULL;
+    assert_int_equal(clreduce_find_device(selector, &platform, &device), CLREDUCE_SUCCESS);
+    assert_ptr_equal(device, clreduce_get_cl_device(g_ctx));
+    assert_non_null(platform);
+
+    device = (cl_device_id)(uintptr_t)0x5e5e;
+    assert_int_equal(clreduce_find_device("99:99", &platform, &device), CLREDUCE_ERROR_NO_DEVICE);
+    assert_true(tc_contains(clreduce_last_error(NULL), "99:99"));
+    assert_ptr_equal(device, (cl_device_id)(uintptr_t)0x5e5e);
+    assert_int_equal(clreduce_find_device("no-such-device-anywhere", &platform, &device),
+                     CLREDUCE_ERROR_NO_DEVICE);
+    assert_int_equal(clreduce_find_device(NULL, NULL, &device), CLREDUCE_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(clreduce_find_device(NULL, &platform, NULL), CLREDUCE_ERROR_INVALID_ARGUMENT);
+}
+
 static void test_misc_null(void **state)
 {
     (void)state;
@@ -708,6 +731,7 @@ int main(void)
         cmocka_unit_test(test_settings_limits),
         cmocka_unit_test_teardown(test_no_device, env_teardown),
         cmocka_unit_test(test_misc_null),
+        cmocka_unit_test(test_find_device),
         cmocka_unit_test(test_adjacent_result_is_allowed),
     };
     /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */

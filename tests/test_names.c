@@ -68,6 +68,16 @@ static void check_name_shape(const char *name)
         assert_true(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_');
 }
 
+static void test_opencl_error_names(void **state)
+{
+    (void)state;
+    assert_string_equal(clreduce_opencl_error_name(CL_SUCCESS), "CL_SUCCESS");
+    assert_string_equal(clreduce_opencl_error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
+    assert_string_equal(clreduce_opencl_error_name(CL_INVALID_WORK_GROUP_SIZE),
+                        "CL_INVALID_WORK_GROUP_SIZE");
+    assert_string_equal(clreduce_opencl_error_name(-12345), "unknown OpenCL error");
+}
+
 static void test_op_names(void **state)
 {
     (void)state;
@@ -193,6 +203,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_last_error_without_device),
         cmocka_unit_test(test_status_strings),
+        cmocka_unit_test(test_opencl_error_names),
         cmocka_unit_test(test_op_names),
         cmocka_unit_test(test_type_names_and_sizes),
         cmocka_unit_test(test_variant_names),
