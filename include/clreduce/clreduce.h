@@ -28,11 +28,16 @@
  * Numerical contract
  *  - Integer sums wrap around modulo 2^32 or 2^64 (two's complement), with no
  *    undefined behaviour.
- *  - Floating-point sums are evaluated as a tree of pairwise additions in the
- *    element type. The error bound is |result - exact| <= c * log2(n) * eps
- *    * sum(|x_i|) with eps the type's unit roundoff and c a small constant;
- *    the test suite checks 1e-5 * sum(|x_i|) for float, 1e-12 * sum(|x_i|)
- *    for double. Overflow gives +/-inf as in IEEE 754.
+ *  - Floating-point sums are evaluated in the element type: each work-item
+ *    adds its share of the elements in sequence (m of them: n divided by
+ *    the number of work-items times the vector width, a few thousand at most
+ *    for 2^30 elements on a GPU, 1 or 2 for the classic variants), then the
+ *    work-item results are added as a pairwise tree. So
+ *    |result - exact| <= (m + ceil(log2 n)) * u * sum(|x_i|), u the unit
+ *    roundoff (2^-24 for float, 2^-53 for double); random rounding errors
+ *    grow like the square root of that in practice. The test suite checks
+ *    1e-5 * sum(|x_i|) for float and 1e-12 * sum(|x_i|) for double up to
+ *    2^20 + 7 elements. Overflow gives +/-inf as in IEEE 754.
  *  - Every variant except CLREDUCE_ATOMIC combines the elements in an order
  *    fixed by the count, the device and the tuning, so the same input gives
  *    bitwise the same result every time on the same device. CLREDUCE_ATOMIC
@@ -275,8 +280,11 @@ CLREDUCE_API clreduce_status clreduce_reduce_host(clreduce_ctx *ctx, clreduce_op
  *   CLREDUCE_ERROR_BUILD  the kernel did not compile (the build log is in
  *       clreduce_last_error());
  *   CLREDUCE_ERROR_OPENCL, CLREDUCE_ERROR_OUT_OF_MEMORY.
- * On any error nothing has been enqueued, *done is untouched and `result`
- * is not written. */
+ * On any error found before enqueueing (every one above, except a failure
+ * of the OpenCL runtime itself) nothing has been enqueued, *done is
+ * untouched and `result` is not written. If the runtime fails after the
+ * first command of a call was enqueued, the call waits for the commands
+ * already enqueued before it returns the error. */
 CLREDUCE_API clreduce_status clreduce_reduce(clreduce_ctx *ctx, cl_command_queue queue,
                                              clreduce_op op, clreduce_type type,
                                              clreduce_variant variant, cl_mem input,
