@@ -110,8 +110,7 @@ void disk_cache_store(clreduce_ctx *ctx, const char *options, const char *const 
  * zeroed once; the kernel leaves the ticket at zero. */
 typedef struct queue_scratch {
     cl_command_queue queue; /* retained */
-    cl_mem buffer;
-    size_t size;
+    cl_mem buffer;          /* of the context's one scratch size */
     int zeroed;             /* the zero fill has been enqueued */
     struct queue_scratch *next;
 } queue_scratch;
@@ -124,7 +123,8 @@ typedef struct scratch_pool {
 void scratch_pool_init(scratch_pool *pool);
 void scratch_pool_clear(scratch_pool *pool);
 
-/* A scratch buffer of at least `size` bytes for calls on `queue` (retained
+/* A scratch buffer of `size` bytes (always the same for a context) for calls
+ * on `queue` (retained
  * for the caller: release it after enqueueing). *needs_zero tells whether the
  * caller must enqueue a zero fill of its first 128 bytes before the kernel,
  * and then call scratch_mark_zeroed() (in-order queues only). */

@@ -46,12 +46,6 @@ clreduce_status scratch_for_queue(clreduce_ctx *ctx, cl_command_queue queue, int
     queue_scratch *s = pool->head;
     while (s && s->queue != queue)
         s = s->next;
-    if (s && s->size < size) {
-        /* Too small (settings cannot change, so this is not expected): start
-         * over with a bigger one; commands using the old one keep it alive. */
-        clReleaseMemObject(s->buffer);
-        s->buffer = NULL;
-    }
     if (!s) {
         s = calloc(1, sizeof *s);
         if (!s) {
@@ -70,7 +64,6 @@ clreduce_status scratch_for_queue(clreduce_ctx *ctx, cl_command_queue queue, int
             status = set_error(ctx, status_from_cl(err), "allocating %zu bytes of scratch failed: %s",
                                size, cl_error_name(err));
         }
-        s->size = size;
         s->zeroed = 0;
     }
     if (status == CLREDUCE_SUCCESS) {
