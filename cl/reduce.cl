@@ -196,9 +196,11 @@ VT clr_load_vec(global const VT *p)
 /* This work-item's share of in[0 .. n), reduced to one value. Element k of
  * the range always lands in the same work-item and the same place in the
  * combination, whatever the range's address: the last n % CLR_VEC elements
- * are read one by one, the rest as vectors, with aligned loads when the
- * range starts on a vector boundary and vloadN otherwise. So the result is
- * the same at every offset. */
+ * are read one by one, the rest as vectors. vloadN reads vectors at any
+ * element alignment; CPUs load them as fast as aligned ones, but NVIDIA's
+ * compiler splits them into scalar loads, so there (CLR_NV_LOAD) a range that
+ * starts on a vector boundary takes aligned ld.global.nc loads instead. The
+ * result is the same at every offset. */
 #define CLR_BULK_LOOP(LOAD)                                                    \
     for (; i + (CLR_UNROLL - 1) * CLR_WG < nv; i += stride) {                  \
         VT v[CLR_UNROLL];                                                      \
@@ -213,7 +215,9 @@ VT clr_load_vec(global const VT *p)
 
 #define CLR_LOAD_ALIGNED(k) clr_load_vec((global const VT *)in + (k))
 #if CLR_VEC > 1
-#define CLR_LOAD_UNALIGNED(k) CLR_CAT(vload, CLR_VEC)((k), in)
+#define CLR_LOAD_ANY(k) CLR_CAT(vload, CLR_VEC)((k), in)
+#else
+#define CLR_LOAD_ANY(k) in[k]
 #endif
 
 T clr_thread_reduce(global const T *restrict in, ulong n)
@@ -239,13 +243,13 @@ T clr_thread_reduce(global const T *restrict in, ulong n)
     ulong i = (ulong)get_group_id(0) * step + get_local_id(0);
     const ulong stride = (ulong)get_num_groups(0) * step;
 #endif
-#if CLR_VEC > 1
-    if ((ulong)(uintptr_t)in % (CLR_VEC * sizeof(T)) != 0) {
-        CLR_BULK_LOOP(CLR_LOAD_UNALIGNED)
+#if CLR_NV_LOAD && CLR_VEC > 1
+    if ((ulong)(uintptr_t)in % (CLR_VEC * sizeof(T)) == 0) {
+        CLR_BULK_LOOP(CLR_LOAD_ALIGNED)
     } else
 #endif
     {
-        CLR_BULK_LOOP(CLR_LOAD_ALIGNED)
+        CLR_BULK_LOOP(CLR_LOAD_ANY)
     }
     return clr_op(s, clr_acc_result(acc));
 }
