@@ -9,7 +9,7 @@
  *   CLR_VEC   elements per vector load: 1, 2, 4, 8 or 16 (default 1).
  *
  * Provides: T, VT (vector of CLR_VEC T), CLR_IDENTITY, clr_op(T, T),
- * clr_opv(VT, VT), clr_hreduce(VT) -> T, CLR_IS_FLOAT, CLR_IS_64, CLR_AS_T,
+ * clr_opv(VT, VT) (sums, integer min/max), clr_hreduce(VT) -> T, CLR_IS_FLOAT, CLR_IS_64, CLR_AS_T,
  * and the vector accumulator clr_acc (clr_acc_init/_add/_result).
  *
  * min and max propagate NaN and order -0.0 below +0.0, so that they are
@@ -98,18 +98,14 @@ T clr_op(T a, T b)
 #endif
 }
 
-/* Element-wise operator on vectors. Relational built-ins return -1 (all bits
- * set) per true component of a vector, which is what select() tests. */
+/* Element-wise operator on vectors, for sums and integer min/max (float
+ * min/max combine vectors through the key accumulator below). */
 VT clr_opv(VT a, VT b)
 {
 #if CLR_OP == 0
     return a + b;
 #elif CLR_VEC == 1
     return clr_op(a, b);
-#elif CLR_IS_FLOAT && CLR_OP == 1
-    return select(b, a, isnan(a) | (a < b) | ((a == b) & signbit(a)));
-#elif CLR_IS_FLOAT && CLR_OP == 2
-    return select(b, a, isnan(a) | (a > b) | ((a == b) & ~signbit(a)));
 #elif CLR_OP == 1
     return min(a, b);
 #else
@@ -143,9 +139,10 @@ T clr_hreduce16(CLR_CAT(T, 16) v) { return clr_op(clr_hreduce8(v.lo), clr_hreduc
  * Float min and max run there as integer min and max on order-preserving
  * keys: the bits of x, with the magnitude bits flipped when x is negative,
  * compare as signed integers exactly as clr_op orders floats (-0.0 below
- * +0.0). That is two integer operations per element instead of clr_opv's
- * tests for NaN and zero sign. NaN keys sort past +-inf's, so a second
- * accumulator with the opposite operator tells whether any NaN was seen. */
+ * +0.0): two integer operations per element instead of tests for NaN and
+ * the sign of zero (on the H200 the two forms ran within run-to-run noise of
+ * each other). NaN keys sort past +-inf's, so a second accumulator with the
+ * opposite operator tells whether any NaN was seen. */
 #if CLR_IS_FLOAT && CLR_OP != 0
 #if CLR_IS_64
 #define KT long

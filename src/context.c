@@ -108,6 +108,9 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
         return set_error(NULL, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
 
+    /* Settings are fixed for the context's life, so the tuning is too. */
+    tuning_for_device(&ctx->info, 4, &ctx->settings, &ctx->tuning_by_size[0]);
+    tuning_for_device(&ctx->info, 8, &ctx->settings, &ctx->tuning_by_size[1]);
     ctx->subgroup_path = ctx->settings.subgroup_path == CLREDUCE_SUBGROUP_PATH_AUTO
                              ? best_subgroup_path(&ctx->info)
                              : ctx->settings.subgroup_path;
@@ -204,14 +207,13 @@ clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clreduce_type type,
     size_t size = clreduce_type_size(type);
     if (!size)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown type %d", (int)type);
-    tuning t;
-    tuning_for_device(&ctx->info, size, &ctx->settings, &t);
+    const tuning *t = CONTEXT_TUNING(ctx, size);
     *out = ctx->settings;
     out->build_options = NULL;
-    out->work_group_size = t.work_group_size;
-    out->groups_per_compute_unit = t.groups_per_compute_unit;
-    out->loads_per_work_item = t.loads_per_work_item;
-    out->vector_width = t.vector_width;
+    out->work_group_size = t->work_group_size;
+    out->groups_per_compute_unit = t->groups_per_compute_unit;
+    out->loads_per_work_item = t->loads_per_work_item;
+    out->vector_width = t->vector_width;
     return CLREDUCE_SUCCESS;
 }
 

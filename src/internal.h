@@ -134,12 +134,16 @@ void scratch_mark_zeroed(clreduce_ctx *ctx, cl_command_queue queue);
 
 /* ---- context.c ------------------------------------------------------------ */
 
+/* The context's tuning for elements of `element_size` (4 or 8) bytes. */
+#define CONTEXT_TUNING(ctx, element_size) (&(ctx)->tuning_by_size[(element_size) == 8])
+
 struct clreduce_ctx {
     cl_context context;
     cl_device_id device;
     device_info info;
     clreduce_settings settings;           /* build_options points at own copy */
     clreduce_subgroup_path subgroup_path; /* resolved, never _AUTO */
+    tuning tuning_by_size[2];             /* [0] 4-byte, [1] 8-byte elements */
     const char *cl_std_option;            /* "" or "-cl-std=CL2.0"/"CL3.0" */
     int fence_kind;                       /* CLR_FENCE for the single pass */
     program_cache cache;

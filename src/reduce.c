@@ -99,7 +99,7 @@ static clreduce_status make_plan(clreduce_ctx *ctx, clreduce_op op, clreduce_typ
     p->type = type;
     p->variant = variant == CLREDUCE_AUTO ? clreduce_auto_variant(ctx, type) : variant;
     p->element_size = clreduce_type_size(type);
-    tuning_for_device(&ctx->info, p->element_size, &ctx->settings, &p->t);
+    p->t = *CONTEXT_TUNING(ctx, p->element_size);
 
     const char *lacks = "";
     int usable = path_usable(ctx, ctx->subgroup_path, &lacks);
@@ -183,7 +183,7 @@ static void kernel_options(const clreduce_ctx *ctx, const plan *p, char *out, si
              kernel_type(p->op, p->type), (int)p->op, (int)p->variant, p->t.work_group_size,
              (int)p->path, ctx->info.nv_warp_size ? ctx->info.nv_warp_size : 32,
              p->t.vector_width, p->t.loads_per_work_item, p->t.segmented,
-             ctx->info.vendor == VENDOR_NVIDIA ? p->t.nv_load : 0, ctx->fence_kind,
+             p->t.nv_load, ctx->fence_kind,
              p->atomic_kind, needs_std ? ctx->cl_std_option : "",
              ctx->settings.build_options ? ctx->settings.build_options : "");
 }
@@ -274,6 +274,17 @@ static clreduce_status enqueue_fill(clreduce_ctx *ctx, chain *c, cl_mem buffer, 
                          cl_error_name(err));
     chain_push(c, ev);
     return CLREDUCE_SUCCESS;
+}
+
+/* Sets the result element to the operator's identity (count 0, and the
+ * starting value of the atomic variant). */
+static clreduce_status enqueue_identity(clreduce_ctx *ctx, chain *c, const plan *p, cl_mem result,
+                                        size_t result_offset)
+{
+    unsigned char identity[8];
+    identity_value(p->op, p->type, identity);
+    return enqueue_fill(ctx, c, result, identity, p->element_size,
+                        result_offset * p->element_size, p->element_size);
 }
 
 static clreduce_status enqueue_kernel(clreduce_ctx *ctx, chain *c, cached_kernel *k,
@@ -411,10 +422,7 @@ static clreduce_status enqueue_grid(clreduce_ctx *ctx, chain *c, const plan *p, 
     cl_int err;
 
     if (p->variant == CLREDUCE_ATOMIC) {
-        unsigned char identity[8];
-        identity_value(p->op, p->type, identity);
-        status = enqueue_fill(ctx, c, result, identity, p->element_size,
-                              result_offset * p->element_size, p->element_size);
+        status = enqueue_identity(ctx, c, p, result, result_offset);
         if (status == CLREDUCE_SUCCESS)
             status = enqueue_kernel(ctx, c, k, wg, groups, input, offset, count, result,
                                     result_offset, NULL);
@@ -499,10 +507,7 @@ clreduce_status clreduce_reduce_profiled(clreduce_ctx *ctx, cl_command_queue que
 
     chain c = {queue, num_wait, wait, NULL, NULL, 0};
     if (count == 0) {
-        unsigned char identity[8];
-        identity_value(op, type, identity);
-        status = enqueue_fill(ctx, &c, result, identity, p.element_size,
-                              result_offset * p.element_size, p.element_size);
+        status = enqueue_identity(ctx, &c, &p, result, result_offset);
     } else {
         cached_kernel *k;
         status = get_kernel(ctx, &p, &k);

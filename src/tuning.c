@@ -58,8 +58,8 @@ void tuning_for_device(const device_info *info, size_t element_size,
     out->vector_width = e->vector_bytes / (unsigned)element_size;
     /* Per device kind: a CPU core streams best through one contiguous run
      * (the benchmark's read kernel on PoCL reads several times faster so);
-     * on the H200 the read-only data path (ld.global.nc) gained about 0.3%,
-     * L2 prefetch hints lost. */
+     * on the H200 the read-only data path (ld.global.nc) gained about 0.5%,
+     * within run-to-run spread, and L2 prefetch hints lost 5-7%. */
     out->segmented = (info->type & CL_DEVICE_TYPE_CPU) != 0;
     out->nv_load = info->vendor == VENDOR_NVIDIA;
     if (overrides) {
