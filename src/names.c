@@ -44,6 +44,19 @@ const char *clreduce_subgroup_path_name(clreduce_subgroup_path path)
     return (unsigned)path < sizeof names / sizeof names[0] ? names[path] : NULL;
 }
 
+const char *clreduce_scan_kind_name(clreduce_scan_kind kind)
+{
+    static const char *const names[] = {"inclusive", "exclusive"};
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : NULL;
+}
+
+const char *clreduce_scan_variant_name(clreduce_scan_variant variant)
+{
+    static const char *const names[CLREDUCE_SCAN_VARIANT_COUNT] = {
+        "auto", "hillis_steele", "blelloch", "reduce_then_scan", "lookback"};
+    return (unsigned)variant < CLREDUCE_SCAN_VARIANT_COUNT ? names[variant] : NULL;
+}
+
 const char *clreduce_version(void)
 {
     return CLREDUCE_VERSION_STRING;
