@@ -353,7 +353,9 @@ CLR_KERNEL clr_reduce(global const T *restrict in, ulong in_off, ulong n,
         clr_fence_device();
         is_last = atomic_inc(ticket) == groups - 1;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    /* The global fence too: the leader's own partial is read below by
+     * another work-item of this work-group. */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     if (is_last) {
         clr_fence_device();
         T v = CLR_IDENTITY;
@@ -363,7 +365,7 @@ CLR_KERNEL clr_reduce(global const T *restrict in, ulong in_off, ulong n,
         r = clr_wg_reduce(l, v);
         if (clr_wg_is_leader()) {
             out[out_off] = r;
-            *ticket = 0;
+            atomic_xchg(ticket, 0); /* every other access to it is atomic */
         }
     }
 }
