@@ -295,9 +295,12 @@ void clr_atomic_combine(global T *p, T v)
 #elif CLR_ATOMIC == 1 && !CLR_IS_64 && CLR_OP == 2
     atomic_max((volatile global T *)p, v);
 #else
-    /* Compare-and-swap on the bits: stops as soon as the stored value already
-     * absorbs v (min/max), so most work-groups make a single attempt. */
-    CLR_BITS old = *(volatile global CLR_BITS *)p;
+    /* Compare-and-swap on the bits. The first attempt guesses that the
+     * identity is stored, so that the stored value is only ever read by a
+     * compare-and-swap (a plain read would race with the other work-groups'
+     * atomics); a failed attempt returns what is stored, and the loop stops
+     * as soon as that already absorbs v (min/max). */
+    CLR_BITS old = CLR_AS_BITS(CLR_IDENTITY);
     for (;;) {
         CLR_BITS desired = CLR_AS_BITS(clr_op(CLR_AS_T(old), v));
         if (desired == old)
