@@ -1,5 +1,6 @@
-/* oclgrind.kernels, oclgrind.uninitialized: every kernel of the library run
- * under Oclgrind, the OpenCL device simulator, with its checks on (see
+/* oclgrind.kernels, oclgrind.uninitialized: every kernel of the library (each
+ * reduction variant, each scan variant inclusive and exclusive) run under
+ * Oclgrind, the OpenCL device simulator, with its checks on (see
  * tests/oclgrind.sh and tests/meson.build), for every operator and type at
  * small awkward sizes, every result checked against the CPU reference.
  *
@@ -11,8 +12,11 @@
  * exit, and tests/oclgrind.sh fails the test on anything left there.
  *
  * Kernels are interpreted, so the sizes are small and so is the tuning
- * (work-groups of 64, tiles of 128 or 256 elements); the device reports 4
- * compute units, so the grid-sized variants run up to 4 work-groups.
+ * (work-groups of 64, 2 loads per work-item); the device reports 4 compute
+ * units, so the grid-sized variants run up to 4 work-groups and the scans
+ * several tiles. Oclgrind runs work-groups in the order they start, so the
+ * look-back, which waits only for work-groups that took an earlier ticket,
+ * completes.
  *
  * Adding a kernel family is one entry in `targets`.
  *
@@ -25,6 +29,7 @@
 
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,19 +50,20 @@ typedef struct og_case {
     char detail[512];
 } og_case;
 
-/* A report that Oclgrind makes of a kernel by design: a read-write data race
- * on global memory between two work-groups, at these two source lines (the
- * text of the lines, in either order). */
-typedef struct accepted_race {
-    const char *line_a, *line_b;
+/* Reports that Oclgrind makes of a kernel by design: read-write data races
+ * on global memory between two work-groups, each at one of these pairs of
+ * source lines (the text of the lines, in either order). */
+typedef struct accepted_races {
     const char *why; /* printed with the count of reports accepted */
-} accepted_race;
+    const char *lines[4][2]; /* pairs; unused ones NULL */
+} accepted_races;
 
-/* What one test runs: one variant of one kernel family. */
+/* What one test runs: one variant (and kind) of one kernel family. */
 typedef struct target target;
 struct target {
     const char *name;
     int variant; /* the family's variant enum value */
+    int kind;    /* scans: clreduce_scan_kind */
     /* Runs one case; returns 1 when the result matched the reference (or
      * the variant was reported unsupported as expected), else 0 with
      * c->detail filled in. */
@@ -68,7 +74,7 @@ struct target {
     /* The library fills part of a buffer (clEnqueueFillBuffer) that the
      * kernel then reads; see the uninitialised-value run in main. */
     int fills_part_of_a_buffer;
-    const accepted_race *accepted; /* NULL: none */
+    const accepted_races *accepted; /* NULL: none */
     /* Set in main: the device lacks what the variant needs (sub-groups),
      * so every case must report CLREDUCE_ERROR_UNSUPPORTED and write
      * nothing. */
@@ -140,9 +146,13 @@ static int report_accepted(const target *t, char *report)
     }
     if (ngroups != 2 || nlines != 2 || strcmp(groups[0], groups[1]) == 0)
         return 0;
-    const accepted_race *a = t->accepted;
-    return (strcmp(lines[0], a->line_a) == 0 && strcmp(lines[1], a->line_b) == 0) ||
-           (strcmp(lines[0], a->line_b) == 0 && strcmp(lines[1], a->line_a) == 0);
+    for (size_t i = 0; i < ARRAY_SIZE(t->accepted->lines) && t->accepted->lines[i][0]; i++) {
+        const char *a = t->accepted->lines[i][0], *b = t->accepted->lines[i][1];
+        if ((strcmp(lines[0], a) == 0 && strcmp(lines[1], b) == 0) ||
+            (strcmp(lines[0], b) == 0 && strcmp(lines[1], a) == 0))
+            return 1;
+    }
+    return 0;
 }
 
 /* Judges what Oclgrind wrote since the last call. Returns 1 when it wrote
@@ -335,12 +345,148 @@ static int run_reduce(const target *t, og_case *c)
  * read by the last work-group as a race with its writer; the library runs
  * this kernel only where the device orders memory between work-groups (see
  * CLREDUCE_SINGLE_PASS in clreduce.h). */
-static const accepted_race single_pass_hand_off = {
-    "partials[get_group_id(0)] = r;", "v = clr_op(v, partials[k]);",
-    "the single pass's hand-off of partial results between work-groups"};
+static const accepted_races single_pass_hand_off = {
+    "the single pass's hand-off of partial results between work-groups",
+    {{"partials[get_group_id(0)] = r;", "v = clr_op(v, partials[k]);"}}};
 
-#define REDUCE_TARGET(v, fills, accepted)                                                     \
-    {"reduce_" #v, CLREDUCE_##v, run_reduce, reduce_support, fills, accepted, 0}
+/* ---- scans ------------------------------------------------------------------------ */
+
+static clreduce_status scan_support(const target *t, clreduce_op op, clreduce_type type)
+{
+    return clreduce_check_scan_support(g_ctx, op, type, (clreduce_scan_variant)t->variant);
+}
+
+/* x op y as the library defines it (integer wrap-around, NaN first, -0.0
+ * below +0.0): the reference of two elements. */
+static void combine(clreduce_op op, clreduce_type type, tc_value *acc, const tc_value *x)
+{
+    unsigned char pair[16];
+    long double abs_sum;
+    tc_set(type, pair, 0, acc);
+    tc_set(type, pair, 1, x);
+    tc_reference(op, type, pair, 2, acc, &abs_sum);
+}
+
+/* Scans the data (between poisoned elements) into an output buffer of
+ * sentinel bytes at c->result_offset, and checks every output element
+ * against the CPU reference (floating-point sums: within 1e-5 (float) or
+ * 1e-12 (double) times the sum of |x| up to the element, as unit tests of
+ * the reductions do) and the elements around the output range. */
+static int run_scan(const target *t, og_case *c)
+{
+    size_t es = clreduce_type_size(c->type);
+    size_t total = c->offset + c->n + c->tail;
+    size_t out_total = c->result_offset + c->n + 2;
+    unsigned char host[MAX_COUNT * 8], res[(MAX_COUNT + 4) * 8];
+    tc_value poison;
+    tc_poison(c->op, c->type, &poison);
+    for (size_t i = 0; i < total; i++)
+        tc_set(c->type, host, i, &poison);
+    memcpy(host + c->offset * es, c->data, c->n * es);
+    memset(res, TC_SENTINEL_BYTE, out_total * es);
+    cl_context cl = clreduce_get_cl_context(g_ctx);
+    cl_int err;
+    cl_mem in = keep(clCreateBuffer(cl, CL_MEM_READ_WRITE, total * es, NULL, &err));
+    cl_mem out = NULL;
+    if (err == CL_SUCCESS)
+        out = keep(clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out_total * es,
+                                  res, &err));
+    if (err == CL_SUCCESS)
+        err = clEnqueueWriteBuffer(g_queue, in, CL_TRUE, 0, total * es, host, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "setting up the buffers failed: %s",
+                 clreduce_opencl_error_name(err));
+        return 0;
+    }
+    cl_event done = NULL;
+    clreduce_status st = clreduce_scan(g_ctx, g_queue, c->op, c->type, (clreduce_scan_kind)t->kind,
+                                       (clreduce_scan_variant)t->variant, in, c->offset, c->n,
+                                       out, c->result_offset, 0, NULL, &done);
+    err = clEnqueueReadBuffer(g_queue, out, CL_TRUE, 0, out_total * es, res, done ? 1 : 0,
+                              done ? &done : NULL, NULL);
+    if (done)
+        clReleaseEvent(done);
+    if (err != CL_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "reading the output failed: %s",
+                 clreduce_opencl_error_name(err));
+        return 0;
+    }
+    int outside_untouched = 1, inside_untouched = 1;
+    for (size_t i = 0; i < out_total * es; i++) {
+        size_t e = i / es;
+        int inside = e >= c->result_offset && e < c->result_offset + c->n;
+        if (res[i] != TC_SENTINEL_BYTE)
+            *(inside ? &inside_untouched : &outside_untouched) = 0;
+    }
+    if (t->expect_unsupported) {
+        if (st == CLREDUCE_ERROR_UNSUPPORTED && outside_untouched && inside_untouched)
+            return 1;
+        snprintf(c->detail, sizeof c->detail,
+                 "expected CLREDUCE_ERROR_UNSUPPORTED and no write, got %s%s",
+                 clreduce_status_string(st),
+                 outside_untouched && inside_untouched ? "" : ", output written");
+        return 0;
+    }
+    if (st != CLREDUCE_SUCCESS || !outside_untouched) {
+        snprintf(c->detail, sizeof c->detail, "status %s%s%s%s", clreduce_status_string(st),
+                 st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
+                 outside_untouched ? "" : ", elements next to the output changed");
+        return 0;
+    }
+    int float_sum = c->op == CLREDUCE_OP_SUM && tc_is_float_type(c->type);
+    long double sum = 0, abs_sum = 0;
+    tc_value acc;
+    tc_identity(c->op, c->type, &acc);
+    for (size_t i = 0; i < c->n; i++) {
+        tc_value x, got, want;
+        tc_get(c->type, c->data, i, &x);
+        long double xv = c->type == CLREDUCE_FLOAT    ? (long double)x.f
+                         : c->type == CLREDUCE_DOUBLE ? (long double)x.d
+                                                      : 0;
+        if (t->kind == CLREDUCE_INCLUSIVE) {
+            combine(c->op, c->type, &acc, &x);
+            sum += xv;
+            abs_sum += fabsl(xv);
+        }
+        want = acc;
+        if (float_sum)
+            tc_set_double(c->type, want.bytes, 0, (double)sum);
+        tc_get(c->type, res, c->result_offset + i, &got);
+        if (!tc_matches(c->op, c->type, &got, &want, abs_sum)) {
+            char g[96], w[96];
+            tc_format(c->type, &got, g, sizeof g);
+            tc_format(c->type, &want, w, sizeof w);
+            snprintf(c->detail, sizeof c->detail, "output element %zu: got %s, expected %s", i,
+                     g, w);
+            return 0;
+        }
+        if (t->kind == CLREDUCE_EXCLUSIVE) {
+            combine(c->op, c->type, &acc, &x);
+            sum += xv;
+            abs_sum += fabsl(xv);
+        }
+    }
+    return 1;
+}
+
+/* The look-back publishes each tile's aggregate and inclusive prefix
+ * (volatile stores) and then its status word (mem_fence, atomic_xchg) for
+ * later work-groups, which read the status word and then the value
+ * (volatile loads, mem_fence): the hand-off between work-groups that
+ * OpenCL 1.2 cannot express, as for the single pass above. */
+static const accepted_races look_back_hand_off = {
+    "the look-back's hand-off of tile values and status words between work-groups",
+    {{"void clr_value_store(global T *p, T v) { *(volatile global T *)p = v; }",
+      "T clr_value_load(global T *p) { return *(volatile global T *)p; }"},
+     {"atomic_xchg((volatile global uint *)p, v);", "uint v = *(volatile global uint *)p;"}}};
+
+#define REDUCE_TARGET(v, fills, races)                                                        \
+    {.name = "reduce_" #v, .variant = CLREDUCE_##v, .run = run_reduce,                       \
+     .support = reduce_support, .fills_part_of_a_buffer = fills, .accepted = races}
+#define SCAN_TARGET(v, k, fills, races)                                                       \
+    {.name = "scan_" #v "_" #k, .variant = CLREDUCE_SCAN_##v, .kind = CLREDUCE_##k,          \
+     .run = run_scan, .support = scan_support, .fills_part_of_a_buffer = fills,              \
+     .accepted = races}
 static target targets[] = {
     REDUCE_TARGET(INTERLEAVED, 0, NULL),
     REDUCE_TARGET(SEQUENTIAL, 0, NULL),
@@ -355,6 +501,18 @@ static target targets[] = {
     REDUCE_TARGET(SINGLE_PASS, 1, &single_pass_hand_off),
     /* AUTO resolves to SINGLE_PASS on Oclgrind's CPU device. */
     REDUCE_TARGET(AUTO, 1, &single_pass_hand_off),
+    SCAN_TARGET(HILLIS_STEELE, INCLUSIVE, 0, NULL),
+    SCAN_TARGET(HILLIS_STEELE, EXCLUSIVE, 0, NULL),
+    SCAN_TARGET(BLELLOCH, INCLUSIVE, 0, NULL),
+    SCAN_TARGET(BLELLOCH, EXCLUSIVE, 0, NULL),
+    SCAN_TARGET(REDUCE_THEN_SCAN, INCLUSIVE, 0, NULL),
+    SCAN_TARGET(REDUCE_THEN_SCAN, EXCLUSIVE, 0, NULL),
+    /* The tiles' status words are zero-filled before the first launch. */
+    SCAN_TARGET(LOOKBACK, INCLUSIVE, 1, &look_back_hand_off),
+    SCAN_TARGET(LOOKBACK, EXCLUSIVE, 1, &look_back_hand_off),
+    /* AUTO resolves to LOOKBACK on Oclgrind's CPU device. */
+    SCAN_TARGET(AUTO, INCLUSIVE, 1, &look_back_hand_off),
+    SCAN_TARGET(AUTO, EXCLUSIVE, 1, &look_back_hand_off),
 };
 
 /* ---- the test of one target ------------------------------------------------------ */
