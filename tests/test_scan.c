@@ -17,6 +17,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1519,8 +1520,10 @@ static void test_lookback_repeated(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* The smallest work-groups: many more work-groups and tiles for the same
- * sizes, sizes around one work-group, and the look-back over them. */
+/* The smallest work-groups and the most work-groups per compute unit: many
+ * more blocks, levels and tiles for the same sizes, more reduce-then-scan
+ * groups than one work-group has work-items, sizes on and around block
+ * boundaries, and the look-back over them. */
 static void test_small_work_groups(void **state)
 {
     (void)state;
@@ -1528,20 +1531,24 @@ static void test_small_work_groups(void **state)
     clreduce_settings settings;
     clreduce_default_settings(&settings);
     settings.work_group_size = 64;
+    settings.groups_per_compute_unit = 64;
     clreduce_ctx *c = NULL;
     clreduce_status st = clreduce_create_with_settings(
         clreduce_get_cl_context(g_ctx), clreduce_get_cl_device(g_ctx), &settings, &c);
     if (st != CLREDUCE_SUCCESS)
         print_error("clreduce_create_with_settings: %s\n", clreduce_last_error(NULL));
     assert_int_equal(st, CLREDUCE_SUCCESS);
-    static const size_t sizes[] = {1, 63, 64, 65, 127, 129, 4097, TC_LARGE_COUNT};
+    static const size_t sizes[] = {1,   63,   64,   65,    127,   129,           511,
+                                   512, 513,  4096, 65536, 65537, TC_LARGE_COUNT};
     static const struct {
         clreduce_op op;
         clreduce_type type;
-    } combos[] = {{CLREDUCE_OP_SUM, CLREDUCE_INT32}, {CLREDUCE_OP_MAX, CLREDUCE_FLOAT}};
+    } combos[] = {{CLREDUCE_OP_SUM, CLREDUCE_INT32},
+                  {CLREDUCE_OP_MAX, CLREDUCE_FLOAT},
+                  {CLREDUCE_OP_MIN, CLREDUCE_UINT64}};
     void *data = malloc(TC_LARGE_COUNT * 8);
     assert_non_null(data);
-    suite s = make_suite(c, "work_group_size 64");
+    suite s = make_suite(c, "work_group_size 64, 64 groups per compute unit");
     for (int vi = 1; vi < CLREDUCE_SCAN_VARIANT_COUNT; vi++) {
         clreduce_scan_variant v = (clreduce_scan_variant)vi;
         for (size_t ci = 0; ci < ARRAY_SIZE(combos); ci++) {
@@ -1553,17 +1560,150 @@ static void test_small_work_groups(void **state)
                     data_mode mode = mode_for(combos[ci].op, si + ki);
                     fill_data(combos[ci].op, combos[ci].type, mode, data, sizes[si]);
                     check_case(&s, data_mode_names[mode], combos[ci].op, combos[ci].type,
-                               all_kinds[ki], v, data, sizes[si], si == 3);
+                               all_kinds[ki], v, data, sizes[si], si % 4 == 3);
                 }
         }
     }
     int failures = s.failures;
     if (clreduce_check_scan_support(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_SCAN_LOOKBACK) ==
         CLREDUCE_SUCCESS)
-        failures += repeated_lookback(c, "work_group_size 64", CLREDUCE_INT32, HUGE_COUNT, 10);
-    print_message("work_group_size 64: %zu cases, %d failed\n", s.cases, failures);
+        failures += repeated_lookback(c, s.label, CLREDUCE_INT32, HUGE_COUNT, 10);
+    print_message("%s: %zu cases, %d failed\n", s.label, s.cases, failures);
     free(data);
     clreduce_destroy(c);
+    assert_int_equal(failures, 0);
+}
+
+/* ---- threads ------------------------------------------------------------------------ */
+
+enum { THREADS = 4, THREAD_RUNS = 12 };
+
+typedef struct worker {
+    cl_command_queue queue; /* workers 0 and 1 share one */
+    int index;
+    uint64_t rng;
+    int runs, failures;
+    char failure[512]; /* the first, printed by the main thread */
+} worker;
+
+static uint64_t worker_rand(worker *w)
+{
+    uint64_t z = (w->rng += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Scans on one context from several threads at once, each checking its own
+ * results: int32 sums of random bits and int64 minima of a falling trend,
+ * cycling through the variants and kinds. */
+static void *scan_worker(void *arg)
+{
+    worker *w = arg;
+    const size_t sizes[] = {65539, TC_LARGE_COUNT}, in_off = 2, out_off = 1;
+    const size_t max_n = TC_LARGE_COUNT, es = 8;
+    unsigned char *data = malloc((in_off + max_n) * es), *res = malloc((out_off + max_n) * es);
+    cl_int err = CL_SUCCESS;
+    cl_context cl = clreduce_get_cl_context(g_ctx);
+    cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE, (in_off + max_n) * es, NULL, &err);
+    cl_mem out = err == CL_SUCCESS ? clCreateBuffer(cl, CL_MEM_READ_WRITE,
+                                                    (out_off + max_n) * es, NULL, &err)
+                                   : NULL;
+    if (!data || !res || err != CL_SUCCESS) {
+        snprintf(w->failure, sizeof w->failure, "thread %d: set-up failed", w->index);
+        w->failures++;
+        goto done_all;
+    }
+    for (int r = 0; r < THREAD_RUNS; r++) {
+        clreduce_scan_variant v = (clreduce_scan_variant)((w->index + r) % 5);
+        clreduce_scan_kind kind = (r / 2) % 2 ? CLREDUCE_EXCLUSIVE : CLREDUCE_INCLUSIVE;
+        int sum = r % 2 == 0;
+        clreduce_op op = sum ? CLREDUCE_OP_SUM : CLREDUCE_OP_MIN;
+        clreduce_type type = sum ? CLREDUCE_INT32 : CLREDUCE_INT64;
+        size_t n = sizes[r % 3 == 2], tes = esize(type);
+        for (size_t i = 0; i < in_off + n; i++) {
+            tc_value x;
+            memset(&x, 0, sizeof x);
+            if (sum)
+                x.u32 = (uint32_t)worker_rand(w);
+            else
+                x.i64 = INT64_MAX - (int64_t)(i * (UINT64_C(1) << 40)) -
+                        (int64_t)(worker_rand(w) >> 20);
+            tc_set(type, data, i, &x);
+        }
+        cl_event done = NULL;
+        err = clEnqueueWriteBuffer(w->queue, in, CL_TRUE, 0, (in_off + n) * tes, data, 0, NULL,
+                                   NULL);
+        clreduce_status st =
+            err != CL_SUCCESS ? CLREDUCE_ERROR_OPENCL
+                              : clreduce_scan(g_ctx, w->queue, op, type, kind, v, in, in_off, n,
+                                              out, out_off, 0, NULL, &done);
+        if (st == CLREDUCE_SUCCESS) {
+            err = clEnqueueReadBuffer(w->queue, out, CL_TRUE, out_off * tes, n * tes, res, 1,
+                                      &done, NULL);
+            clReleaseEvent(done);
+        }
+        w->runs++;
+        tc_scan_mismatch m;
+        if (st == CLREDUCE_SUCCESS && err == CL_SUCCESS &&
+            tc_check_scan(op, type, kind, data + in_off * tes, n, res, &m))
+            continue;
+        if (!w->failures++) {
+            char g[96] = "", e[96] = "";
+            if (st == CLREDUCE_SUCCESS && err == CL_SUCCESS) {
+                tc_format(type, &m.got, g, sizeof g);
+                tc_format(type, &m.expected, e, sizeof e);
+            }
+            snprintf(w->failure, sizeof w->failure,
+                     "thread %d run %d: variant=%s kind=%s op=%s type=%s size=%zu "
+                     "input_offset=%zu output_offset=%zu: status %s, OpenCL %d; element %zu: "
+                     "got %s, expected %s",
+                     w->index, r, tc_scan_variant_name(v), tc_scan_kind_name(kind),
+                     tc_op_name(op), tc_type_name(type), n, in_off, out_off,
+                     clreduce_status_string(st), (int)err, m.index, g, e);
+        }
+    }
+done_all:
+    if (in)
+        clReleaseMemObject(in);
+    if (out)
+        clReleaseMemObject(out);
+    free(data);
+    free(res);
+    return NULL;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    tc_seed_for("threads");
+    worker w[THREADS];
+    pthread_t t[THREADS];
+    cl_command_queue shared = tc_create_queue(g_ctx, 0);
+    assert_non_null(shared);
+    for (int i = 0; i < THREADS; i++) {
+        memset(&w[i], 0, sizeof w[i]);
+        w[i].index = i;
+        w[i].rng = tc_rand64();
+        w[i].queue = i < 2 ? shared : tc_create_queue(g_ctx, 0);
+        assert_non_null(w[i].queue);
+    }
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, scan_worker, &w[i]), 0);
+    int failures = 0, runs = 0;
+    for (int i = 0; i < THREADS; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        runs += w[i].runs;
+        failures += w[i].failures;
+        if (w[i].failures)
+            print_error("FAILED threads (seed %" PRIu64 "): %d of %d runs wrong; the first: %s\n",
+                        tc_seed(), w[i].failures, w[i].runs, w[i].failure);
+        if (i >= 2)
+            clReleaseCommandQueue(w[i].queue);
+    }
+    clReleaseCommandQueue(shared);
+    print_message("threads: %d scans in %d threads (two on one queue), %d wrong\n", runs,
+                  THREADS, failures);
     assert_int_equal(failures, 0);
 }
 
@@ -1975,6 +2115,7 @@ int main(void)
         cmocka_unit_test(test_event_chain),       cmocka_unit_test(test_profiled_events),
         cmocka_unit_test(test_out_of_order_queue), cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_lookback_repeated), cmocka_unit_test(test_small_work_groups),
+        cmocka_unit_test(test_threads),
     };
     struct CMUnitTest tests[ARRAY_SIZE(first) + CLREDUCE_SCAN_VARIANT_COUNT + ARRAY_SIZE(last)];
     size_t nt = 0;
