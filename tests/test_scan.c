@@ -1520,10 +1520,11 @@ static void test_lookback_repeated(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* The smallest work-groups and the most work-groups per compute unit: many
- * more blocks, levels and tiles for the same sizes, more reduce-then-scan
- * groups than one work-group has work-items, sizes on and around block
- * boundaries, and the look-back over them. */
+/* The smallest work-groups and tiles (one scalar load per work-item) and
+ * the most work-groups per compute unit: many more blocks, levels and tiles
+ * for the same sizes (tens of thousands of look-back tiles), more
+ * reduce-then-scan groups than one work-group has work-items, sizes on and
+ * around block and tile boundaries. */
 static void test_small_work_groups(void **state)
 {
     (void)state;
@@ -1532,6 +1533,8 @@ static void test_small_work_groups(void **state)
     clreduce_default_settings(&settings);
     settings.work_group_size = 64;
     settings.groups_per_compute_unit = 64;
+    settings.loads_per_work_item = 1;
+    settings.vector_width = 1;
     clreduce_ctx *c = NULL;
     clreduce_status st = clreduce_create_with_settings(
         clreduce_get_cl_context(g_ctx), clreduce_get_cl_device(g_ctx), &settings, &c);
@@ -1548,7 +1551,7 @@ static void test_small_work_groups(void **state)
                   {CLREDUCE_OP_MIN, CLREDUCE_UINT64}};
     void *data = malloc(TC_LARGE_COUNT * 8);
     assert_non_null(data);
-    suite s = make_suite(c, "work_group_size 64, 64 groups per compute unit");
+    suite s = make_suite(c, "work_group_size 64, 1 scalar load, 64 groups per compute unit");
     for (int vi = 1; vi < CLREDUCE_SCAN_VARIANT_COUNT; vi++) {
         clreduce_scan_variant v = (clreduce_scan_variant)vi;
         for (size_t ci = 0; ci < ARRAY_SIZE(combos); ci++) {
