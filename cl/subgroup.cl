@@ -14,6 +14,13 @@
  *   clr_sg_lane(), clr_sg_id(), clr_sg_size(), clr_sg_count()
  *   clr_sg_reduce(v)  reduction over the calling sub-group, valid in lane 0
  *                     (every lane calls it, in uniform control flow).
+ *   clr_sg_broadcast(v, lane)  lane's v in every lane (lane uniform)
+ *   clr_sg_scan_inclusive(v), clr_sg_scan_exclusive(v)
+ *                     prefix over the lanes up to (before) the calling one,
+ *                     in lane order: the counterpart of a __shfl_up_sync
+ *                     ladder (exclusive gives the identity in lane 0)
+ *   clr_sg_first_lane(pred)  lowest lane whose pred is true, or the
+ *                     sub-group size when none is
  *
  * For path 2 the work-group is one-dimensional and a multiple of CLR_WARP work-items, so
  * warp w holds local ids [w*CLR_WARP, (w+1)*CLR_WARP): that is how NVIDIA
@@ -54,6 +61,43 @@ T clr_shfl_down(T v, uint delta)
 #endif
 }
 
+uint clr_shfl_up_u32(uint x, uint delta)
+{
+    uint r;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(x), "r"(delta));
+    return r;
+}
+
+uint clr_shfl_idx_u32(uint x, uint lane)
+{
+    uint r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                 : "=r"(r)
+                 : "r"(x), "r"(lane));
+    return r;
+}
+
+#if CLR_IS_64
+#define CLR_SHFL_T(name, v, arg)                                               \
+    uint2 p = as_uint2(v);                                                     \
+    p.x = name(p.x, arg);                                                      \
+    p.y = name(p.y, arg);                                                      \
+    return CLR_AS_T(p)
+#else
+#define CLR_SHFL_T(name, v, arg) return CLR_AS_T(name(as_uint(v), arg))
+#endif
+
+T clr_shfl_up(T v, uint delta) { CLR_SHFL_T(clr_shfl_up_u32, v, delta); }
+T clr_sg_broadcast(T v, uint lane) { CLR_SHFL_T(clr_shfl_idx_u32, v, lane); }
+
+uint clr_sg_first_lane(int pred)
+{
+    uint mask;
+    asm volatile("vote.sync.ballot.b32 %0, %1, 0xffffffff;" : "=r"(mask) : "r"(pred != 0));
+    /* Lowest set bit: the population count below it. */
+    return mask ? popcount((mask & (0u - mask)) - 1u) : CLR_WARP;
+}
+
 #elif CLR_SG_PATH >= 3 && CLR_SG_PATH <= 5
 
 /* Built with -cl-std=CL2.0 or CL3.0, where the built-ins are declared as soon
@@ -66,11 +110,24 @@ uint clr_sg_count(void) { return get_num_sub_groups(); }
 
 #if CLR_SG_PATH == 3
 T clr_shfl_down(T v, uint delta) { return sub_group_shuffle_down(v, delta); }
+T clr_shfl_up(T v, uint delta) { return sub_group_shuffle_up(v, delta); }
 #elif CLR_SG_PATH == 4
 /* An index past the sub-group gives an undefined value; clr_sg_reduce never
- * uses it. */
+ * uses it, and clr_shfl_up's lanes below delta read their own. */
 T clr_shfl_down(T v, uint delta) { return sub_group_shuffle(v, get_sub_group_local_id() + delta); }
+T clr_shfl_up(T v, uint delta)
+{
+    uint lane = get_sub_group_local_id();
+    return sub_group_shuffle(v, lane >= delta ? lane - delta : lane);
+}
 #endif
+
+T clr_sg_broadcast(T v, uint lane) { return sub_group_broadcast(v, lane); }
+
+uint clr_sg_first_lane(int pred)
+{
+    return sub_group_reduce_min(pred ? get_sub_group_local_id() : get_sub_group_size());
+}
 
 #elif CLR_SG_PATH != 1
 #error "CLR_SG_PATH must be 1..5"
@@ -124,6 +181,73 @@ T clr_sg_reduce(T v)
             v = clr_op(v, other);
     }
     return v;
+}
+
+#endif
+
+/* ---- scans ---------------------------------------------------------------- */
+
+#if CLR_SG_PATH == 5
+
+#if CLR_OP == 0
+T clr_sg_scan_inclusive(T v) { return sub_group_scan_inclusive_add(v); }
+T clr_sg_scan_exclusive(T v) { return sub_group_scan_exclusive_add(v); }
+#elif !CLR_IS_FLOAT && CLR_OP == 1
+T clr_sg_scan_inclusive(T v) { return sub_group_scan_inclusive_min(v); }
+T clr_sg_scan_exclusive(T v) { return sub_group_scan_exclusive_min(v); }
+#elif !CLR_IS_FLOAT && CLR_OP == 2
+T clr_sg_scan_inclusive(T v) { return sub_group_scan_inclusive_max(v); }
+T clr_sg_scan_exclusive(T v) { return sub_group_scan_exclusive_max(v); }
+#else
+/* As for clr_sg_reduce: the built-ins follow fmin/fmax, so NaN and the sign
+ * of zero are fixed up from integer scans of flags (an empty exclusive
+ * prefix scans to INT_MIN, hence the "> 0"). */
+#if CLR_OP == 1
+#define CLR_SG_SCAN_FIX(KIND)                                                  \
+    T r = sub_group_scan_##KIND##_min(v);                                      \
+    int zero = sub_group_scan_##KIND##_max((v == (T)0 && signbit(v)) ? 1 : 0); \
+    if (r == (T)0)                                                             \
+        r = zero > 0 ? -(T)0 : (T)0;
+#else
+#define CLR_SG_SCAN_FIX(KIND)                                                  \
+    T r = sub_group_scan_##KIND##_max(v);                                      \
+    int zero = sub_group_scan_##KIND##_max((v == (T)0 && !signbit(v)) ? 1 : 0);\
+    if (r == (T)0)                                                             \
+        r = zero > 0 ? (T)0 : -(T)0;
+#endif
+T clr_sg_scan_inclusive(T v)
+{
+    int nan = sub_group_scan_inclusive_max(isnan(v) ? 1 : 0);
+    CLR_SG_SCAN_FIX(inclusive)
+    return nan > 0 ? (T)NAN : r;
+}
+T clr_sg_scan_exclusive(T v)
+{
+    int nan = sub_group_scan_exclusive_max(isnan(v) ? 1 : 0);
+    CLR_SG_SCAN_FIX(exclusive)
+    return nan > 0 ? (T)NAN : r;
+}
+#endif
+
+#else
+
+/* Hillis-Steele over the lanes with shuffles up: log2(size) steps. */
+T clr_sg_scan_inclusive(T v)
+{
+    uint n = clr_sg_size();
+    uint lane = clr_sg_lane();
+    for (uint d = 1; d < n; d <<= 1) {
+        T other = clr_shfl_up(v, d);
+        if (lane >= d)
+            v = clr_op(other, v);
+    }
+    return v;
+}
+
+T clr_sg_scan_exclusive(T v)
+{
+    T r = clr_shfl_up(clr_sg_scan_inclusive(v), 1);
+    return clr_sg_lane() == 0 ? CLR_IDENTITY : r;
 }
 
 #endif

@@ -63,12 +63,16 @@ void tuning_for_device(const device_info *info, size_t element_size,
 
 /* ---- program_cache.c ---------------------------------------------------- */
 
-/* One compiled kernel and the lock that serialises setting its arguments and
- * enqueueing it (cl_kernel arguments are not thread-safe). */
+/* One compiled program, its kernels, and the lock that serialises setting
+ * their arguments and enqueueing them (cl_kernel arguments are not
+ * thread-safe). */
+#define CACHED_KERNELS_MAX 4
+
 typedef struct cached_kernel {
     char *options;
     cl_program program;
-    cl_kernel kernel;
+    cl_kernel kernel; /* kernels[0] */
+    cl_kernel kernels[CACHED_KERNELS_MAX];
     pthread_mutex_t lock;
     struct cached_kernel *next;
 } cached_kernel;
@@ -84,9 +88,12 @@ typedef struct program_cache {
 void program_cache_init(program_cache *cache);
 void program_cache_clear(program_cache *cache);
 
-/* Returns the kernel `clr_reduce` compiled with `options`, building it on the
- * first request. */
-clreduce_status program_cache_get(clreduce_ctx *ctx, const char *options, cached_kernel **out);
+/* Returns the program compiled with `options` and its kernels `names[0 ..
+ * count)` (at most CACHED_KERNELS_MAX), building it on the first request.
+ * `options` alone identify the program: the same options always come with
+ * the same names. */
+clreduce_status program_cache_get(clreduce_ctx *ctx, const char *options, const char *const *names,
+                                  size_t count, cached_kernel **out);
 
 /* ---- disk_cache.c --------------------------------------------------------- */
 
@@ -107,11 +114,19 @@ void disk_cache_store(clreduce_ctx *ctx, const char *options, const char *const 
 /* ---- scratch.c ------------------------------------------------------------ */
 
 /* Per-queue scratch memory for the single-pass kernel (ticket + partials),
- * zeroed once; the kernel leaves the ticket at zero. */
+ * zeroed once; the kernel leaves the ticket at zero. And the scan look-back's
+ * scratch (ticket + status words + values), which grows with the count and
+ * is zeroed when created; every launch takes the next epoch, so that status
+ * words of earlier launches read as stale. */
 typedef struct queue_scratch {
     cl_command_queue queue; /* retained */
     cl_mem buffer;          /* of the context's one scratch size */
     int zeroed;             /* the zero fill has been enqueued */
+    pthread_mutex_t scan_lock; /* held from acquire to release of a lease */
+    cl_mem scan_buffer;
+    size_t scan_size;
+    cl_uint scan_epoch;
+    int scan_zeroed;
     struct queue_scratch *next;
 } queue_scratch;
 
@@ -131,6 +146,24 @@ void scratch_pool_clear(scratch_pool *pool);
 clreduce_status scratch_for_queue(clreduce_ctx *ctx, cl_command_queue queue, int in_order,
                                   size_t size, cl_mem *buffer, int *needs_zero);
 void scratch_mark_zeroed(clreduce_ctx *ctx, cl_command_queue queue);
+
+/* Look-back scratch for one launch: buffer (retained for the lease) of at
+ * least the size asked, the launch's epoch (1 to 2^30 - 1), and whether the
+ * caller must zero the whole buffer first. On an in-order queue the lease
+ * holds the queue's scan lock until scan_scratch_release(), so that launches
+ * reach the queue in the order of their epochs and after the zero fill. */
+typedef struct scan_scratch_lease {
+    cl_mem buffer;
+    size_t size;
+    cl_uint epoch;
+    int needs_zero;
+    queue_scratch *entry; /* NULL: a buffer of this launch alone */
+} scan_scratch_lease;
+
+clreduce_status scan_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue, int in_order,
+                                     size_t size, scan_scratch_lease *lease);
+/* `enqueued`: the zero fill (if any) and the kernel were enqueued. */
+void scan_scratch_release(clreduce_ctx *ctx, scan_scratch_lease *lease, int enqueued);
 
 /* ---- context.c ------------------------------------------------------------ */
 
@@ -155,6 +188,48 @@ struct clreduce_ctx {
 
 /* Returns the context's own in-order queue, creating it on first use. */
 clreduce_status context_own_queue(clreduce_ctx *ctx, cl_command_queue *out);
+
+/* ---- command.c ------------------------------------------------------------ */
+
+/* The kernel's element type (a CLR_TYPE value): signed sums run as unsigned
+ * ones. */
+int kernel_type(clreduce_op op, clreduce_type type);
+
+/* Writes the identity of op for type (clreduce_type_size bytes) to out. */
+void identity_value(clreduce_op op, clreduce_type type, void *out);
+
+/* Whether the device can run sub-group path `path`; *lacks names what is
+ * missing. */
+int path_usable(const clreduce_ctx *ctx, clreduce_subgroup_path path, const char **lacks);
+
+size_t div_up(size_t a, size_t b);
+
+/* A chain of commands: each waits for the one before (the first for the
+ * caller's wait list), so that the chain is ordered on out-of-order queues
+ * too. */
+typedef struct chain {
+    cl_command_queue queue;
+    cl_uint num_wait;
+    const cl_event *wait;
+    cl_event first;
+    cl_event last;
+    int count;
+} chain;
+
+void chain_push(chain *c, cl_event ev);
+cl_uint chain_wait_count(const chain *c);
+const cl_event *chain_wait_list(const chain *c);
+void chain_finish(chain *c, cl_event *first, cl_event *done);
+
+clreduce_status enqueue_fill(clreduce_ctx *ctx, chain *c, cl_mem buffer, const void *pattern,
+                             size_t pattern_size, size_t offset, size_t size);
+
+/* Size in bytes of a caller's buffer, which must belong to ctx's context. */
+clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t *size);
+
+/* Checks that queue belongs to ctx's context and device; *in_order tells
+ * whether it runs commands in order. */
+clreduce_status check_queue(clreduce_ctx *ctx, cl_command_queue queue, int *in_order);
 
 /* ---- error.c ------------------------------------------------------------- */
 

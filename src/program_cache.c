@@ -15,8 +15,9 @@ void program_cache_init(program_cache *cache)
 
 static void free_entry(cached_kernel *entry)
 {
-    if (entry->kernel)
-        clReleaseKernel(entry->kernel);
+    for (size_t i = 0; i < CACHED_KERNELS_MAX; i++)
+        if (entry->kernels[i])
+            clReleaseKernel(entry->kernels[i]);
     if (entry->program)
         clReleaseProgram(entry->program);
     pthread_mutex_destroy(&entry->lock);
@@ -57,10 +58,12 @@ static void append_build_log(clreduce_ctx *ctx, cl_program program)
 }
 
 static const char *const sources[] = {clreduce_cl_types, clreduce_cl_subgroup,
-                                      clreduce_cl_workgroup, clreduce_cl_reduce};
+                                      clreduce_cl_workgroup, clreduce_cl_reduce,
+                                      clreduce_cl_scan};
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
-static clreduce_status build_entry(clreduce_ctx *ctx, const char *options, cached_kernel **out)
+static clreduce_status build_entry(clreduce_ctx *ctx, const char *options,
+                                   const char *const *names, size_t count, cached_kernel **out)
 {
     cl_int err;
     cached_kernel *entry = calloc(1, sizeof *entry);
@@ -97,18 +100,25 @@ static clreduce_status build_entry(clreduce_ctx *ctx, const char *options, cache
         free_entry(entry);
         return status;
     }
-    entry->kernel = clCreateKernel(entry->program, "clr_reduce", &err);
-    if (err != CL_SUCCESS) {
-        free_entry(entry);
-        return set_error(ctx, status_from_cl(err), "creating kernel clr_reduce failed: %s",
-                         cl_error_name(err));
+    for (size_t i = 0; i < count; i++) {
+        entry->kernels[i] = clCreateKernel(entry->program, names[i], &err);
+        if (err != CL_SUCCESS) {
+            entry->kernels[i] = NULL;
+            free_entry(entry);
+            return set_error(ctx, status_from_cl(err), "creating kernel %s failed: %s", names[i],
+                             cl_error_name(err));
+        }
     }
+    entry->kernel = entry->kernels[0];
     *out = entry;
     return CLREDUCE_SUCCESS;
 }
 
-clreduce_status program_cache_get(clreduce_ctx *ctx, const char *options, cached_kernel **out)
+clreduce_status program_cache_get(clreduce_ctx *ctx, const char *options, const char *const *names,
+                                  size_t count, cached_kernel **out)
 {
+    if (count == 0 || count > CACHED_KERNELS_MAX)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "bad kernel count %zu", count);
     program_cache *cache = &ctx->cache;
     clreduce_status status = CLREDUCE_SUCCESS;
     pthread_mutex_lock(&cache->lock);
@@ -120,7 +130,7 @@ clreduce_status program_cache_get(clreduce_ctx *ctx, const char *options, cached
     } else {
         /* Built under the lock: two threads asking for the same kernel get
          * one build, and builds are rare. */
-        status = build_entry(ctx, options, &entry);
+        status = build_entry(ctx, options, names, count, &entry);
         if (status == CLREDUCE_SUCCESS) {
             entry->next = cache->head;
             cache->head = entry;

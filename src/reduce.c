@@ -11,64 +11,8 @@
 
 #include "internal.h"
 
-/* The kernel's element type: signed sums run as unsigned ones (same bits,
- * wrap-around without undefined behaviour). Values are CLR_TYPE's. */
-static int kernel_type(clreduce_op op, clreduce_type type)
-{
-    if (op == CLREDUCE_OP_SUM && type == CLREDUCE_INT32)
-        return CLREDUCE_UINT32;
-    if (op == CLREDUCE_OP_SUM && type == CLREDUCE_INT64)
-        return CLREDUCE_UINT64;
-    return type;
-}
 
-/* Writes the identity of op for type into out (clreduce_type_size bytes). */
-static void identity_value(clreduce_op op, clreduce_type type, void *out)
-{
-    union {
-        float f;
-        double d;
-        int32_t i32;
-        uint32_t u32;
-        int64_t i64;
-        uint64_t u64;
-    } v;
-    memset(&v, 0, sizeof v);
-    int lo = op == CLREDUCE_OP_MAX; /* max starts from the lowest value */
-    if (op != CLREDUCE_OP_SUM) {
-        switch (type) {
-        case CLREDUCE_FLOAT: v.f = lo ? -HUGE_VALF : HUGE_VALF; break;
-        case CLREDUCE_DOUBLE: v.d = lo ? -HUGE_VAL : HUGE_VAL; break;
-        case CLREDUCE_INT32: v.i32 = lo ? INT32_MIN : INT32_MAX; break;
-        case CLREDUCE_UINT32: v.u32 = lo ? 0 : UINT32_MAX; break;
-        case CLREDUCE_INT64: v.i64 = lo ? INT64_MIN : INT64_MAX; break;
-        case CLREDUCE_UINT64: v.u64 = lo ? 0 : UINT64_MAX; break;
-        }
-    }
-    memcpy(out, &v, clreduce_type_size(type));
-}
 
-static int path_usable(const clreduce_ctx *ctx, clreduce_subgroup_path path, const char **lacks)
-{
-    const device_info *info = &ctx->info;
-    switch (path) {
-    case CLREDUCE_SUBGROUP_PATH_NV_PTX:
-        *lacks = "an NVIDIA device with 32-wide warps (CL_DEVICE_WARP_SIZE_NV) for inline PTX shfl.sync";
-        return info->vendor == VENDOR_NVIDIA && info->nv_warp_size == 32;
-    case CLREDUCE_SUBGROUP_PATH_SHUFFLE_RELATIVE:
-        *lacks = "cl_khr_subgroup_shuffle_relative";
-        return info->has_subgroup_shuffle_relative;
-    case CLREDUCE_SUBGROUP_PATH_SHUFFLE:
-        *lacks = "cl_khr_subgroup_shuffle";
-        return info->has_subgroup_shuffle;
-    case CLREDUCE_SUBGROUP_PATH_REDUCE:
-        *lacks = "cl_khr_subgroups (or the OpenCL C 3.0 feature __opencl_c_subgroups)";
-        return info->has_subgroups;
-    default:
-        *lacks = "sub-group support (no cl_khr_subgroups, no __opencl_c_subgroups, not an NVIDIA GPU)";
-        return 0;
-    }
-}
 
 /* Everything a call needs to know, decided before anything is enqueued. */
 typedef struct plan {
@@ -188,10 +132,6 @@ static void kernel_options(const clreduce_ctx *ctx, const plan *p, char *out, si
              ctx->settings.build_options ? ctx->settings.build_options : "");
 }
 
-static size_t div_up(size_t a, size_t b)
-{
-    return a / b + (a % b != 0);
-}
 
 /* Work-groups for the grid-sized variants: enough to cover n once with every
  * load of every work-item, at most the tuning's groups per compute unit. */
@@ -212,69 +152,11 @@ static size_t single_pass_scratch_size(const clreduce_ctx *ctx)
     return CLREDUCE_SINGLE_PASS_SCRATCH_HEADER + (size_t)ctx->info.compute_units * 64 * 8;
 }
 
-/* A chain of commands: each waits for the one before (the first for the
- * caller's wait list), so that the chain is ordered on out-of-order queues
- * too. */
-typedef struct chain {
-    cl_command_queue queue;
-    cl_uint num_wait;
-    const cl_event *wait;
-    cl_event first;
-    cl_event last;
-    int count;
-} chain;
 
-/* Takes ownership of the event of a command just enqueued. `first` holds a
- * reference of its own, so that it outlives the later commands' events. */
-static void chain_push(chain *c, cl_event ev)
-{
-    if (c->count == 0) {
-        clRetainEvent(ev);
-        c->first = ev;
-    } else {
-        clReleaseEvent(c->last);
-    }
-    c->last = ev;
-    c->count++;
-}
 
-static cl_uint chain_wait_count(const chain *c)
-{
-    return c->count ? 1 : c->num_wait;
-}
 
-static const cl_event *chain_wait_list(const chain *c)
-{
-    return c->count ? &c->last : (c->num_wait ? c->wait : NULL);
-}
 
-/* Hands the events to the caller, or releases them. */
-static void chain_finish(chain *c, cl_event *first, cl_event *done)
-{
-    if (c->count == 0)
-        return;
-    if (done)
-        *done = c->last;
-    else
-        clReleaseEvent(c->last);
-    if (first)
-        *first = c->first;
-    else
-        clReleaseEvent(c->first);
-}
 
-static clreduce_status enqueue_fill(clreduce_ctx *ctx, chain *c, cl_mem buffer, const void *pattern,
-                                    size_t pattern_size, size_t offset, size_t size)
-{
-    cl_event ev;
-    cl_int err = clEnqueueFillBuffer(c->queue, buffer, pattern, pattern_size, offset, size,
-                                     chain_wait_count(c), chain_wait_list(c), &ev);
-    if (err != CL_SUCCESS)
-        return set_error(ctx, status_from_cl(err), "clEnqueueFillBuffer failed: %s",
-                         cl_error_name(err));
-    chain_push(c, ev);
-    return CLREDUCE_SUCCESS;
-}
 
 /* Sets the result element to the operator's identity (count 0, and the
  * starting value of the atomic variant). */
@@ -330,54 +212,11 @@ static clreduce_status get_kernel(clreduce_ctx *ctx, const plan *p, cached_kerne
     /* No check of CL_KERNEL_WORK_GROUP_SIZE: NVIDIA reports 256 for kernels
      * whose reqd_work_group_size is 512 or 1024, and runs them; a size the
      * device cannot run fails at enqueue with CL_INVALID_WORK_GROUP_SIZE. */
-    return program_cache_get(ctx, options, k);
+    static const char *const name = "clr_reduce";
+    return program_cache_get(ctx, options, &name, 1, k);
 }
 
-/* A failed query about one of the caller's objects: an invalid handle is
- * the caller's error, anything else (the runtime out of memory) the
- * runtime's. */
-static clreduce_status query_failed(clreduce_ctx *ctx, cl_int err, cl_int invalid_handle,
-                                    const char *what, const char *kind)
-{
-    if (err == invalid_handle)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is not a valid %s (%s)", what,
-                         kind, cl_error_name(err));
-    return set_error(ctx, status_from_cl(err), "querying %s failed: %s", what,
-                     cl_error_name(err));
-}
 
-static clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t *size)
-{
-    cl_context owner = NULL;
-    cl_int err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof *size, size, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
-    if (err != CL_SUCCESS)
-        return query_failed(ctx, err, CL_INVALID_MEM_OBJECT, what, "buffer");
-    if (owner != ctx->context)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%s belongs to another OpenCL context", what);
-    return CLREDUCE_SUCCESS;
-}
-
-static clreduce_status check_queue(clreduce_ctx *ctx, cl_command_queue queue, int *in_order)
-{
-    cl_context qctx = NULL;
-    cl_device_id qdev = NULL;
-    cl_command_queue_properties props = 0;
-    cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
-    if (err != CL_SUCCESS)
-        return query_failed(ctx, err, CL_INVALID_COMMAND_QUEUE, "queue", "queue");
-    if (qctx != ctx->context || qdev != ctx->device)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "queue belongs to another context or device than ctx");
-    *in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-    return CLREDUCE_SUCCESS;
-}
 
 /* Variants 1 to 6: passes of the same kernel until one value is left. The
  * partial results of every pass but the last share one temporary buffer. */
