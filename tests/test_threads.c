@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "scan_reference.h"
 #include "test_common.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -43,24 +44,35 @@ static int g_have_ooo;
  * short because each entry is a program to build (seconds each on PoCL
  * with a cold kernel cache). */
 typedef struct combo {
+    int scan;
     clreduce_op op;
     clreduce_type type;
-    clreduce_variant variant;
+    int variant; /* a clreduce_variant, or a clreduce_scan_variant */
+    clreduce_scan_kind kind;
 } combo;
 
+#define RED(op, type, variant) {0, CLREDUCE_OP_##op, CLREDUCE_##type, CLREDUCE_##variant, 0}
+#define SCN(op, type, kind, variant)                                                          \
+    {1, CLREDUCE_OP_##op, CLREDUCE_##type, CLREDUCE_SCAN_##variant, CLREDUCE_##kind}
+
 static const combo mix[] = {
-    {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO},
-    {CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_AUTO},
-    {CLREDUCE_OP_MAX, CLREDUCE_DOUBLE, CLREDUCE_AUTO},
-    {CLREDUCE_OP_MIN, CLREDUCE_UINT64, CLREDUCE_GRID_STRIDE},
-    {CLREDUCE_OP_SUM, CLREDUCE_INT64, CLREDUCE_SINGLE_PASS},
-    {CLREDUCE_OP_MAX, CLREDUCE_UINT32, CLREDUCE_ATOMIC},
-    {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_SEQUENTIAL},
-    {CLREDUCE_OP_MIN, CLREDUCE_INT32, CLREDUCE_INTERLEAVED},
-    {CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, CLREDUCE_FIRST_ADD},
-    {CLREDUCE_OP_MAX, CLREDUCE_INT64, CLREDUCE_UNROLLED},
-    {CLREDUCE_OP_SUM, CLREDUCE_UINT32, CLREDUCE_SUBGROUP},
-    {CLREDUCE_OP_MIN, CLREDUCE_FLOAT, CLREDUCE_SUBGROUP_TAIL},
+    RED(SUM, FLOAT, AUTO),
+    RED(SUM, INT32, AUTO),
+    RED(MAX, DOUBLE, AUTO),
+    RED(MIN, UINT64, GRID_STRIDE),
+    RED(SUM, INT64, SINGLE_PASS),
+    RED(MAX, UINT32, ATOMIC),
+    RED(SUM, FLOAT, SEQUENTIAL),
+    RED(MIN, INT32, INTERLEAVED),
+    RED(SUM, DOUBLE, FIRST_ADD),
+    RED(MAX, INT64, UNROLLED),
+    RED(SUM, UINT32, SUBGROUP),
+    RED(MIN, FLOAT, SUBGROUP_TAIL),
+    SCN(SUM, INT32, INCLUSIVE, AUTO),
+    SCN(SUM, FLOAT, EXCLUSIVE, HILLIS_STEELE),
+    SCN(MAX, DOUBLE, INCLUSIVE, BLELLOCH),
+    SCN(MIN, UINT64, EXCLUSIVE, REDUCE_THEN_SCAN),
+    SCN(SUM, INT64, INCLUSIVE, LOOKBACK),
 };
 
 static const size_t sizes[] = {1, 2, 3, 255, 256, 257, 1000, 4097, 65537, 100003, MAX_COUNT};
@@ -81,9 +93,10 @@ typedef struct worker {
     int out_of_order;
     cl_mem input;  /* MAX_OFFSET + MAX_COUNT + 1 elements of 8 bytes */
     cl_mem result; /* 4 elements of 8 bytes */
-    unsigned char *data;
+    cl_mem output; /* as input: scan outputs */
+    unsigned char *data, *out;
     /* Results. */
-    unsigned long calls, host_calls, mem_calls, error_checks, skipped;
+    unsigned long calls, host_calls, mem_calls, scans, error_checks, skipped;
     unsigned long per_combo[ARRAY_SIZE(mix)];
     int failed;
     char failure[1024];
@@ -97,7 +110,8 @@ static uint64_t next_random(worker *w)
     return z ^ (z >> 31);
 }
 
-static void record_failure(worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void record_failure(worker *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void record_failure(worker *w, const char *fmt, ...)
 {
     if (w->failed++)
@@ -141,6 +155,13 @@ static void fill_random(worker *w, clreduce_type type, void *data, size_t n)
     }
 }
 
+static const char *combo_variant_name(const combo *c)
+{
+    const char *name = c->scan ? clreduce_scan_variant_name((clreduce_scan_variant)c->variant)
+                               : clreduce_variant_name((clreduce_variant)c->variant);
+    return name ? name : "?";
+}
+
 static void check_value(worker *w, const combo *c, size_t n, const char *entry, const void *data,
                         const tc_value *got)
 {
@@ -151,8 +172,9 @@ static void check_value(worker *w, const combo *c, size_t n, const char *entry, 
         char g[96], r[96];
         tc_format(c->type, got, g, sizeof g);
         tc_format(c->type, &ref, r, sizeof r);
-        record_failure(w, "thread %d: %s %s %s %s, %zu elements: got %s, expected %s", w->id, entry,
-             tc_op_name(c->op), tc_type_name(c->type), tc_variant_name(c->variant), n, g, r);
+        record_failure(w, "thread %d: %s %s %s %s, %zu elements: got %s, expected %s", w->id,
+                       entry, tc_op_name(c->op), tc_type_name(c->type), combo_variant_name(c), n,
+                       g, r);
     }
 }
 
@@ -161,17 +183,17 @@ static void reduce_host(worker *w, const combo *c, size_t n)
     fill_random(w, c->type, w->data, n);
     tc_value got;
     memset(&got, 0, sizeof got);
-    clreduce_status s = clreduce_reduce_host(g_ctx, c->op, c->type, c->variant, w->data, n,
-                                             got.bytes);
+    clreduce_status s = clreduce_reduce_host(g_ctx, c->op, c->type, (clreduce_variant)c->variant,
+                                             w->data, n, got.bytes);
     if (s != CLREDUCE_SUCCESS) {
         record_failure(w, "thread %d: reduce_host %s %s %s, %zu elements: %s: %s", w->id,
-             tc_op_name(c->op), tc_type_name(c->type), tc_variant_name(c->variant), n,
-             clreduce_status_string(s), clreduce_last_error(g_ctx));
+                       tc_op_name(c->op), tc_type_name(c->type), combo_variant_name(c), n,
+                       clreduce_status_string(s), clreduce_last_error(g_ctx));
         return;
     }
     if (clreduce_last_error(g_ctx)[0])
         record_failure(w, "thread %d: a success left the message \"%s\"", w->id,
-             clreduce_last_error(g_ctx));
+                       clreduce_last_error(g_ctx));
     check_value(w, c, n, "reduce_host", w->data, &got);
     w->host_calls++;
 }
@@ -187,15 +209,17 @@ static void reduce_mem(worker *w, const combo *c, size_t n)
     cl_int err = clEnqueueWriteBuffer(w->queue, w->input, CL_FALSE, offset * es, n * es, w->data,
                                       0, NULL, &written);
     if (err != CL_SUCCESS) {
-        record_failure(w, "thread %d: clEnqueueWriteBuffer: %s", w->id, clreduce_opencl_error_name(err));
+        record_failure(w, "thread %d: clEnqueueWriteBuffer: %s", w->id,
+                       clreduce_opencl_error_name(err));
         return;
     }
-    clreduce_status s = clreduce_reduce(g_ctx, w->queue, c->op, c->type, c->variant, w->input,
-                                        offset, n, w->result, result_offset, 1, &written, &done);
+    clreduce_status s = clreduce_reduce(g_ctx, w->queue, c->op, c->type,
+                                        (clreduce_variant)c->variant, w->input, offset, n,
+                                        w->result, result_offset, 1, &written, &done);
     if (s != CLREDUCE_SUCCESS) {
         record_failure(w, "thread %d: reduce %s %s %s, %zu elements at %zu: %s: %s", w->id,
-             tc_op_name(c->op), tc_type_name(c->type), tc_variant_name(c->variant), n, offset,
-             clreduce_status_string(s), clreduce_last_error(g_ctx));
+                       tc_op_name(c->op), tc_type_name(c->type), combo_variant_name(c), n, offset,
+                       clreduce_status_string(s), clreduce_last_error(g_ctx));
         clWaitForEvents(1, &written);
         clReleaseEvent(written);
         return;
@@ -208,11 +232,86 @@ static void reduce_mem(worker *w, const combo *c, size_t n)
     clWaitForEvents(1, &written);
     clReleaseEvent(written);
     if (err != CL_SUCCESS) {
-        record_failure(w, "thread %d: clEnqueueReadBuffer: %s", w->id, clreduce_opencl_error_name(err));
+        record_failure(w, "thread %d: clEnqueueReadBuffer: %s", w->id,
+                       clreduce_opencl_error_name(err));
         return;
     }
     check_value(w, c, n, "reduce", w->data, &got);
     w->mem_calls++;
+}
+
+static void check_scan(worker *w, const combo *c, size_t n, const char *entry, const void *out)
+{
+    char why[256];
+    if (!scan_matches(c->op, c->type, c->kind, w->data, n, out, why, sizeof why))
+        record_failure(w, "thread %d: %s %s %s %s %s, %zu elements: %s", w->id, entry,
+                       clreduce_scan_kind_name(c->kind), tc_op_name(c->op), tc_type_name(c->type),
+                       combo_variant_name(c), n, why);
+}
+
+/* A scan of host memory, in place one time in two. */
+static void scan_host(worker *w, const combo *c, size_t n)
+{
+    size_t es = clreduce_type_size(c->type);
+    fill_random(w, c->type, w->data, n);
+    int in_place = next_random(w) % 2 == 0;
+    if (in_place)
+        memcpy(w->out, w->data, n * es);
+    clreduce_status s = clreduce_scan_host(g_ctx, c->op, c->type, c->kind,
+                                           (clreduce_scan_variant)c->variant,
+                                           in_place ? w->out : w->data, n, w->out);
+    if (s != CLREDUCE_SUCCESS) {
+        record_failure(w, "thread %d: scan_host %s %s %s, %zu elements: %s: %s", w->id,
+                       tc_op_name(c->op), tc_type_name(c->type), combo_variant_name(c), n,
+                       clreduce_status_string(s), clreduce_last_error(g_ctx));
+        return;
+    }
+    check_scan(w, c, n, in_place ? "scan_host in place" : "scan_host", w->out);
+    w->host_calls++;
+    w->scans++;
+}
+
+/* A scan of a cl_mem range at an offset into another buffer or in place. */
+static void scan_mem(worker *w, const combo *c, size_t n)
+{
+    size_t es = clreduce_type_size(c->type);
+    size_t offset = (size_t)(next_random(w) % MAX_OFFSET);
+    int in_place = next_random(w) % 3 == 0;
+    size_t out_offset = in_place ? offset : (size_t)(next_random(w) % MAX_OFFSET);
+    cl_mem output = in_place ? w->input : w->output;
+    fill_random(w, c->type, w->data, n);
+    cl_event written = NULL, done = NULL;
+    cl_int err = clEnqueueWriteBuffer(w->queue, w->input, CL_FALSE, offset * es, n * es, w->data,
+                                      0, NULL, &written);
+    if (err != CL_SUCCESS) {
+        record_failure(w, "thread %d: clEnqueueWriteBuffer: %s", w->id,
+                       clreduce_opencl_error_name(err));
+        return;
+    }
+    clreduce_status s = clreduce_scan(g_ctx, w->queue, c->op, c->type, c->kind,
+                                      (clreduce_scan_variant)c->variant, w->input, offset, n,
+                                      output, out_offset, 1, &written, &done);
+    if (s != CLREDUCE_SUCCESS) {
+        record_failure(w, "thread %d: scan %s %s %s, %zu elements at %zu: %s: %s", w->id,
+                       tc_op_name(c->op), tc_type_name(c->type), combo_variant_name(c), n, offset,
+                       clreduce_status_string(s), clreduce_last_error(g_ctx));
+        clWaitForEvents(1, &written);
+        clReleaseEvent(written);
+        return;
+    }
+    err = clEnqueueReadBuffer(w->queue, output, CL_TRUE, out_offset * es, n * es, w->out, 1,
+                              &done, NULL);
+    clReleaseEvent(done);
+    clWaitForEvents(1, &written);
+    clReleaseEvent(written);
+    if (err != CL_SUCCESS) {
+        record_failure(w, "thread %d: clEnqueueReadBuffer: %s", w->id,
+                       clreduce_opencl_error_name(err));
+        return;
+    }
+    check_scan(w, c, n, in_place ? "scan in place" : "scan", w->out);
+    w->mem_calls++;
+    w->scans++;
 }
 
 /* Fails with a message only this thread makes (an unknown variant whose
@@ -226,17 +325,23 @@ static void check_own_error(worker *w, unsigned round)
     clreduce_status s = clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
                                              (clreduce_variant)variant, &x, 1, &r);
     if (s != CLREDUCE_ERROR_INVALID_ARGUMENT)
-        record_failure(w, "thread %d: variant %d gave %s", w->id, variant, clreduce_status_string(s));
+        record_failure(w, "thread %d: variant %d gave %s", w->id, variant,
+                       clreduce_status_string(s));
     usleep((useconds_t)(next_random(w) % 2000));
     const char *msg = clreduce_last_error(g_ctx);
     if (strcmp(msg, want) != 0)
-        record_failure(w, "thread %d: clreduce_last_error is \"%s\", expected \"%s\"", w->id, msg, want);
+        record_failure(w, "thread %d: clreduce_last_error is \"%s\", expected \"%s\"", w->id,
+                       msg, want);
     w->error_checks++;
 }
 
 static int combo_supported(const combo *c)
 {
-    return clreduce_check_support(g_ctx, c->op, c->type, c->variant) == CLREDUCE_SUCCESS;
+    clreduce_status s =
+        c->scan ? clreduce_check_scan_support(g_ctx, c->op, c->type,
+                                              (clreduce_scan_variant)c->variant)
+                : clreduce_check_support(g_ctx, c->op, c->type, (clreduce_variant)c->variant);
+    return s == CLREDUCE_SUCCESS;
 }
 
 static void *mixed_worker(void *arg)
@@ -251,7 +356,12 @@ static void *mixed_worker(void *arg)
             continue;
         }
         size_t n = sizes[next_random(w) % ARRAY_SIZE(sizes)];
-        if (next_random(w) % 3 == 0)
+        int host = next_random(w) % 3 == 0;
+        if (c->scan && host)
+            scan_host(w, c, n);
+        else if (c->scan)
+            scan_mem(w, c, n);
+        else if (host)
             reduce_host(w, c, n);
         else
             reduce_mem(w, c, n);
@@ -281,8 +391,13 @@ static int worker_setup(worker *w, int id)
     w->result = clCreateBuffer(cl, CL_MEM_READ_WRITE, 4 * 8, NULL, &err);
     if (err != CL_SUCCESS)
         return -1;
+    w->output = clCreateBuffer(cl, CL_MEM_READ_WRITE, (MAX_OFFSET + MAX_COUNT + 1) * 8, NULL,
+                               &err);
+    if (err != CL_SUCCESS)
+        return -1;
     w->data = malloc(MAX_COUNT * 8);
-    return w->data ? 0 : -1;
+    w->out = malloc(MAX_COUNT * 8);
+    return w->data && w->out ? 0 : -1;
 }
 
 static void worker_teardown(worker *w)
@@ -295,7 +410,10 @@ static void worker_teardown(worker *w)
         clReleaseMemObject(w->input);
     if (w->result)
         clReleaseMemObject(w->result);
+    if (w->output)
+        clReleaseMemObject(w->output);
     free(w->data);
+    free(w->out);
 }
 
 static void run_workers(worker *workers, void *(*fn)(void *))
@@ -324,14 +442,16 @@ static void test_mixed(void **state)
     run_workers(workers, mixed_worker);
     double elapsed = now_seconds() - t0;
 
-    unsigned long calls = 0, host = 0, mem = 0, errors = 0, per_combo[ARRAY_SIZE(mix)] = {0};
+    unsigned long calls = 0, host = 0, mem = 0, scans = 0, errors = 0;
+    unsigned long per_combo[ARRAY_SIZE(mix)] = {0};
     for (int i = 0; i < g_nthreads; i++) {
         worker *w = &workers[i];
-        print_message("thread %d (%s queue): %lu reductions (%lu host, %lu cl_mem), %lu error "
-                      "checks\n",
-                      i, w->out_of_order ? "out-of-order" : "in-order", w->calls, w->host_calls,
-                      w->mem_calls, w->error_checks);
+        print_message("thread %d (%s queue): %lu calls (%lu scans; %lu host, %lu cl_mem), %lu "
+                      "error checks\n",
+                      i, w->out_of_order ? "out-of-order" : "in-order", w->calls, w->scans,
+                      w->host_calls, w->mem_calls, w->error_checks);
         calls += w->calls;
+        scans += w->scans;
         host += w->host_calls;
         mem += w->mem_calls;
         errors += w->error_checks;
@@ -341,11 +461,13 @@ static void test_mixed(void **state)
         assert_true(w->calls >= 4);
     }
     for (size_t c = 0; c < ARRAY_SIZE(mix); c++)
-        print_message("  %s %s %s: %lu\n", tc_op_name(mix[c].op), tc_type_name(mix[c].type),
-                      tc_variant_name(mix[c].variant), per_combo[c]);
-    print_message("%d threads, %.1f s: %lu reductions checked (%lu host, %lu cl_mem), %lu "
-                  "per-thread error checks\n",
-                  g_nthreads, elapsed, calls, host, mem, errors);
+        print_message("  %s%s %s %s %s: %lu\n", mix[c].scan ? "scan " : "",
+                      mix[c].scan ? clreduce_scan_kind_name(mix[c].kind) : "reduce",
+                      tc_op_name(mix[c].op), tc_type_name(mix[c].type),
+                      combo_variant_name(&mix[c]), per_combo[c]);
+    print_message("%d threads, %.1f s: %lu calls checked (%lu reductions, %lu scans; %lu host, "
+                  "%lu cl_mem), %lu per-thread error checks\n",
+                  g_nthreads, elapsed, calls, calls - scans, scans, host, mem, errors);
     for (int i = 0; i < g_nthreads; i++)
         worker_teardown(&workers[i]);
 }
@@ -375,7 +497,7 @@ static void *error_worker(void *arg)
         snprintf(want, sizeof want, "unknown variant %d", variant);
         if (strcmp(clreduce_last_error(g_ctx), want) != 0)
             record_failure(w, "thread %d, round %u: clreduce_last_error(ctx) is \"%s\", "
-                              "expected \"%s\"",
+                           "expected \"%s\"",
                            w->id, round, clreduce_last_error(g_ctx), want);
         pthread_barrier_wait(&g_barrier);
 
@@ -394,7 +516,7 @@ static void *error_worker(void *arg)
         snprintf(want_create, sizeof want_create, "vector_width %u ", settings.vector_width);
         if (strncmp(clreduce_last_error(NULL), want_create, strlen(want_create)) != 0)
             record_failure(w, "thread %d, round %u: clreduce_last_error(NULL) is \"%s\", "
-                              "expected \"%s...\"",
+                           "expected \"%s...\"",
                            w->id, round, clreduce_last_error(NULL), want_create);
         pthread_barrier_wait(&g_barrier);
 
@@ -411,12 +533,12 @@ static void *error_worker(void *arg)
         pthread_barrier_wait(&g_barrier);
         if (succeeds && clreduce_last_error(g_ctx)[0] != '\0')
             record_failure(w, "thread %d, round %u: after a success, clreduce_last_error(ctx) "
-                              "is \"%s\"",
+                           "is \"%s\"",
                            w->id, round, clreduce_last_error(g_ctx));
         if (!succeeds &&
             strncmp(clreduce_last_error(NULL), want_create, strlen(want_create)) != 0)
             record_failure(w, "thread %d, round %u: after the others' successes, "
-                              "clreduce_last_error(NULL) is \"%s\"",
+                           "clreduce_last_error(NULL) is \"%s\"",
                            w->id, round, clreduce_last_error(NULL));
         w->error_checks++;
     }
@@ -462,7 +584,7 @@ static void *first_call_worker(void *arg)
                                              CLREDUCE_GRID_STRIDE, data, 1000, &got);
     if (s != CLREDUCE_SUCCESS)
         record_failure(w, "thread %d: %s: %s", w->id, clreduce_status_string(s),
-             clreduce_last_error(f->ctx));
+                       clreduce_last_error(f->ctx));
     else if (got != want)
         record_failure(w, "thread %d: got %" PRId64 ", expected %" PRId64, w->id, got, want);
     return NULL;
