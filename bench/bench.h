@@ -79,6 +79,24 @@ cl_ulong device_buffer_limit(const bench_device *d);
 
 /* ---- data.c: input data, reference results and checks --------------------- */
 
+/* Every operator's result over a prefix of the input: the sum (floating
+ * point in extended precision, exact for float; integers wrapping, to be
+ * truncated to the type), the sum of |x|, the minimum and the maximum (the
+ * identities for the empty prefix). */
+typedef struct prefix_state {
+    long double sum_fp, abs_sum;
+    uint64_t sum_int;
+    unsigned char min[8], max[8];
+} prefix_state;
+
+/* A run of the input kept on the host for checking scans: its elements and
+ * the prefix before it. */
+typedef struct scan_window {
+    size_t start, length;
+    prefix_state before; /* of elements [0, start) */
+    void *input;         /* elements [start, start + length) */
+} scan_window;
+
 typedef struct dataset {
     clreduce_type type;
     size_t count;       /* elements reduced per call */
@@ -94,6 +112,8 @@ typedef struct dataset {
     uint64_t ref_sum_int; /* wrapped to the type's width */
     unsigned char ref_min[8], ref_max[8];
     long double abs_sum;  /* sum of |x| (floating point) */
+    scan_window *windows; /* owned; sorted and disjoint; NULL unless for scans */
+    size_t window_count;
 } dataset;
 
 /* Fills a dataset of `count` random elements of `type` on the device, with
@@ -101,6 +121,12 @@ typedef struct dataset {
  * the device's limits), and computes the references. */
 void dataset_create(const bench_device *d, clreduce_type type, size_t count, uint64_t seed,
                     cl_ulong min_working_set, dataset *ds);
+/* As dataset_create, with the copies limited to `max_bytes` in all, and the
+ * input and the prefix before it filled into every window (whose `input`
+ * must hold `length` elements). The dataset takes the array of windows. */
+void dataset_create_with_windows(const bench_device *d, clreduce_type type, size_t count,
+                                 uint64_t seed, cl_ulong min_working_set, cl_ulong max_bytes,
+                                 scan_window *windows, size_t window_count, dataset *ds);
 void dataset_release(dataset *ds);
 
 /* The element offset of the next copy to reduce. */
@@ -113,6 +139,9 @@ int dataset_check(const dataset *ds, clreduce_op op, const void *value, char *ms
 
 /* Working set that the rotation of copies should reach on this device. */
 cl_ulong working_set_target(const bench_device *d);
+
+/* One element of `type` as text (every digit a float or double needs). */
+void format_value(clreduce_type type, const void *v, char *out, size_t size);
 
 /* ---- measure (clreduce_bench.c) -------------------------------------------- */
 
@@ -129,10 +158,52 @@ typedef struct measurement {
     char message[1024]; /* reason for a status other than OK */
 } measurement;
 
+/* Fills m with the status for a failed call of the library (unsupported or
+ * an error) and the reason from clreduce_last_error(). */
+void set_failure(measurement *m, clreduce_ctx *ctx, clreduce_status s);
+
 /* Checks support, runs once and checks the result, warms up, then times
  * `runs` calls (each result checked too). */
 void measure_variant(const bench_device *d, clreduce_ctx *ctx, dataset *ds, clreduce_op op,
                      clreduce_variant variant, int warmup, int runs, measurement *m);
+
+/* ---- scan.c: measuring and checking prefix scans --------------------------- */
+
+/* Inputs up to this many elements have every element of a scan checked;
+ * larger ones the windows scan_windows_choose() picks. */
+#define SCAN_FULL_CHECK_MAX ((size_t)1 << 22)
+
+/* The empty prefix: sums 0, min and max the identities of `type`. */
+void prefix_init(clreduce_type type, prefix_state *s);
+
+/* The windows of a `count`-element input that a scan's check reads: all of
+ * it up to SCAN_FULL_CHECK_MAX elements; beyond, both ends, both sides of
+ * every power of two, and random runs long enough to cross several tile
+ * boundaries. Sorted, disjoint, their `input` allocated. */
+void scan_windows_choose(size_t count, size_t esize, uint64_t seed, scan_window **windows,
+                         size_t *window_count);
+
+/* A one-line description of the windows that count elements are checked at. */
+void scan_check_description(char *out, size_t size);
+
+/* Where scans of a dataset write: a second buffer as large as the input's
+ * copies (rotated with them, poisoned again after every call), or the input
+ * itself (each copy restored from a pristine one after every call). */
+typedef struct scan_target {
+    int in_place;
+    cl_mem output;   /* out of place */
+    cl_mem pristine; /* in place: one copy of the input */
+    void *readback;  /* host room for the windows of one output */
+} scan_target;
+
+void scan_target_create(const bench_device *d, const dataset *ds, int in_place, scan_target *t);
+void scan_target_release(scan_target *t);
+
+/* As measure_variant, for a scan: every call's output is checked at the
+ * dataset's windows. */
+void measure_scan(const bench_device *d, clreduce_ctx *ctx, dataset *ds, scan_target *t,
+                  clreduce_op op, clreduce_scan_kind kind, clreduce_scan_variant variant,
+                  int warmup, int runs, measurement *m);
 
 /* ---- peak.c --------------------------------------------------------------- */
 
@@ -151,12 +222,15 @@ void peak_measure(const bench_device *d, int runs, peak_result *out);
 typedef struct row {
     const char *variant; /* static name */
     const char *resolved; /* for auto: the variant it runs; else NULL */
+    int is_scan;          /* a prefix scan of operator `op`, else a reduction */
+    clreduce_scan_kind kind; /* scans only */
+    int in_place;            /* scans only */
     clreduce_op op;
     clreduce_type type;
     size_t elements;
     size_t bytes;
     double median_us, min_us, e2e_median_us; /* NAN when not measured */
-    double gbps, pct_peak, peak_gbps, speedup;
+    double gbps, pct_peak, peak_gbps, speedup; /* scans: bytes read + written, copy peak */
     char *status; /* "ok", "unsupported: ...", "wrong: ...", "error: ..." */
 } row;
 
@@ -170,6 +244,7 @@ typedef struct report_meta {
     char date[64];
     const peak_result *peak;
     int runs, warmup;
+    int scans; /* the run measures scans */
 } report_meta;
 
 row *row_list_add(row_list *list);
@@ -177,6 +252,8 @@ void row_list_free(row_list *list);
 
 void report_header(const report_meta *meta, const char *settings_line);
 void report_columns(void);
+/* The scans' table: a line on what is measured and the column names. */
+void report_scan_columns(const report_meta *meta, int in_place);
 void report_row(const row *r);
 int report_write_csv(const char *path, const report_meta *meta, const row_list *rows);
 int report_write_json(const char *path, const report_meta *meta, const row_list *rows);

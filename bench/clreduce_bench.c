@@ -1,5 +1,5 @@
-/* clreduce-bench: memory bandwidth of clreduce's reductions, variant by
- * variant, against the device's own measured bandwidth ceiling.
+/* clreduce-bench: memory bandwidth of clreduce's reductions and prefix scans,
+ * variant by variant, against the device's own measured bandwidth ceiling.
  *
  * For every element type and size the input is filled with random data and
  * its reference results computed once; then for every operator and variant a
@@ -8,7 +8,8 @@
  * first and last command of the call, end-to-end time on the host clock from
  * just before the enqueue to the return of a blocking read of the result.
  * Small inputs are rotated over copies that together exceed the device's
- * cache, so that every call reads from memory. Run with --help for the
+ * cache, so that every call reads from memory. The scans of the same inputs
+ * follow (scan.c) and are printed as a second table. Run with --help for the
  * options. */
 #include <errno.h>
 #include <math.h>
@@ -29,7 +30,14 @@ typedef struct options {
     int variants[CLREDUCE_VARIANT_COUNT];
     clreduce_variant variant_list[CLREDUCE_VARIANT_COUNT];
     size_t variant_count;
-    int variants_given;
+    int variants_given, no_variants;
+    int scan_variants[CLREDUCE_SCAN_VARIANT_COUNT];
+    clreduce_scan_variant scan_variant_list[CLREDUCE_SCAN_VARIANT_COUNT];
+    size_t scan_variant_count;
+    int scan_variants_given, no_scan_variants;
+    clreduce_scan_kind kind_list[2];
+    size_t kind_count;
+    int in_place;
     clreduce_op op_list[BENCH_NUM_OPS];
     size_t op_count;
     clreduce_type type_list[BENCH_NUM_TYPES];
@@ -63,11 +71,13 @@ static void usage(FILE *f)
         "  --list-devices      list the OpenCL devices and exit\n"
         "\n"
         "What to measure (comma-separated lists)\n"
-        "  --variants LIST     auto, interleaved, sequential, first_add, subgroup_tail,\n"
-        "                      subgroup, unrolled, grid_stride, atomic, single_pass, or\n"
-        "                      all (default: all)\n"
-        "  --ops LIST          sum, min, max (default: sum)\n"
-        "  --types LIST        float, double, int32, uint32, int64, uint64 (default: float)\n"
+        "  --variants LIST     reductions: auto, interleaved, sequential, first_add,\n"
+        "                      subgroup_tail, subgroup, unrolled, grid_stride, atomic,\n"
+        "                      single_pass, all or none (default: all)\n"
+        "  --ops LIST          sum, min, max or all, for reductions and scans\n"
+        "                      (default: sum)\n"
+        "  --types LIST        float, double, int32, uint32, int64, uint64 or all\n"
+        "                      (default: float)\n"
         "  --sizes LIST        element counts: 1048576, 2^20, 2^20+1, 1e8, 64Mi (default:\n"
         "                      2^10, 2^12, ..., 2^30; sizes over the device's largest\n"
         "                      allocation or 40% of its memory are skipped)\n"
@@ -77,6 +87,15 @@ static void usage(FILE *f)
         "  --runs N            timed runs per measurement (default 20, quick 5)\n"
         "  --warmup N          untimed runs before them (default 5, quick 2)\n"
         "  --seed N            seed of the random input (default 1)\n"
+        "\n"
+        "Prefix scans (a second table: bytes are read + written, 2 x elements x size,\n"
+        "and %peak is against the copy peak; sizes whose input and output together\n"
+        "exceed the limit above are skipped)\n"
+        "  --scan-variants LIST\n"
+        "                      auto, hillis_steele, blelloch, reduce_then_scan,\n"
+        "                      lookback, all or none (default: auto)\n"
+        "  --scan-kinds LIST   inclusive, exclusive or all (default: inclusive)\n"
+        "  --in-place          scan every input in place (default: into a second buffer)\n"
         "\n"
         "Tuning overrides (0 or absent: the library's table)\n"
         "  --wg N              work-items per work-group\n"
@@ -149,6 +168,10 @@ static void for_each_item(const char *list, const char *what, void (*fn)(const c
 static void add_variant(const char *name, void *arg)
 {
     options *o = arg;
+    if (strcmp(name, "none") == 0) {
+        o->no_variants = 1;
+        return;
+    }
     if (strcmp(name, "all") == 0) {
         for (int v = 0; v < CLREDUCE_VARIANT_COUNT; v++)
             add_variant(clreduce_variant_name((clreduce_variant)v), arg);
@@ -166,9 +189,58 @@ static void add_variant(const char *name, void *arg)
     usage_error("unknown variant \"%s\"", name);
 }
 
+static void add_scan_variant(const char *name, void *arg)
+{
+    options *o = arg;
+    if (strcmp(name, "none") == 0) {
+        o->no_scan_variants = 1;
+        return;
+    }
+    if (strcmp(name, "all") == 0) {
+        for (int v = 0; v < CLREDUCE_SCAN_VARIANT_COUNT; v++)
+            add_scan_variant(clreduce_scan_variant_name((clreduce_scan_variant)v), arg);
+        return;
+    }
+    for (int v = 0; v < CLREDUCE_SCAN_VARIANT_COUNT; v++) {
+        if (strcmp(name, clreduce_scan_variant_name((clreduce_scan_variant)v)) == 0) {
+            if (!o->scan_variants[v]) {
+                o->scan_variants[v] = 1;
+                o->scan_variant_list[o->scan_variant_count++] = (clreduce_scan_variant)v;
+            }
+            return;
+        }
+    }
+    usage_error("unknown scan variant \"%s\"", name);
+}
+
+static void add_scan_kind(const char *name, void *arg)
+{
+    options *o = arg;
+    if (strcmp(name, "all") == 0) {
+        add_scan_kind("inclusive", arg);
+        add_scan_kind("exclusive", arg);
+        return;
+    }
+    for (int k = 0; k <= CLREDUCE_EXCLUSIVE; k++) {
+        if (strcmp(name, clreduce_scan_kind_name((clreduce_scan_kind)k)) == 0) {
+            for (size_t i = 0; i < o->kind_count; i++)
+                if (o->kind_list[i] == (clreduce_scan_kind)k)
+                    return;
+            o->kind_list[o->kind_count++] = (clreduce_scan_kind)k;
+            return;
+        }
+    }
+    usage_error("unknown scan kind \"%s\" (inclusive, exclusive or all)", name);
+}
+
 static void add_op(const char *name, void *arg)
 {
     options *o = arg;
+    if (strcmp(name, "all") == 0) {
+        for (int v = 0; v < BENCH_NUM_OPS; v++)
+            add_op(clreduce_op_name((clreduce_op)v), arg);
+        return;
+    }
     for (int v = 0; v < BENCH_NUM_OPS; v++) {
         if (strcmp(name, clreduce_op_name((clreduce_op)v)) == 0) {
             for (size_t i = 0; i < o->op_count; i++)
@@ -184,6 +256,11 @@ static void add_op(const char *name, void *arg)
 static void add_type(const char *name, void *arg)
 {
     options *o = arg;
+    if (strcmp(name, "all") == 0) {
+        for (int v = 0; v < BENCH_NUM_TYPES; v++)
+            add_type(clreduce_type_name((clreduce_type)v), arg);
+        return;
+    }
     for (int v = 0; v < BENCH_NUM_TYPES; v++) {
         if (strcmp(name, clreduce_type_name((clreduce_type)v)) == 0) {
             for (size_t i = 0; i < o->type_count; i++)
@@ -249,6 +326,13 @@ static void parse_options(int argc, char **argv, options *o)
         } else if (VALUE("--variants")) {
             o->variants_given = 1;
             for_each_item(value, "--variants", add_variant, o);
+        } else if (VALUE("--scan-variants")) {
+            o->scan_variants_given = 1;
+            for_each_item(value, "--scan-variants", add_scan_variant, o);
+        } else if (VALUE("--scan-kinds")) {
+            for_each_item(value, "--scan-kinds", add_scan_kind, o);
+        } else if (FLAG("--in-place")) {
+            o->in_place = 1;
         } else if (VALUE("--ops")) {
             for_each_item(value, "--ops", add_op, o);
         } else if (VALUE("--types")) {
@@ -307,6 +391,10 @@ static void parse_options(int argc, char **argv, options *o)
 #undef FLAG
 #undef VALUE
     }
+    if (o->no_variants && o->variant_count)
+        usage_error("--variants none excludes every other variant");
+    if (o->no_scan_variants && o->scan_variant_count)
+        usage_error("--scan-variants none excludes every other scan variant");
     if (o->no_peak && o->peak_only)
         usage_error("--no-peak and --peak-only contradict each other");
     if (o->tune + o->cold + o->peak_only > 1)
@@ -484,7 +572,7 @@ static clreduce_status one_call(const bench_device *d, clreduce_ctx *ctx, datase
     return CLREDUCE_SUCCESS;
 }
 
-static void set_failure(measurement *m, clreduce_ctx *ctx, clreduce_status s)
+void set_failure(measurement *m, clreduce_ctx *ctx, clreduce_status s)
 {
     m->status = s == CLREDUCE_ERROR_UNSUPPORTED ? MEASURE_UNSUPPORTED : MEASURE_ERROR;
     const char *why = clreduce_last_error(ctx);
@@ -578,23 +666,15 @@ static char *dup_printf(const char *fmt, ...)
     return s;
 }
 
-static void fill_row(row *r, clreduce_ctx *ctx, clreduce_variant v, clreduce_op op,
-                     clreduce_type type, size_t count, const measurement *m,
-                     const peak_result *peak)
+/* Timings, bandwidth against `peak_gbps` (NAN: not measured) and status. */
+static void fill_measurement(row *r, const measurement *m, double peak_gbps)
 {
-    r->variant = clreduce_variant_name(v);
-    r->resolved = v == CLREDUCE_AUTO ? clreduce_variant_name(clreduce_auto_variant(ctx, type))
-                                     : NULL;
-    r->op = op;
-    r->type = type;
-    r->elements = count;
-    r->bytes = count * clreduce_type_size(type);
     r->median_us = m->median_us;
     r->min_us = m->min_us;
     r->e2e_median_us = m->e2e_median_us;
     r->gbps = m->status == MEASURE_OK ? (double)r->bytes / (m->median_us * 1e3) : NAN;
-    r->peak_gbps = peak->measured ? peak->read_gbps : NAN;
-    r->pct_peak = peak->measured ? 100.0 * r->gbps / peak->read_gbps : NAN;
+    r->peak_gbps = peak_gbps;
+    r->pct_peak = 100.0 * r->gbps / peak_gbps;
     r->speedup = NAN;
     switch (m->status) {
     case MEASURE_OK: r->status = dup_printf("ok"); break;
@@ -606,6 +686,50 @@ static void fill_row(row *r, clreduce_ctx *ctx, clreduce_variant v, clreduce_op 
     for (char *c = r->status; *c; c++)
         if (*c == '\n' || *c == '\r' || *c == '\t')
             *c = ' ';
+}
+
+static void fill_row(row *r, clreduce_ctx *ctx, clreduce_variant v, clreduce_op op,
+                     clreduce_type type, size_t count, const measurement *m,
+                     const peak_result *peak)
+{
+    r->variant = clreduce_variant_name(v);
+    r->resolved = v == CLREDUCE_AUTO ? clreduce_variant_name(clreduce_auto_variant(ctx, type))
+                                     : NULL;
+    r->op = op;
+    r->type = type;
+    r->elements = count;
+    r->bytes = count * clreduce_type_size(type);
+    fill_measurement(r, m, peak->measured ? peak->read_gbps : NAN);
+}
+
+/* A scan reads and writes every element: its bytes count both, against the
+ * copy peak. */
+static void fill_scan_row(row *r, clreduce_ctx *ctx, clreduce_scan_variant v, clreduce_op op,
+                          clreduce_scan_kind kind, int in_place, clreduce_type type,
+                          size_t count, const measurement *m, const peak_result *peak)
+{
+    r->variant = clreduce_scan_variant_name(v);
+    r->resolved = v == CLREDUCE_SCAN_AUTO
+                      ? clreduce_scan_variant_name(clreduce_auto_scan_variant(ctx, type))
+                      : NULL;
+    r->is_scan = 1;
+    r->kind = kind;
+    r->in_place = in_place;
+    r->op = op;
+    r->type = type;
+    r->elements = count;
+    r->bytes = 2 * count * clreduce_type_size(type);
+    fill_measurement(r, m, peak->measured ? peak->copy_gbps : NAN);
+}
+
+/* A wrong result or an error goes to stderr at once, besides the table. */
+static void announce_failure(const measurement *m, const char *what)
+{
+    if (m->status != MEASURE_WRONG && m->status != MEASURE_ERROR)
+        return;
+    progress_done();
+    fprintf(stderr, "clreduce-bench: %s: %s: %s\n",
+            m->status == MEASURE_WRONG ? "WRONG RESULT" : "error", what, m->message);
 }
 
 static void format_date(char *out, size_t size)
@@ -626,6 +750,7 @@ static int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options
     meta.peak = peak;
     meta.runs = runs;
     meta.warmup = warmup;
+    meta.scans = o->scan_variant_count > 0;
 
     /* A second header line: the tuning in effect and the rotation. */
     char settings[1024] = "";
@@ -648,13 +773,21 @@ static int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options
                  clreduce_subgroup_path_name(clreduce_get_subgroup_path(ctx)), ws);
     }
     report_header(&meta, settings);
-    report_columns();
+    /* The scans' table follows the reductions' at the end, or stands alone. */
+    int defer_scans = o->variant_count > 0;
+    if (o->variant_count)
+        report_columns();
+    else if (meta.scans)
+        report_scan_columns(&meta, o->in_place);
     fflush(stdout);
 
-    row_list rows;
+    row_list rows, scan_rows;
     memset(&rows, 0, sizeof rows);
+    memset(&scan_rows, 0, sizeof scan_rows);
     int failed = 0;
-    size_t total = o->type_count * o->size_count * o->op_count * o->variant_count, done = 0;
+    size_t per_size = o->op_count * o->variant_count;
+    size_t per_size_scans = o->op_count * o->kind_count * o->scan_variant_count;
+    size_t total = o->type_count * o->size_count * (per_size + per_size_scans), done = 0;
     cl_ulong limit = device_buffer_limit(d);
 
     for (size_t ti = 0; ti < o->type_count; ti++) {
@@ -664,7 +797,9 @@ static int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options
             size_t count = o->sizes[si];
             char label[32];
             size_label(count, label, sizeof label);
-            if ((cl_ulong)count * esize > limit) {
+            int reduce_fits = (cl_ulong)count * esize <= limit;
+            int scan_fits = (cl_ulong)count * esize <= limit / 2;
+            if (per_size && !reduce_fits) {
                 char b[32], l[32];
                 bytes_label((double)count * (double)esize, b, sizeof b);
                 bytes_label((double)limit, l, sizeof l);
@@ -672,29 +807,52 @@ static int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options
                 printf("# skipped %s %s (%s): more than %s, the lesser of the largest allocation "
                        "and 40%% of the device's memory\n",
                        label, clreduce_type_name(type), b, l);
-                done += o->op_count * o->variant_count;
-                continue;
+                done += per_size;
+            }
+            if (per_size_scans && !scan_fits) {
+                char b[32], l[32];
+                bytes_label(2.0 * (double)count * (double)esize, b, sizeof b);
+                bytes_label((double)limit, l, sizeof l);
+                progress_done();
+                printf("# skipped scans of %s %s (%s for input and output): more than %s, the "
+                       "lesser of the largest allocation and 40%% of the device's memory\n",
+                       label, clreduce_type_name(type), b, l);
+                done += per_size_scans;
             }
             /* Nothing to prepare if no variant can run this type. */
-            int any = 0;
-            for (size_t oi = 0; oi < o->op_count; oi++)
-                for (size_t vi = 0; vi < o->variant_count; vi++)
+            int any = 0, any_scan = 0;
+            for (size_t oi = 0; oi < o->op_count; oi++) {
+                for (size_t vi = 0; vi < o->variant_count && reduce_fits; vi++)
                     any |= clreduce_check_support(ctx, o->op_list[oi], type,
                                                   o->variant_list[vi]) == CLREDUCE_SUCCESS;
+                for (size_t vi = 0; vi < o->scan_variant_count && scan_fits && o->kind_count;
+                     vi++)
+                    any_scan |= clreduce_check_scan_support(ctx, o->op_list[oi], type,
+                                                            o->scan_variant_list[vi]) ==
+                                CLREDUCE_SUCCESS;
+            }
             dataset ds;
             memset(&ds, 0, sizeof ds);
-            if (any) {
+            if (any || any_scan) {
                 progress("[%zu/%zu] preparing %s %s", done, total, clreduce_type_name(type),
                          label);
-                dataset_create(d, type, count, o->seed, working_set_target(d), &ds);
+                scan_window *windows = NULL;
+                size_t window_count = 0;
+                if (any_scan)
+                    scan_windows_choose(count, esize, o->seed, &windows, &window_count);
+                dataset_create_with_windows(d, type, count, o->seed, working_set_target(d),
+                                            any_scan ? limit / 2 : limit, windows,
+                                            window_count, &ds);
             }
-            for (size_t oi = 0; oi < o->op_count; oi++) {
+            for (size_t oi = 0; oi < o->op_count && reduce_fits; oi++) {
                 clreduce_op op = o->op_list[oi];
                 size_t group = rows.count;
                 for (size_t vi = 0; vi < o->variant_count; vi++) {
                     clreduce_variant v = o->variant_list[vi];
-                    progress("[%zu/%zu] %s %s %s %s", ++done, total, clreduce_variant_name(v),
+                    char what[128];
+                    snprintf(what, sizeof what, "%s %s %s %s", clreduce_variant_name(v),
                              clreduce_type_name(type), clreduce_op_name(op), label);
+                    progress("[%zu/%zu] %s", ++done, total, what);
                     measurement m;
                     if (any) {
                         measure_variant(d, ctx, &ds, op, v, warmup, runs, &m);
@@ -704,14 +862,9 @@ static int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options
                         clreduce_status s = clreduce_check_support(ctx, op, type, v);
                         set_failure(&m, ctx, s);
                     }
-                    if (m.status == MEASURE_WRONG || m.status == MEASURE_ERROR) {
+                    if (m.status == MEASURE_WRONG || m.status == MEASURE_ERROR)
                         failed = 1;
-                        progress_done();
-                        fprintf(stderr, "clreduce-bench: %s: %s %s %s %s: %s\n",
-                                m.status == MEASURE_WRONG ? "WRONG RESULT" : "error",
-                                clreduce_variant_name(v), clreduce_type_name(type),
-                                clreduce_op_name(op), label, m.message);
-                    }
+                    announce_failure(&m, what);
                     fill_row(row_list_add(&rows), ctx, v, op, type, count, &m, peak);
                 }
                 /* Speed-ups over interleaved within the group. */
@@ -726,11 +879,62 @@ static int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options
                 }
                 fflush(stdout);
             }
-            if (any)
+            scan_target target;
+            memset(&target, 0, sizeof target);
+            if (any_scan)
+                scan_target_create(d, &ds, o->in_place, &target);
+            for (size_t oi = 0; oi < o->op_count && scan_fits; oi++) {
+                for (size_t ki = 0; ki < o->kind_count; ki++) {
+                    for (size_t vi = 0; vi < o->scan_variant_count; vi++) {
+                        clreduce_op op = o->op_list[oi];
+                        clreduce_scan_kind kind = o->kind_list[ki];
+                        clreduce_scan_variant v = o->scan_variant_list[vi];
+                        char what[160];
+                        snprintf(what, sizeof what, "%s %s scan %s %s %s%s",
+                                 clreduce_scan_variant_name(v), clreduce_scan_kind_name(kind),
+                                 clreduce_type_name(type), clreduce_op_name(op), label,
+                                 o->in_place ? " in place" : "");
+                        progress("[%zu/%zu] %s", ++done, total, what);
+                        measurement m;
+                        if (any_scan) {
+                            measure_scan(d, ctx, &ds, &target, op, kind, v, warmup, runs, &m);
+                        } else {
+                            memset(&m, 0, sizeof m);
+                            m.median_us = m.min_us = m.e2e_median_us = NAN;
+                            clreduce_status s = clreduce_check_scan_support(ctx, op, type, v);
+                            set_failure(&m, ctx, s);
+                        }
+                        if (m.status == MEASURE_WRONG || m.status == MEASURE_ERROR)
+                            failed = 1;
+                        announce_failure(&m, what);
+                        row *r = row_list_add(&scan_rows);
+                        fill_scan_row(r, ctx, v, op, kind, o->in_place, type, count, &m, peak);
+                        if (!defer_scans) {
+                            progress_done();
+                            report_row(r);
+                            fflush(stdout);
+                        }
+                    }
+                }
+            }
+            if (any_scan)
+                scan_target_release(&target);
+            if (any || any_scan)
                 dataset_release(&ds);
         }
     }
     progress_done();
+    if (defer_scans && meta.scans) {
+        printf("\n");
+        report_scan_columns(&meta, o->in_place);
+        for (size_t i = 0; i < scan_rows.count; i++)
+            report_row(&scan_rows.rows[i]);
+        fflush(stdout);
+    }
+    /* One list for the files: the reductions, then the scans. */
+    for (size_t i = 0; i < scan_rows.count; i++)
+        *row_list_add(&rows) = scan_rows.rows[i];
+    free(scan_rows.rows);
 
     if (o->csv && !report_write_csv(o->csv, &meta, &rows)) {
         fprintf(stderr, "clreduce-bench: writing %s failed: %s\n", o->csv, strerror(errno));
@@ -811,8 +1015,8 @@ int main(int argc, char **argv)
         memset(&t, 0, sizeof t);
         t.type = o.type_list[0];
         t.op = o.op_list[0];
-        t.variants = o.variants_given ? o.variant_list : &sp;
-        t.variant_count = o.variants_given ? o.variant_count : 1;
+        t.variants = o.variant_count ? o.variant_list : &sp;
+        t.variant_count = o.variant_count ? o.variant_count : 1;
         size_t tune_sizes[3] = {(size_t)1 << 20, (size_t)1 << 24, (size_t)1 << 28};
         t.sizes = o.size_count ? o.sizes : tune_sizes;
         t.size_count = o.size_count ? o.size_count : dev.is_cpu ? 1 : 3;
@@ -828,6 +1032,10 @@ int main(int argc, char **argv)
 
     if (!o.variants_given)
         add_variant("all", &o);
+    if (!o.scan_variants_given)
+        add_scan_variant("auto", &o);
+    if (o.kind_count == 0)
+        o.kind_list[o.kind_count++] = CLREDUCE_INCLUSIVE;
     if (o.size_count == 0) {
         if (quick) {
             static const int exps[] = {10, 16, 20, 22};

@@ -7,6 +7,10 @@
  * the others and another to a value above it, at random positions, so that a
  * min or max that skips elements is caught.
  *
+ * For scans, the input of a few windows (scan.c chooses them) is kept on the
+ * host too, with the prefix of every operator before each window, so that a
+ * scan's output can be checked there without the whole input on the host.
+ *
  * Ranges: float and double uniform in [-1, 1); int32 in [-1000, 1000];
  * uint32 in [1, 2000]; int64 in [-10^6, 10^6]; uint64 in [1, 2*10^6]. Integer
  * sums may wrap around; the reference wraps the same way. */
@@ -165,10 +169,34 @@ static void generate(clreduce_type type, void *host, size_t n, size_t base, rng 
     }
 }
 
+/* The prefix of the input before global index g, from the accumulators. */
+static void take_prefix(clreduce_type type, const accum *a, size_t g, const dataset *ds,
+                        prefix_state *out)
+{
+    prefix_init(type, out);
+    out->sum_fp = a->sum + a->comp + (long double)a->block_sum;
+    out->abs_sum = a->abs_sum + (long double)a->block_abs;
+    out->sum_int = a->isum;
+    if (g > 0) {
+        memcpy(out->min, ds->ref_min, ds->esize);
+        memcpy(out->max, ds->ref_max, ds->esize);
+    }
+}
+
 void dataset_create(const bench_device *d, clreduce_type type, size_t count, uint64_t seed,
                     cl_ulong min_working_set, dataset *ds)
 {
+    dataset_create_with_windows(d, type, count, seed, min_working_set, device_buffer_limit(d),
+                                NULL, 0, ds);
+}
+
+void dataset_create_with_windows(const bench_device *d, clreduce_type type, size_t count,
+                                 uint64_t seed, cl_ulong min_working_set, cl_ulong max_bytes,
+                                 scan_window *windows, size_t window_count, dataset *ds)
+{
     memset(ds, 0, sizeof *ds);
+    ds->windows = windows;
+    ds->window_count = window_count;
     ds->type = type;
     ds->count = count;
     ds->esize = clreduce_type_size(type);
@@ -178,9 +206,8 @@ void dataset_create(const bench_device *d, clreduce_type type, size_t count, uin
     ds->copies = 1;
     if (stride_bytes < min_working_set)
         ds->copies = (size_t)((min_working_set + stride_bytes - 1) / stride_bytes);
-    cl_ulong limit = device_buffer_limit(d);
-    if ((cl_ulong)ds->copies * stride_bytes > limit)
-        ds->copies = (size_t)(limit / stride_bytes);
+    if ((cl_ulong)ds->copies * stride_bytes > max_bytes)
+        ds->copies = (size_t)(max_bytes / stride_bytes);
     if (ds->copies < 1)
         ds->copies = 1;
     size_t total = ds->copies == 1 ? bytes : ds->copies * stride_bytes;
@@ -204,10 +231,32 @@ void dataset_create(const bench_device *d, clreduce_type type, size_t count, uin
     int plant = count > 1;
     accum a;
     memset(&a, 0, sizeof a);
+    size_t snap = 0, keep = 0; /* next window to take the prefix of, to copy into */
     for (size_t base = 0; base < count; base += chunk) {
         size_t n = count - base < chunk ? count - base : chunk;
-        generate(type, host, n, base, &r, plant_min, plant_max, plant, &a, ds->ref_min,
-                 ds->ref_max);
+        /* Generated in pieces that stop at the start of each window, where
+         * the prefix is taken. */
+        for (size_t i = 0; i < n;) {
+            if (snap < window_count && windows[snap].start == base + i)
+                take_prefix(type, &a, base + i, ds, &windows[snap++].before);
+            size_t end = n;
+            if (snap < window_count && windows[snap].start < base + n)
+                end = windows[snap].start - base;
+            generate(type, (unsigned char *)host + i * ds->esize, end - i, base + i, &r,
+                     plant_min, plant_max, plant, &a, ds->ref_min, ds->ref_max);
+            i = end;
+        }
+        while (keep < window_count && windows[keep].start + windows[keep].length <= base)
+            keep++;
+        for (size_t w = keep; w < window_count && windows[w].start < base + n; w++) {
+            size_t lo = windows[w].start > base ? windows[w].start : base;
+            size_t hi = windows[w].start + windows[w].length;
+            if (hi > base + n)
+                hi = base + n;
+            if (lo < hi)
+                memcpy((unsigned char *)windows[w].input + (lo - windows[w].start) * ds->esize,
+                       (unsigned char *)host + (lo - base) * ds->esize, (hi - lo) * ds->esize);
+        }
         check_cl(clEnqueueWriteBuffer(d->queue, ds->buffer, CL_TRUE, base * ds->esize,
                                       n * ds->esize, host, 0, NULL, NULL),
                  "clEnqueueWriteBuffer (input data)");
@@ -235,6 +284,9 @@ void dataset_release(dataset *ds)
         clReleaseMemObject(ds->buffer);
     if (ds->result)
         clReleaseMemObject(ds->result);
+    for (size_t w = 0; w < ds->window_count; w++)
+        free(ds->windows[w].input);
+    free(ds->windows);
     memset(ds, 0, sizeof *ds);
 }
 
@@ -245,7 +297,7 @@ size_t dataset_next_offset(dataset *ds)
     return offset;
 }
 
-static void format_value(clreduce_type type, const void *v, char *out, size_t size)
+void format_value(clreduce_type type, const void *v, char *out, size_t size)
 {
     switch (type) {
     case CLREDUCE_FLOAT: snprintf(out, size, "%.9g", (double)*(const float *)v); break;

@@ -4,6 +4,7 @@
 usage: python3 bench/plot.py results.csv [more.csv ...] -o plot.png
                              [--op sum] [--type float] [--variants a,b]
                              [--peak GBPS] [--title TEXT]
+                             [--scan-op sum] [--in-place]
 
 Reads one or more CSV files written by `clreduce-bench --csv` (or by the CUB
 yardstick in bench/peers, whose rows have variant "cub"), keeps the rows of
@@ -11,6 +12,13 @@ one operator and type that measured successfully, and draws one line per
 variant: GB/s (from the median device time) against the number of elements
 on a log2 axis. The bandwidth ceiling is drawn as a dashed horizontal line:
 --peak, or else the largest peak_gbps found in the rows.
+
+With --op inclusive_scan or exclusive_scan it draws prefix scans instead, of
+the operator --scan-op (default sum; CUB's rows, which lack the column, are
+sums) out of place, or in place with --in-place: two panels, the median
+device time in µs and the bandwidth in TB/s (bytes read + written) against
+the number of elements, one line per variant; the ceiling is the copy peak
+(--peak, or the largest peak_gbps of the rows whose peak_kind is "copy").
 """
 import argparse
 import csv
@@ -20,6 +28,9 @@ import sys
 # The variants in the order of the optimisation ladder; others (cub) follow.
 LADDER = ["interleaved", "sequential", "first_add", "subgroup_tail", "subgroup", "unrolled",
           "grid_stride", "atomic", "single_pass", "auto"]
+SCAN_LADDER = ["hillis_steele", "blelloch", "reduce_then_scan", "lookback", "auto"]
+SCAN_OPS = ("inclusive_scan", "exclusive_scan")
+MARKERS = "os^vD<>phx*+"
 
 
 def parse_args(argv):
@@ -31,6 +42,11 @@ def parse_args(argv):
     p.add_argument("--variants", help="comma-separated variants to plot (default: all found)")
     p.add_argument("--peak", type=float, help="ceiling in GB/s (default: from the CSV)")
     p.add_argument("--title", help="title (default: operator, type and device)")
+    p.add_argument("--scan-op", default="sum",
+                   help="operator of the scans to plot, with --op inclusive_scan or "
+                        "exclusive_scan (default: sum)")
+    p.add_argument("--in-place", action="store_true",
+                   help="plot the scans measured in place (default: out of place)")
     return p.parse_args(argv)
 
 
@@ -55,6 +71,77 @@ def read_rows(paths):
     return rows
 
 
+def ordered(series, ladder):
+    """The variants of series in ladder order, then the others by name."""
+    def position(variant):
+        return (ladder.index(variant), "") if variant in ladder else (len(ladder), variant)
+    return sorted(series, key=position)
+
+
+def plot_scans(args, rows, plt):
+    """Two panels for the scans: median µs and TB/s against the element count."""
+    wanted = set(args.variants.split(",")) if args.variants else None
+    in_place = "1" if args.in_place else "0"
+    series = {}  # variant -> {elements: (median_us, gbps)}
+    devices = []
+    peaks = []
+    for r in rows:
+        if r["op"] != args.op or r["type"] != args.type:
+            continue
+        # CUB's rows (DeviceScan::InclusiveSum, out of place) lack these columns.
+        if (r.get("scan_op") or "sum") != args.scan_op or (r.get("in_place") or "0") != in_place:
+            continue
+        if not r["status"].startswith("ok"):
+            continue
+        if wanted and r["variant"] not in wanted:
+            continue
+        elements, gbps = number(r["elements"]), number(r["gbps"])
+        median = number(r.get("median_us"))
+        if elements is None or gbps is None or median is None or elements <= 0:
+            continue
+        series.setdefault(r["variant"], {})[elements] = (median, gbps)
+        if r.get("device") and r["device"] not in devices:
+            devices.append(r["device"])
+        peak = number(r.get("peak_gbps"))
+        if peak and r.get("peak_kind") == "copy":
+            peaks.append(peak)
+    if not series:
+        sys.exit(f"plot.py: no successful rows for {args.op} of {args.scan_op}, type {args.type}"
+                 f"{', in place' if args.in_place else ''}")
+    peak = args.peak if args.peak is not None else (max(peaks) if peaks else None)
+
+    fig, (ax_us, ax_bw) = plt.subplots(1, 2, figsize=(14, 6))
+    for i, variant in enumerate(ordered(series, SCAN_LADDER)):
+        points = series[variant]
+        xs = sorted(points)
+        style = dict(marker=MARKERS[i % len(MARKERS)], markersize=4, linewidth=1.5,
+                     label=variant)
+        ax_us.plot(xs, [points[x][0] for x in xs], **style)
+        ax_bw.plot(xs, [points[x][1] / 1000 for x in xs], **style)
+    if peak:
+        ax_bw.axhline(peak / 1000, linestyle="--", color="black", linewidth=1,
+                      label=f"peak (copy, read+write) {peak / 1000:.2f} TB/s")
+    for ax in (ax_us, ax_bw):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("elements")
+        ax.grid(True, which="major", alpha=0.3)
+    ax_us.set_yscale("log")
+    ax_us.set_ylabel("µs (median device time)")
+    ax_bw.set_ylabel("TB/s (bytes read + written, 1 TB = 1e12 bytes)")
+    top = max(g for p in series.values() for _, g in p.values()) / 1000
+    ax_bw.set_ylim(0, max(top, (peak or 0) / 1000) * 1.08)
+    ax_us.legend(loc="upper left", fontsize="small")
+    ax_bw.legend(loc="upper left", fontsize="small")
+    device = ", ".join(devices) if devices else "unknown device"
+    where = "in place" if args.in_place else "out of place"
+    fig.suptitle(args.title or f"clreduce {args.op.replace('_', ' ')} ({args.scan_op}) "
+                               f"{args.type}, {where}, on {device}")
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=120)
+    print(f"wrote {args.output}")
+    return 0
+
+
 def main(argv):
     args = parse_args(argv)
     try:
@@ -65,6 +152,8 @@ def main(argv):
         sys.exit("plot.py: matplotlib is needed (pip install matplotlib)")
 
     rows = read_rows(args.csv)
+    if args.op in SCAN_OPS:
+        return plot_scans(args, rows, plt)
     wanted = set(args.variants.split(",")) if args.variants else None
     series = {}
     devices = []
@@ -91,13 +180,10 @@ def main(argv):
     peak = args.peak if args.peak is not None else (max(peaks) if peaks else None)
 
     fig, ax = plt.subplots(figsize=(10, 6))
-    markers = "os^vD<>phx*+"
-    def ladder_position(variant):
-        return (LADDER.index(variant), "") if variant in LADDER else (len(LADDER), variant)
-    for i, variant in enumerate(sorted(series, key=ladder_position)):
+    for i, variant in enumerate(ordered(series, LADDER)):
         points = series[variant]
         xs = sorted(points)
-        ax.plot(xs, [points[x] for x in xs], marker=markers[i % len(markers)], markersize=4,
+        ax.plot(xs, [points[x] for x in xs], marker=MARKERS[i % len(MARKERS)], markersize=4,
                 linewidth=1.5, label=variant)
     if peak:
         ax.axhline(peak, linestyle="--", color="black", linewidth=1,

@@ -1,4 +1,10 @@
-/* clreduce-bench: the human table, CSV and JSON. */
+/* clreduce-bench: the human tables, CSV and JSON.
+ *
+ * Reductions and scans share the CSV and JSON columns, which are those of
+ * the CUB yardstick (bench/peers): a scan's `op` is "inclusive_scan" or
+ * "exclusive_scan" and its operator is in `scan_op`; `peak_kind` says which
+ * peak `peak_gbps` and `pct_peak` refer to ("read": the read-only kernel, for
+ * reductions; "copy": clEnqueueCopyBuffer, for scans). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +57,9 @@ void report_header(const report_meta *m, const char *settings_line)
            d->driver, d->platform_name, d->platform_version, m->date, m->runs, m->warmup);
     if (m->peak && m->peak->measured)
         printf("peak: read-only kernel %.1f GB/s, copy %.1f GB/s (read+write bytes); "
-               "%%peak is relative to the read-only kernel peak\n",
-               m->peak->read_gbps, m->peak->copy_gbps);
+               "%%peak is relative to the read-only kernel peak%s\n",
+               m->peak->read_gbps, m->peak->copy_gbps,
+               m->scans ? " for reductions, to the copy peak for scans" : "");
     else
         printf("peak: not measured (--no-peak)\n");
     if (settings_line && *settings_line)
@@ -66,8 +73,53 @@ void report_columns(void)
            "status");
 }
 
+void report_scan_columns(const report_meta *m, int in_place)
+{
+    char checks[256], peak[64] = "not measured";
+    scan_check_description(checks, sizeof checks);
+    if (m->peak && m->peak->measured)
+        snprintf(peak, sizeof peak, "%.1f GB/s", m->peak->copy_gbps);
+    printf("# prefix scans, %s | bytes = read + write = 2 x elements x element size | %%peak "
+           "against the copy peak (%s) | %s\n",
+           in_place ? "in place (each copy of the input restored after every call, untimed)"
+                    : "out of place (outputs rotated over copies with the inputs)",
+           peak, checks);
+    printf("%-22s %-9s %-4s %-6s %9s %9s %11s %11s %11s %9s %6s  %s\n", "variant", "kind", "op",
+           "type", "elements", "bytes", "median_us", "min_us", "e2e_us", "GB/s", "%peak",
+           "status");
+}
+
+static void report_scan_row(const row *r)
+{
+    char variant[48], elems[32], bytes[32], pct[16];
+    if (r->resolved)
+        snprintf(variant, sizeof variant, "%s(%s)", r->variant, r->resolved);
+    else
+        snprintf(variant, sizeof variant, "%s", r->variant);
+    size_label(r->elements, elems, sizeof elems);
+    bytes_label((double)r->bytes, bytes, sizeof bytes);
+    const char *kind = clreduce_scan_kind_name(r->kind), *op = clreduce_op_name(r->op),
+               *type = clreduce_type_name(r->type);
+    if (isnan(r->median_us)) {
+        printf("%-22s %-9s %-4s %-6s %9s %9s %11s %11s %11s %9s %6s  %s\n", variant, kind, op,
+               type, elems, bytes, "-", "-", "-", "-", "-", r->status);
+        return;
+    }
+    if (isnan(r->pct_peak))
+        snprintf(pct, sizeof pct, "-");
+    else
+        snprintf(pct, sizeof pct, "%.1f%%", r->pct_peak);
+    printf("%-22s %-9s %-4s %-6s %9s %9s %11.2f %11.2f %11.2f %9.1f %6s  %s\n", variant, kind,
+           op, type, elems, bytes, r->median_us, r->min_us, r->e2e_median_us, r->gbps, pct,
+           r->status);
+}
+
 void report_row(const row *r)
 {
+    if (r->is_scan) {
+        report_scan_row(r);
+        return;
+    }
     char variant[48], elems[32], bytes[32], pct[16], speed[16];
     if (r->resolved)
         snprintf(variant, sizeof variant, "%s(%s)", r->variant, r->resolved);
@@ -96,6 +148,14 @@ void report_row(const row *r)
 
 /* ---- CSV ------------------------------------------------------------------ */
 
+/* The `op` column: the operator of a reduction, the kind of a scan. */
+static const char *row_op(const row *r)
+{
+    if (!r->is_scan)
+        return clreduce_op_name(r->op);
+    return r->kind == CLREDUCE_INCLUSIVE ? "inclusive_scan" : "exclusive_scan";
+}
+
 static void csv_string(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -119,14 +179,14 @@ int report_write_csv(const char *path, const report_meta *m, const row_list *row
     if (!f)
         return 0;
     fputs("device,driver,date,variant,op,type,elements,bytes,median_us,min_us,e2e_median_us,"
-          "gbps,pct_peak,peak_gbps,speedup_vs_interleaved,status\n",
+          "gbps,pct_peak,peak_gbps,speedup_vs_interleaved,status,scan_op,in_place,peak_kind\n",
           f);
     for (size_t i = 0; i < rows->count; i++) {
         const row *r = &rows->rows[i];
         csv_string(f, m->device->name);
         fputc(',', f);
         csv_string(f, m->device->driver);
-        fprintf(f, ",%s,%s,%s,%s,%zu,%zu,", m->date, r->variant, clreduce_op_name(r->op),
+        fprintf(f, ",%s,%s,%s,%s,%zu,%zu,", m->date, r->variant, row_op(r),
                 clreduce_type_name(r->type), r->elements, r->bytes);
         csv_number(f, "%.3f", r->median_us);
         fputc(',', f);
@@ -143,6 +203,11 @@ int report_write_csv(const char *path, const report_meta *m, const row_list *row
         csv_number(f, "%.4f", r->speedup);
         fputc(',', f);
         csv_string(f, r->status);
+        if (r->is_scan)
+            fprintf(f, ",%s,%d,", clreduce_op_name(r->op), r->in_place);
+        else
+            fputs(",,,", f);
+        fputs(isnan(r->peak_gbps) ? "" : r->is_scan ? "copy" : "read", f);
         fputc('\n', f);
     }
     return fclose(f) == 0;
@@ -192,8 +257,8 @@ int report_write_json(const char *path, const report_meta *m, const row_list *ro
         json_string(f, m->device->driver);
         fprintf(f, ", \"date\": \"%s\", \"variant\": \"%s\", \"op\": \"%s\", \"type\": \"%s\", "
                    "\"elements\": %zu, \"bytes\": %zu",
-                m->date, r->variant, clreduce_op_name(r->op), clreduce_type_name(r->type),
-                r->elements, r->bytes);
+                m->date, r->variant, row_op(r), clreduce_type_name(r->type), r->elements,
+                r->bytes);
         json_number(f, "median_us", "%.3f", r->median_us);
         json_number(f, "min_us", "%.3f", r->min_us);
         json_number(f, "e2e_median_us", "%.3f", r->e2e_median_us);
@@ -203,6 +268,13 @@ int report_write_json(const char *path, const report_meta *m, const row_list *ro
         json_number(f, "speedup_vs_interleaved", "%.4f", r->speedup);
         fputs(", \"status\": ", f);
         json_string(f, r->status);
+        if (r->is_scan)
+            fprintf(f, ", \"scan_op\": \"%s\", \"in_place\": %s", clreduce_op_name(r->op),
+                    r->in_place ? "true" : "false");
+        else
+            fputs(", \"scan_op\": null, \"in_place\": null", f);
+        fprintf(f, ", \"peak_kind\": %s",
+                isnan(r->peak_gbps) ? "null" : r->is_scan ? "\"copy\"" : "\"read\"");
         fprintf(f, "}%s\n", i + 1 < rows->count ? "," : "");
     }
     fputs("]\n", f);

@@ -188,7 +188,9 @@ uint clr_item_index(uint u)
 #endif
 
 /* Loads this work-item's items of the tile at in[base ..], the identity past
- * n, into x. `fast`: the tile is whole and in is vector-aligned. */
+ * n, into x. `fast`: the tile is whole and in is vector-aligned. (On the
+ * H200, loads through the read-only path and streaming stores ran no faster
+ * than plain ones here.) */
 void clr_tile_load(global const T *in, ulong base, ulong n, int fast, private T *x)
 {
     if (fast) {
@@ -441,35 +443,87 @@ void clr_value_store(global T *p, T v) { *(volatile global T *)p = v; }
 #define CLR_AGGREGATE 1u
 #define CLR_INCLUSIVE 2u
 
+/* On NVIDIA a 4-byte value and its status word travel together in one
+ * 64-bit descriptor per tile (CLR_PACKED), written and read whole, so that a
+ * look-back step costs one load instead of a status load and a dependent
+ * value load. */
+#ifndef CLR_PACKED
+#define CLR_PACKED (CLR_FENCE == 2 && !CLR_IS_64)
+#endif
+
+typedef struct clr_tiles {
+    global uint *status;
+    global T *aggregates;
+    global T *inclusives;
+    global ulong *descriptors;
+} clr_tiles;
+
+clr_tiles clr_tiles_at(global uchar *scratch, uint tiles)
+{
+    clr_tiles d;
+    d.status = (global uint *)(scratch + 128);
+    d.aggregates = (global T *)(scratch + 128 + ((ulong)tiles * 4 + 127) / 128 * 128);
+    d.inclusives = d.aggregates + tiles;
+    d.descriptors = (global ulong *)(scratch + 128);
+    return d;
+}
+
+#if CLR_PACKED
+void clr_publish(clr_tiles d, ulong tile, uint state, T v)
+{
+    ulong w = ((ulong)as_uint(v) << 32) | state;
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(d.descriptors + tile), "l"(w)
+                 : "memory");
+}
+
+uint clr_wait_status(clr_tiles d, ulong p, uint epoch, T *value)
+{
+    ulong w;
+    do
+        asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];"
+                     : "=l"(w)
+                     : "l"(d.descriptors + p)
+                     : "memory");
+    while (((uint)w >> 2) != epoch);
+    *value = CLR_AS_T((uint)(w >> 32));
+    return (uint)w & 3u;
+}
+#else
+/* Publishes v for the tile: the value first, then its status word. */
+void clr_publish(clr_tiles d, ulong tile, uint state, T v)
+{
+    clr_value_store((state & 3u) == CLR_INCLUSIVE ? d.inclusives + tile : d.aggregates + tile, v);
+    clr_status_store(d.status + tile, state);
+}
+
 /* Waits for tile p's status word of this epoch; returns its state and puts
  * the value it announces in *value. */
-uint clr_wait_status(global uint *status, global T *aggregates, global T *inclusives, ulong p,
-                     uint epoch, T *value)
+uint clr_wait_status(clr_tiles d, ulong p, uint epoch, T *value)
 {
     uint s;
     do
-        s = clr_status_load(status + p);
+        s = clr_status_load(d.status + p);
     while ((s >> 2) != epoch);
     s &= 3u;
-    *value = clr_value_load(s == CLR_INCLUSIVE ? inclusives + p : aggregates + p);
+    *value = clr_value_load(s == CLR_INCLUSIVE ? d.inclusives + p : d.aggregates + p);
     return s;
 }
+#endif
 
 /* The combination of all tiles before `tile`: walks back from tile - 1,
- * combining aggregates until a tile with its inclusive prefix published. */
-T clr_look_back(global uint *status, global T *aggregates, global T *inclusives, ulong tile,
-                uint epoch)
+ * combining aggregates until a tile with its inclusive prefix published.
+ * Called by sub-group 0, or by work-item 0 without sub-groups. */
+T clr_look_back(clr_tiles d, ulong tile, uint epoch)
 {
     T prefix = CLR_IDENTITY;
 #if CLR_HAS_SUBGROUPS
-    /* Sub-group 0 looks at as many predecessors at once as it has lanes,
-     * lane k at tile p - k. */
+    /* Lane k at tile p - k. */
     uint lane = clr_sg_lane(), size = clr_sg_size();
     for (ulong p = tile - 1;; p -= size) {
         T v = CLR_IDENTITY;
         uint s = CLR_INCLUSIVE; /* before tile 0: an inclusive identity */
         if (p >= lane)
-            s = clr_wait_status(status, aggregates, inclusives, p - lane, epoch, &v);
+            s = clr_wait_status(d, p - lane, epoch, &v);
         uint stop = clr_sg_first_lane(s == CLR_INCLUSIVE);
         T window = clr_sg_broadcast(clr_sg_reduce(lane <= stop ? v : CLR_IDENTITY), 0);
         prefix = clr_op(window, prefix);
@@ -480,7 +534,7 @@ T clr_look_back(global uint *status, global T *aggregates, global T *inclusives,
     for (ulong p = tile;;) {
         p--;
         T v;
-        uint s = clr_wait_status(status, aggregates, inclusives, p, epoch, &v);
+        uint s = clr_wait_status(d, p, epoch, &v);
         prefix = clr_op(v, prefix);
         if (s == CLR_INCLUSIVE)
             break;
@@ -489,6 +543,11 @@ T clr_look_back(global uint *status, global T *aggregates, global T *inclusives,
     return prefix;
 }
 
+/* Tiles in the order work-groups start: a tile waits only for tiles whose
+ * work-groups are already running, so no work-group waits for one that may
+ * never be scheduled. (Drawing a second ticket ahead, for a work-group to
+ * take when done, made the H200 slower: a tile claimed early holds up every
+ * later tile's look-back until its work-group gets to it.) */
 CLR_SCAN_KERNEL clr_scan_lookback(global const T *in, ulong in_off, ulong n, global T *out,
                                   ulong out_off, global uchar *scratch, uint epoch,
                                   int exclusive)
@@ -497,52 +556,42 @@ CLR_SCAN_KERNEL clr_scan_lookback(global const T *in, ulong in_off, ulong n, glo
     local uint l_tile;
     local T l_prefix;
     uint tiles = (uint)get_num_groups(0);
-    global uint *counter = (global uint *)scratch;
-    global uint *status = (global uint *)(scratch + 128);
-    global T *aggregates = (global T *)(scratch + 128 + ((ulong)tiles * 4 + 127) / 128 * 128);
-    global T *inclusives = aggregates + tiles;
+    volatile global uint *counter = (volatile global uint *)scratch;
+    clr_tiles d = clr_tiles_at(scratch, tiles);
+    uint lid = (uint)get_local_id(0);
     in += in_off;
     out += out_off;
 
-    /* Tiles in the order work-groups start: a tile waits only for tiles
-     * whose work-groups are already running, so no work-group waits for one
-     * that may never be scheduled. */
-    if (get_local_id(0) == 0) {
-        uint t = atomic_inc((volatile global uint *)counter);
+    if (lid == 0) {
+        uint t = atomic_inc(counter);
         if (t == tiles - 1)
-            atomic_xchg((volatile global uint *)counter, 0u);
+            atomic_xchg(counter, 0u); /* every ticket is drawn */
         l_tile = t;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     ulong tile = l_tile;
     ulong base = tile * CLR_TILE;
     int fast = clr_tile_fast(in, out, base, n);
-
     T x[CLR_ITEMS], pre[CLR_UNROLL], total;
     clr_tile_load(in, base, n, fast, x);
     T before = clr_tile_scan(l, x, pre, &total);
 
-    uint lid = (uint)get_local_id(0);
     if (tile == 0) {
         if (lid == 0) {
-            clr_value_store(inclusives, total);
-            clr_status_store(status, (epoch << 2) | CLR_INCLUSIVE);
+            clr_publish(d, 0, (epoch << 2) | CLR_INCLUSIVE, total);
             l_prefix = CLR_IDENTITY;
         }
     } else {
-        if (lid == 0) {
-            clr_value_store(aggregates + tile, total);
-            clr_status_store(status + tile, (epoch << 2) | CLR_AGGREGATE);
-        }
+        if (lid == 0)
+            clr_publish(d, tile, (epoch << 2) | CLR_AGGREGATE, total);
 #if CLR_HAS_SUBGROUPS
         if (clr_sg_id() == 0) {
 #else
         if (lid == 0) {
 #endif
-            T prefix = clr_look_back(status, aggregates, inclusives, tile, epoch);
+            T prefix = clr_look_back(d, tile, epoch);
             if (lid == 0) {
-                clr_value_store(inclusives + tile, clr_op(prefix, total));
-                clr_status_store(status + tile, (epoch << 2) | CLR_INCLUSIVE);
+                clr_publish(d, tile, (epoch << 2) | CLR_INCLUSIVE, clr_op(prefix, total));
                 l_prefix = prefix;
             }
         }

@@ -93,7 +93,9 @@ T clr_sg_broadcast(T v, uint lane) { CLR_SHFL_T(clr_shfl_idx_u32, v, lane); }
 uint clr_sg_first_lane(int pred)
 {
     uint mask;
-    asm volatile("vote.sync.ballot.b32 %0, %1, 0xffffffff;" : "=r"(mask) : "r"(pred != 0));
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+                 : "=r"(mask)
+                 : "r"((uint)(pred != 0)));
     /* Lowest set bit: the population count below it. */
     return mask ? popcount((mask & (0u - mask)) - 1u) : CLR_WARP;
 }

@@ -53,6 +53,8 @@ typedef struct tuning {
     unsigned vector_width;
     int segmented; /* grid-sized kernels: contiguous run per work-group */
     int nv_load;   /* NVIDIA vector loads: 0 plain, 1 ld.global.nc */
+    size_t scan_work_group_size;  /* the scans' work-group size */
+    unsigned scan_loads;          /* vectors per work-item in a scan tile */
 } tuning;
 
 /* Tuning for elements of `element_size` bytes on the device: the table's

@@ -104,9 +104,9 @@ static clreduce_status get_scan_program(clreduce_ctx *ctx, const scan_plan *p, c
     snprintf(options, sizeof options,
              "-DCLR_SCAN=%d -DCLR_TYPE=%d -DCLR_OP=%d -DCLR_WG=%zu -DCLR_SG_PATH=%d "
              "-DCLR_WARP=%u -DCLR_VEC=%u -DCLR_UNROLL=%u -DCLR_FENCE=%d %s %s",
-             (int)p->variant, kernel_type(p->op, p->type), (int)p->op, p->t.work_group_size,
+             (int)p->variant, kernel_type(p->op, p->type), (int)p->op, p->t.scan_work_group_size,
              (int)p->path, ctx->info.nv_warp_size ? ctx->info.nv_warp_size : 32,
-             p->t.vector_width, p->t.loads_per_work_item, ctx->fence_kind,
+             p->t.vector_width, p->t.scan_loads, ctx->fence_kind,
              needs_std ? ctx->cl_std_option : "",
              ctx->settings.build_options ? ctx->settings.build_options : "");
     return program_cache_get(ctx, options, names, count, k);
@@ -169,7 +169,7 @@ static clreduce_status enqueue_ladder(clreduce_ctx *ctx, chain *c, const scan_pl
                                       cached_kernel *k, cl_mem in, size_t in_off, size_t n,
                                       cl_mem out, size_t out_off, int exclusive)
 {
-    size_t wg = p->t.work_group_size;
+    size_t wg = p->t.scan_work_group_size;
     size_t block = p->variant == CLREDUCE_SCAN_BLELLOCH ? 2 * wg : wg;
     /* Level 0 is the output; level L + 1 holds the totals of level L's
      * blocks, at temp[offset[L + 1] ..). */
@@ -214,7 +214,7 @@ static clreduce_status enqueue_ladder(clreduce_ctx *ctx, chain *c, const scan_pl
 
 static size_t tile_size(const scan_plan *p)
 {
-    return p->t.work_group_size * p->t.loads_per_work_item * p->t.vector_width;
+    return p->t.scan_work_group_size * p->t.scan_loads * p->t.vector_width;
 }
 
 static clreduce_status enqueue_reduce_then_scan(clreduce_ctx *ctx, chain *c, const scan_plan *p,
@@ -222,7 +222,7 @@ static clreduce_status enqueue_reduce_then_scan(clreduce_ctx *ctx, chain *c, con
                                                 size_t n, cl_mem out, size_t out_off,
                                                 int exclusive)
 {
-    size_t wg = p->t.work_group_size;
+    size_t wg = p->t.scan_work_group_size;
     size_t tiles = div_up(n, tile_size(p));
     size_t cap = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
     size_t groups = tiles < cap ? tiles : cap;
@@ -259,7 +259,7 @@ static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const scan_
                                         cached_kernel *k, int in_order, cl_mem in, size_t in_off,
                                         size_t n, cl_mem out, size_t out_off, int exclusive)
 {
-    size_t wg = p->t.work_group_size;
+    size_t wg = p->t.scan_work_group_size;
     size_t tiles = div_up(n, tile_size(p));
     if (tiles > UINT32_MAX)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
@@ -277,8 +277,8 @@ static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const scan_
         cl_ulong in_off64 = in_off, n64 = n, out_off64 = out_off;
         cl_uint epoch = lease.epoch;
         cl_int kind = exclusive;
-        arg args[] = {ARG(in),           ARG(in_off64), ARG(n64),   ARG(out),
-                      ARG(out_off64),    ARG(lease.buffer), ARG(epoch), ARG(kind)};
+        arg args[] = {ARG(in),        ARG(in_off64),     ARG(n64),   ARG(out),
+                      ARG(out_off64), ARG(lease.buffer), ARG(epoch), ARG(kind)};
         status = enqueue_scan_kernel(ctx, c, k, K_LOOKBACK, tiles, wg, args, 8);
     }
     scan_scratch_release(ctx, &lease, status == CLREDUCE_SUCCESS);

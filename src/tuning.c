@@ -13,16 +13,22 @@ typedef struct tuning_entry {
     unsigned groups_per_compute_unit;
     unsigned loads_per_work_item;
     unsigned vector_bytes;      /* bytes per vector load */
+    size_t scan_work_group_size;
+    unsigned scan_loads;        /* vectors per work-item in a scan tile */
 } tuning_entry;
 
 static const tuning_entry table[] = {
-    /* NVIDIA: 8 groups of 256 fill an SM's 2048 threads; 16-byte loads. */
-    {VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL, 256, 8, 4, 16},
-    {VENDOR_AMD, CL_DEVICE_TYPE_GPU, NULL, 256, 8, 4, 16},
-    {VENDOR_OTHER, CL_DEVICE_TYPE_GPU, NULL, 256, 4, 4, 16},
+    /* NVIDIA: 8 groups of 256 fill an SM's 2048 threads; 16-byte loads.
+     * Scans: tiles of 512 x 16 vectors (128 KiB, 128 registers a work-item,
+     * one work-group per SM) ran the H200's look-back scan fastest: larger
+     * tiles pay the per-tile ticket, look-back and barriers less often, and
+     * smaller ones at higher occupancy did not make up for it. */
+    {VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU, NULL, 256, 8, 4, 16, 512, 16},
+    {VENDOR_AMD, CL_DEVICE_TYPE_GPU, NULL, 256, 8, 4, 16, 256, 8},
+    {VENDOR_OTHER, CL_DEVICE_TYPE_GPU, NULL, 256, 4, 4, 16, 256, 8},
     /* CPUs: a few work-groups per core, each walking long runs. */
-    {VENDOR_OTHER, CL_DEVICE_TYPE_CPU, NULL, 256, 4, 2, 16},
-    {VENDOR_OTHER, 0, NULL, 256, 4, 2, 16},
+    {VENDOR_OTHER, CL_DEVICE_TYPE_CPU, NULL, 256, 4, 2, 16, 256, 4},
+    {VENDOR_OTHER, 0, NULL, 256, 4, 2, 16, 256, 4},
 };
 
 static int entry_matches(const tuning_entry *e, const device_info *info)
@@ -62,13 +68,15 @@ void tuning_for_device(const device_info *info, size_t element_size,
      * within run-to-run spread, and L2 prefetch hints lost 5-7%. */
     out->segmented = (info->type & CL_DEVICE_TYPE_CPU) != 0;
     out->nv_load = info->vendor == VENDOR_NVIDIA;
+    out->scan_work_group_size = e->scan_work_group_size;
+    out->scan_loads = e->scan_loads;
     if (overrides) {
         if (overrides->work_group_size)
-            out->work_group_size = overrides->work_group_size;
+            out->work_group_size = out->scan_work_group_size = overrides->work_group_size;
         if (overrides->groups_per_compute_unit)
             out->groups_per_compute_unit = overrides->groups_per_compute_unit;
         if (overrides->loads_per_work_item)
-            out->loads_per_work_item = overrides->loads_per_work_item;
+            out->loads_per_work_item = out->scan_loads = overrides->loads_per_work_item;
         if (overrides->vector_width)
             out->vector_width = overrides->vector_width;
     }
@@ -78,6 +86,12 @@ void tuning_for_device(const device_info *info, size_t element_size,
         limit = (size_t)(info->local_mem_size / 2 / element_size);
     if (out->work_group_size > limit)
         out->work_group_size = floor_pow2(limit);
+    /* The scans keep about 2.1 elements a work-item in local memory. */
+    size_t scan_limit = info->max_work_group_size;
+    if (info->local_mem_size / 3 / element_size < scan_limit)
+        scan_limit = (size_t)(info->local_mem_size / 3 / element_size);
+    if (out->scan_work_group_size > scan_limit)
+        out->scan_work_group_size = floor_pow2(scan_limit);
     if (out->vector_width * element_size > 16 && element_size == 8)
         out->vector_width = 2;
     if (out->vector_width < 1)

@@ -160,8 +160,9 @@ if meson install -C "$build" --destdir "$stage" --quiet >/dev/null; then
     pc=$(find "$stage" -name clreduce.pc -print -quit)
     libdir=$(dirname "$(dirname "$pc")")
     if PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$stage \
-        make -s -C examples -B reduce_array CFLAGS="-O2 -Wall -Wextra -Werror -Wl,-rpath,$libdir" &&
-        ./examples/reduce_array 100000; then
+        make -s -C examples -B reduce_array scan_offsets \
+            CFLAGS="-O2 -Wall -Wextra -Werror -Wl,-rpath,$libdir" &&
+        ./examples/reduce_array 100000 && ./examples/scan_offsets 100000; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1))
@@ -169,7 +170,7 @@ if meson install -C "$build" --destdir "$stage" --quiet >/dev/null; then
 else
     failed=$((failed + 1))
 fi
-rm -f examples/reduce_array
+rm -f examples/reduce_array examples/scan_offsets
 rm -rf "$stage"
 
 echo "tests: $passed passed, $failed failed, $skipped skipped"

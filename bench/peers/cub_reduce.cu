@@ -16,7 +16,9 @@
 //
 // The CSV has the columns of clreduce-bench's, with variant "cub", so that
 // bench/plot.py draws both on one chart. Scan rows have op "inclusive_scan"
-// and count read + write bytes.
+// and scan_op "sum", count read + write bytes and are compared with the copy
+// peak; their outputs rotate over as many copies as the inputs, as
+// clreduce-bench's do.
 
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
@@ -163,11 +165,12 @@ template <typename T> struct Dataset {
     std::vector<size_t> sample_pos;
     std::vector<long double> sample_prefix, sample_abs;
 
-    const T *next()
+    // The index of the next copy to use.
+    size_t next_index()
     {
-        const T *p = d_buf + cursor * stride;
+        size_t i = cursor;
         cursor = (cursor + 1) % copies;
-        return p;
+        return i;
     }
 };
 
@@ -309,46 +312,55 @@ template <typename T> Row measure(Context &c, Dataset<T> &ds, Op op, const Optio
     r.elements = ds.n;
     r.bytes = ds.n * sizeof(T) * (op == Op::Scan ? 2 : 1);
 
+    // A scan's output rotates with its input: copy i of the input is scanned
+    // into copy i of the output.
+    bool scan = op == Op::Scan;
+    size_t out_stride = scan ? ds.stride : 0;
+    size_t out_elems = scan ? ds.copies * ds.stride : 1;
     T *d_out = nullptr;
-    size_t out_elems = op == Op::Scan ? ds.n : 1;
     CHECK(cudaMalloc(&d_out, out_elems * sizeof(T)));
     size_t temp_bytes = 0;
     CHECK(run_op<T>(op, nullptr, temp_bytes, ds.d_buf, d_out, ds.n, c.stream));
     void *temp = nullptr;
     CHECK(cudaMalloc(&temp, std::max<size_t>(temp_bytes, 1)));
-    T *d_last = d_out + (out_elems - 1);
+    size_t last = scan ? ds.n - 1 : 0;
 
     // Checked call into a poisoned result.
     CHECK(cudaMemset(d_out, 0xff, out_elems * sizeof(T)));
-    CHECK(run_op<T>(op, temp, temp_bytes, ds.next(), d_out, ds.n, c.stream));
+    size_t k = ds.next_index();
+    T *out = d_out + k * out_stride;
+    CHECK(run_op<T>(op, temp, temp_bytes, ds.d_buf + k * ds.stride, out, ds.n, c.stream));
     CHECK(cudaStreamSynchronize(c.stream));
     T got;
-    CHECK(cudaMemcpy(&got, d_last, sizeof(T), cudaMemcpyDeviceToHost));
-    std::string wrong = op == Op::Scan ? check_scan(ds, d_out) : check_value(ds, op, got);
+    CHECK(cudaMemcpy(&got, out + last, sizeof(T), cudaMemcpyDeviceToHost));
+    std::string wrong = scan ? check_scan(ds, out) : check_value(ds, op, got);
 
     if (wrong.empty()) {
-        for (int w = 0; w < o.warmup; w++)
-            CHECK(run_op<T>(op, temp, temp_bytes, ds.next(), d_out, ds.n, c.stream));
+        for (int w = 0; w < o.warmup; w++) {
+            k = ds.next_index();
+            CHECK(run_op<T>(op, temp, temp_bytes, ds.d_buf + k * ds.stride, d_out + k * out_stride,
+                            ds.n, c.stream));
+        }
         CHECK(cudaStreamSynchronize(c.stream));
         std::vector<double> dev, e2e;
         for (int i = 0; i < o.runs && wrong.empty(); i++) {
-            const T *in = ds.next();
+            k = ds.next_index();
+            const T *in = ds.d_buf + k * ds.stride;
+            out = d_out + k * out_stride;
             double t0 = now_us();
             CHECK(cudaEventRecord(c.start, c.stream));
-            CHECK(run_op<T>(op, temp, temp_bytes, in, d_out, ds.n, c.stream));
+            CHECK(run_op<T>(op, temp, temp_bytes, in, out, ds.n, c.stream));
             CHECK(cudaEventRecord(c.stop, c.stream));
-            CHECK(cudaMemcpyAsync(&got, d_last, sizeof(T), cudaMemcpyDeviceToHost, c.stream));
+            CHECK(cudaMemcpyAsync(&got, out + last, sizeof(T), cudaMemcpyDeviceToHost, c.stream));
             CHECK(cudaStreamSynchronize(c.stream));
             double t1 = now_us();
             float ms = 0;
             CHECK(cudaEventElapsedTime(&ms, c.start, c.stop));
             dev.push_back(ms * 1e3);
             e2e.push_back(t1 - t0);
-            if (op != Op::Scan) {
-                wrong = check_value(ds, op, got);
-                if (!wrong.empty())
-                    wrong = "timed run " + std::to_string(i + 1) + ": " + wrong;
-            }
+            wrong = scan ? check_scan(ds, out) : check_value(ds, op, got);
+            if (!wrong.empty())
+                wrong = "timed run " + std::to_string(i + 1) + ": " + wrong;
         }
         if (wrong.empty()) {
             r.median_us = median(dev);
@@ -467,7 +479,7 @@ void usage(FILE *f)
         "  --runs N       timed runs (default 20)\n"
         "  --warmup N     untimed runs before them (default 5)\n"
         "  --device N     CUDA device index (default 0)\n"
-        "  --no-peak      do not measure the read-only bandwidth ceiling\n"
+        "  --no-peak      do not measure the bandwidth ceilings (read-only kernel, copy)\n"
         "  --csv FILE     also write the rows as CSV (clreduce-bench's columns)\n"
         "  --help         this text\n"
         "Exit status: 0 success, 1 a CUDA failure or a wrong result, 2 bad usage.\n",
@@ -605,6 +617,7 @@ std::string size_label(size_t n)
     return std::to_string(n);
 }
 
+// peak: the read-only kernel's for reductions, the copy's for the scan.
 void print_row(const Row &r, double peak)
 {
     if (std::isnan(r.median_us)) {
@@ -648,20 +661,22 @@ bool write_csv(const Context &c, const std::string &path, const std::vector<Row>
     if (!f)
         return false;
     std::fputs("device,driver,date,variant,op,type,elements,bytes,median_us,min_us,"
-               "e2e_median_us,gbps,pct_peak,peak_gbps,speedup_vs_interleaved,status\n",
+               "e2e_median_us,gbps,pct_peak,peak_gbps,speedup_vs_interleaved,status,scan_op,"
+               "in_place,peak_kind\n",
                f);
     for (const Row &r : rows) {
-        // %peak only for the reductions: a scan also writes.
-        double pct = std::isnan(c.peak_gbps) || r.op == "inclusive_scan"
-                         ? NAN
-                         : 100.0 * r.gbps / c.peak_gbps;
-        std::fprintf(f, "%s,%s,%s,cub,%s,%s,%zu,%zu,%s,%s,%s,%s,%s,%s,,%s\n",
+        // A scan also writes: its peak is the copy's (read + write bytes).
+        bool scan = r.op == "inclusive_scan";
+        double peak = scan ? c.copy_gbps : c.peak_gbps;
+        double pct = 100.0 * r.gbps / peak;
+        const char *kind = std::isnan(peak) ? "" : scan ? "copy" : "read";
+        std::fprintf(f, "%s,%s,%s,cub,%s,%s,%zu,%zu,%s,%s,%s,%s,%s,%s,,%s,%s,%s,%s\n",
                      csv_quote(c.prop.name).c_str(), csv_quote(c.driver).c_str(), c.date.c_str(),
                      r.op.c_str(), r.type.c_str(), r.elements, r.bytes,
                      csv_num(r.median_us, "%.3f").c_str(), csv_num(r.min_us, "%.3f").c_str(),
                      csv_num(r.e2e_us, "%.3f").c_str(), csv_num(r.gbps, "%.3f").c_str(),
-                     csv_num(pct, "%.2f").c_str(), csv_num(c.peak_gbps, "%.3f").c_str(),
-                     csv_quote(r.status).c_str());
+                     csv_num(pct, "%.2f").c_str(), csv_num(peak, "%.3f").c_str(),
+                     csv_quote(r.status).c_str(), scan ? "sum" : "", scan ? "0" : "", kind);
     }
     return std::fclose(f) == 0;
 }
@@ -686,10 +701,11 @@ template <typename T> void run_type(Context &c, const Options &o, std::vector<Ro
             continue;
         }
         Dataset<T> ds;
-        dataset_create(ds, n, c.working_set, limit - (scan ? n * sizeof(T) : 0));
+        // The scan's output rotates over as many copies as the input.
+        dataset_create(ds, n, c.working_set, scan ? limit / 2 : limit);
         for (Op op : ops) {
             rows.push_back(measure(c, ds, op, o));
-            print_row(rows.back(), op == Op::Scan ? NAN : c.peak_gbps);
+            print_row(rows.back(), op == Op::Scan ? c.copy_gbps : c.peak_gbps);
         }
         CHECK(cudaFree(ds.d_buf));
     }
@@ -732,7 +748,8 @@ int main(int argc, char **argv)
                 c.date.c_str(), o.runs, o.warmup);
     if (o.peak)
         std::printf("peak: read-only kernel %.1f GB/s, copy %.1f GB/s (read+write bytes); %%peak "
-                    "is relative to the read-only kernel peak\n",
+                    "is relative to the read-only kernel peak for reductions, to the copy peak "
+                    "for scans\n",
                     c.peak_gbps, c.copy_gbps);
     else
         std::printf("peak: not measured (--no-peak)\n");

@@ -186,14 +186,16 @@ typedef struct clreduce_settings {
     /* Force a sub-group implementation. A path the device cannot run makes
      * the sub-group variants report CLREDUCE_ERROR_UNSUPPORTED. */
     clreduce_subgroup_path subgroup_path;
-    /* Tuning overrides; 0 takes the value of the library's per-device table.
-     * work_group_size: work-items per work-group for every variant, a power
-     *     of two from 64 up to
-     *     what the device allows;
+    /* Tuning overrides; 0 takes the value of the library's per-device table
+     * (which has its own values for the scans).
+     * work_group_size: work-items per work-group for every variant and every
+     *     scan, a power of two from 64 up to what the device allows;
      * groups_per_compute_unit: work-groups per compute unit for the
-     *     grid-sized variants (GRID_STRIDE, ATOMIC, AUTO), 1 to 64;
+     *     grid-sized variants (GRID_STRIDE, ATOMIC, AUTO) and for
+     *     REDUCE_THEN_SCAN, 1 to 64;
      * loads_per_work_item: independent vector loads each work-item has in
-     *     flight per loop step of those variants, 1 to 16;
+     *     flight per loop step of those variants, and vectors per work-item
+     *     in a tile of REDUCE_THEN_SCAN and LOOKBACK, 1 to 16;
      * vector_width: elements per vector load, 1, 2, 4, 8 or 16 (capped at
      *     16 bytes a load for 8-byte types). */
     size_t work_group_size;
