@@ -125,6 +125,19 @@ clreduce_status enqueue_fill(clreduce_ctx *ctx, chain *c, cl_mem buffer, const v
     return CLREDUCE_SUCCESS;
 }
 
+/* A failed query about one of the caller's objects: an invalid handle is
+ * the caller's error, anything else (the runtime out of memory) the
+ * runtime's. */
+static clreduce_status query_failed(clreduce_ctx *ctx, cl_int err, cl_int invalid_handle,
+                                    const char *what, const char *kind)
+{
+    if (err == invalid_handle)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is not a valid %s (%s)", what,
+                         kind, cl_error_name(err));
+    return set_error(ctx, status_from_cl(err), "querying %s failed: %s", what,
+                     cl_error_name(err));
+}
+
 clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t *size)
 {
     cl_context owner = NULL;
@@ -132,8 +145,7 @@ clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t
     if (err == CL_SUCCESS)
         err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
     if (err != CL_SUCCESS)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is not a valid buffer (%s)",
-                         what, cl_error_name(err));
+        return query_failed(ctx, err, CL_INVALID_MEM_OBJECT, what, "buffer");
     if (owner != ctx->context)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "%s belongs to another OpenCL context", what);
@@ -151,8 +163,7 @@ clreduce_status check_queue(clreduce_ctx *ctx, cl_command_queue queue, int *in_o
     if (err == CL_SUCCESS)
         err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     if (err != CL_SUCCESS)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "queue is not a valid queue (%s)",
-                         cl_error_name(err));
+        return query_failed(ctx, err, CL_INVALID_COMMAND_QUEUE, "queue", "queue");
     if (qctx != ctx->context || qdev != ctx->device)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "queue belongs to another context or device than ctx");
