@@ -295,9 +295,12 @@ void clr_atomic_combine(global T *p, T v)
 #elif CLR_ATOMIC == 1 && !CLR_IS_64 && CLR_OP == 2
     atomic_max((volatile global T *)p, v);
 #else
-    /* Compare-and-swap on the bits: stops as soon as the stored value already
-     * absorbs v (min/max), so most work-groups make a single attempt. */
-    CLR_BITS old = *(volatile global CLR_BITS *)p;
+    /* Compare-and-swap on the bits. The first attempt guesses that the
+     * identity is stored, so that the stored value is only ever read by a
+     * compare-and-swap (a plain read would race with the other work-groups'
+     * atomics); a failed attempt returns what is stored, and the loop stops
+     * as soon as that already absorbs v (min/max). */
+    CLR_BITS old = CLR_AS_BITS(CLR_IDENTITY);
     for (;;) {
         CLR_BITS desired = CLR_AS_BITS(clr_op(CLR_AS_T(old), v));
         if (desired == old)
@@ -353,7 +356,9 @@ CLR_KERNEL clr_reduce(global const T *restrict in, ulong in_off, ulong n,
         clr_fence_device();
         is_last = atomic_inc(ticket) == groups - 1;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    /* The global fence too: the leader's own partial is read below by
+     * another work-item of this work-group. */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     if (is_last) {
         clr_fence_device();
         T v = CLR_IDENTITY;
@@ -363,7 +368,7 @@ CLR_KERNEL clr_reduce(global const T *restrict in, ulong in_off, ulong n,
         r = clr_wg_reduce(l, v);
         if (clr_wg_is_leader()) {
             out[out_off] = r;
-            *ticket = 0;
+            atomic_xchg(ticket, 0); /* every other access to it is atomic */
         }
     }
 }

@@ -429,6 +429,166 @@ int tc_matches(clreduce_op op, clreduce_type type, const tc_value *got, const tc
     return fabsl(g - r) <= tol; /* false for a NaN */
 }
 
+/* ---- prefix scans --------------------------------------------------------------- */
+
+/* The running state of the reference scan after some prefix of the input. */
+typedef struct scan_state {
+    tc_value v;         /* integers: the exact result, in the element's bits */
+    long double r;      /* floats: min/max so far, or the sum */
+    long double abs;    /* float sums: sum of |x| */
+    int nan;            /* float min/max: a NaN has been seen */
+} scan_state;
+
+static int is_32bit(clreduce_type type)
+{
+    return type == CLREDUCE_FLOAT || type == CLREDUCE_INT32 || type == CLREDUCE_UINT32;
+}
+
+static void scan_start(clreduce_op op, clreduce_type type, scan_state *st)
+{
+    memset(st, 0, sizeof *st);
+    tc_identity(op, type, &st->v);
+    if (type == CLREDUCE_FLOAT)
+        st->r = op == CLREDUCE_OP_SUM ? 0.0L : (long double)st->v.f;
+    else if (type == CLREDUCE_DOUBLE)
+        st->r = op == CLREDUCE_OP_SUM ? 0.0L : (long double)st->v.d;
+}
+
+static void scan_add(clreduce_op op, clreduce_type type, scan_state *st, const tc_value *x)
+{
+    if (tc_is_float_type(type)) {
+        long double v = type == CLREDUCE_FLOAT ? (long double)x->f : (long double)x->d;
+        if (op == CLREDUCE_OP_SUM) {
+            st->r += v;
+            st->abs += fabsl(v);
+        } else if (isnan(v)) {
+            st->nan = 1;
+        } else if (float_better(op, v, st->r)) {
+            st->r = v;
+        }
+        return;
+    }
+    tc_value *a = &st->v;
+    switch (op) {
+    case CLREDUCE_OP_SUM:
+        if (is_32bit(type))
+            a->u32 += x->u32; /* wrap-around modulo 2^32 */
+        else
+            a->u64 += x->u64;
+        break;
+    case CLREDUCE_OP_MIN:
+    case CLREDUCE_OP_MAX: {
+        int mn = op == CLREDUCE_OP_MIN;
+        switch (type) {
+        case CLREDUCE_INT32:
+            if (mn ? x->i32 < a->i32 : x->i32 > a->i32) a->i32 = x->i32;
+            break;
+        case CLREDUCE_UINT32:
+            if (mn ? x->u32 < a->u32 : x->u32 > a->u32) a->u32 = x->u32;
+            break;
+        case CLREDUCE_INT64:
+            if (mn ? x->i64 < a->i64 : x->i64 > a->i64) a->i64 = x->i64;
+            break;
+        default:
+            if (mn ? x->u64 < a->u64 : x->u64 > a->u64) a->u64 = x->u64;
+            break;
+        }
+        break;
+    }
+    }
+}
+
+/* The state's value in the element type. */
+static void scan_value(clreduce_op op, clreduce_type type, const scan_state *st, tc_value *out)
+{
+    if (!tc_is_float_type(type)) {
+        *out = st->v;
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    long double r = op != CLREDUCE_OP_SUM && st->nan ? (long double)NAN : st->r;
+    if (type == CLREDUCE_FLOAT)
+        out->f = (float)r;
+    else
+        out->d = (double)r;
+}
+
+/* Whether `got` is right for the state; *tolerance receives the error
+ * allowed (float sums, else 0). */
+static int scan_element_ok(clreduce_op op, clreduce_type type, const scan_state *st,
+                           const tc_value *got, const tc_value *expected, int exact_bits,
+                           long double *tolerance)
+{
+    size_t s = esize(type);
+    *tolerance = 0;
+    if (!tc_is_float_type(type) || exact_bits)
+        return memcmp(got->bytes, expected->bytes, s) == 0;
+    int is_float = type == CLREDUCE_FLOAT;
+    long double g = is_float ? (long double)got->f : (long double)got->d;
+    if (op != CLREDUCE_OP_SUM) {
+        if (st->nan)
+            return isnan(g);
+        return memcmp(got->bytes, expected->bytes, s) == 0;
+    }
+    if (isnan(st->r))
+        return isnan(g);
+    if (isinf(st->r))
+        return g == st->r;
+    *tolerance = (is_float ? TC_SCAN_TOL_FLOAT : TC_SCAN_TOL_DOUBLE) * st->abs +
+                 (is_float ? (long double)FLT_MIN : (long double)DBL_MIN);
+    return fabsl(g - st->r) <= *tolerance; /* false for a NaN */
+}
+
+int tc_check_scan(clreduce_op op, clreduce_type type, clreduce_scan_kind kind, const void *input,
+                  size_t n, const void *output, tc_scan_mismatch *m)
+{
+    memset(m, 0, sizeof *m);
+    scan_state st;
+    scan_start(op, type, &st);
+    for (size_t i = 0; i < n; i++) {
+        tc_value x, got, want;
+        tc_get(type, input, i, &x);
+        tc_get(type, output, i, &got);
+        if (kind == CLREDUCE_INCLUSIVE)
+            scan_add(op, type, &st, &x);
+        scan_value(op, type, &st, &want);
+        /* The exclusive scan's first element is the identity itself. */
+        int exact_bits = kind == CLREDUCE_EXCLUSIVE && i == 0;
+        long double tolerance;
+        if (!scan_element_ok(op, type, &st, &got, &want, exact_bits, &tolerance)) {
+            if (m->wrong == 0) {
+                m->index = i;
+                m->got = got;
+                m->expected = want;
+                m->exact = tc_is_float_type(type) ? st.r : 0.0L;
+                m->tolerance = tolerance;
+            }
+            m->wrong++;
+            m->last = i;
+        }
+        if (kind == CLREDUCE_EXCLUSIVE)
+            scan_add(op, type, &st, &x);
+    }
+    return m->wrong == 0;
+}
+
+void tc_reference_scan(clreduce_op op, clreduce_type type, clreduce_scan_kind kind,
+                       const void *input, size_t n, void *output)
+{
+    scan_state st;
+    scan_start(op, type, &st);
+    for (size_t i = 0; i < n; i++) {
+        tc_value x, want;
+        tc_get(type, input, i, &x);
+        if (kind == CLREDUCE_INCLUSIVE)
+            scan_add(op, type, &st, &x);
+        scan_value(op, type, &st, &want);
+        tc_set(type, output, i, &want);
+        if (kind == CLREDUCE_EXCLUSIVE)
+            scan_add(op, type, &st, &x);
+    }
+}
+
 void tc_format(clreduce_type type, const tc_value *v, char *buf, size_t size)
 {
     switch (type) {
@@ -480,6 +640,18 @@ const char *tc_op_name(clreduce_op op)
 const char *tc_type_name(clreduce_type type)
 {
     const char *name = clreduce_type_name(type);
+    return name ? name : "?";
+}
+
+const char *tc_scan_kind_name(clreduce_scan_kind kind)
+{
+    const char *name = clreduce_scan_kind_name(kind);
+    return name ? name : "?";
+}
+
+const char *tc_scan_variant_name(clreduce_scan_variant v)
+{
+    const char *name = clreduce_scan_variant_name(v);
     return name ? name : "?";
 }
 

@@ -111,6 +111,43 @@ void tc_reference(clreduce_op op, clreduce_type type, const void *data, size_t n
 int tc_matches(clreduce_op op, clreduce_type type, const tc_value *got, const tc_value *ref,
                long double abs_sum);
 
+/* ---- prefix scans ------------------------------------------------------------ */
+
+/* Tolerances of floating-point scan sums, relative to sum_{j<=i} |x_j|. */
+#define TC_SCAN_TOL_FLOAT 2e-5L
+#define TC_SCAN_TOL_DOUBLE 1e-12L
+
+/* Where a scan differs from the CPU reference. */
+typedef struct tc_scan_mismatch {
+    size_t index;          /* first element that differs */
+    size_t wrong;          /* how many elements differ */
+    size_t last;           /* last element that differs */
+    tc_value got;          /* element `index` of the output */
+    tc_value expected;     /* the reference (rounded to the type for float sums) */
+    long double exact;     /* float sums: the exact prefix sum at `index` */
+    long double tolerance; /* float sums: the error allowed at `index` */
+} tc_scan_mismatch;
+
+/* Checks output[0 .. n) against the inclusive or exclusive scan of
+ * input[0 .. n) computed on the CPU: integer sums wrap around, min/max
+ * propagate NaN from its position on and order -0.0 below +0.0, all bit for
+ * bit (any NaN matches a NaN); float sums are compared with the exact prefix
+ * (accumulated in long double) within tol * sum_{j<=i} |x_j| plus the
+ * smallest normal number, tol TC_SCAN_TOL_FLOAT or TC_SCAN_TOL_DOUBLE; an
+ * infinite or NaN prefix must be met exactly. An exclusive scan's element 0
+ * must be the identity, bit for bit. Returns 1 when everything matches, else
+ * 0 with the details in *m. */
+int tc_check_scan(clreduce_op op, clreduce_type type, clreduce_scan_kind kind, const void *input,
+                  size_t n, const void *output, tc_scan_mismatch *m);
+
+/* The CPU reference scan itself, in the element type (float sums rounded
+ * from the long double prefix); output may be input. */
+void tc_reference_scan(clreduce_op op, clreduce_type type, clreduce_scan_kind kind,
+                       const void *input, size_t n, void *output);
+
+const char *tc_scan_kind_name(clreduce_scan_kind kind);
+const char *tc_scan_variant_name(clreduce_scan_variant v);
+
 /* Formats a value of `type` (with its bits for floats). */
 void tc_format(clreduce_type type, const tc_value *v, char *buf, size_t size);
 

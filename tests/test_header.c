@@ -24,6 +24,8 @@ int CHECK_FUNCTION(void)
     clreduce_type type = CLREDUCE_UINT64;
     clreduce_variant v = CLREDUCE_SINGLE_PASS;
     clreduce_subgroup_path path = CLREDUCE_SUBGROUP_PATH_REDUCE;
+    clreduce_scan_kind kind = CLREDUCE_EXCLUSIVE;
+    clreduce_scan_variant scan_variant = CLREDUCE_SCAN_LOOKBACK;
     clreduce_settings settings;
     clreduce_cache_stats stats;
     clreduce_ctx *ctx = NULL;
@@ -34,6 +36,7 @@ int CHECK_FUNCTION(void)
         (void (*)(void))clreduce_create,
         (void (*)(void))clreduce_create_with_settings,
         (void (*)(void))clreduce_create_default,
+        (void (*)(void))clreduce_find_device,
         (void (*)(void))clreduce_destroy,
         (void (*)(void))clreduce_get_cl_context,
         (void (*)(void))clreduce_get_cl_device,
@@ -41,12 +44,20 @@ int CHECK_FUNCTION(void)
         (void (*)(void))clreduce_reduce,
         (void (*)(void))clreduce_reduce_profiled,
         (void (*)(void))clreduce_check_support,
+        (void (*)(void))clreduce_scan_host,
+        (void (*)(void))clreduce_scan,
+        (void (*)(void))clreduce_scan_profiled,
+        (void (*)(void))clreduce_check_scan_support,
+        (void (*)(void))clreduce_auto_scan_variant,
         (void (*)(void))clreduce_status_string,
         (void (*)(void))clreduce_last_error,
         (void (*)(void))clreduce_op_name,
         (void (*)(void))clreduce_type_name,
         (void (*)(void))clreduce_variant_name,
         (void (*)(void))clreduce_subgroup_path_name,
+        (void (*)(void))clreduce_scan_kind_name,
+        (void (*)(void))clreduce_scan_variant_name,
+        (void (*)(void))clreduce_opencl_error_name,
         (void (*)(void))clreduce_type_size,
         (void (*)(void))clreduce_auto_variant,
         (void (*)(void))clreduce_get_subgroup_path,
@@ -63,6 +74,7 @@ int CHECK_FUNCTION(void)
     stats.cache_hits = 0;
     bad += st != 0 || op != 2 || type != 5 || v != 9 || path != 5;
     bad += CLREDUCE_VARIANT_COUNT != 10;
+    bad += kind != 1 || scan_variant != 4 || CLREDUCE_SCAN_VARIANT_COUNT != 5;
     bad += settings.work_group_size != 0 || stats.cache_hits != 0;
     bad += ctx != NULL || ev != NULL || size == 0;
     bad += clreduce_version_number() != CLREDUCE_VERSION_NUMBER;

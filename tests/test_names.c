@@ -157,6 +157,42 @@ static void test_subgroup_path_names(void **state)
     assert_null(clreduce_subgroup_path_name((clreduce_subgroup_path)-1));
 }
 
+static void test_scan_kind_names(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"inclusive", "exclusive"};
+    assert_int_equal(CLREDUCE_INCLUSIVE, 0);
+    assert_int_equal(CLREDUCE_EXCLUSIVE, 1);
+    for (int i = 0; i < (int)ARRAY_SIZE(want); i++) {
+        const char *name = clreduce_scan_kind_name((clreduce_scan_kind)i);
+        check_name_shape(name);
+        assert_string_equal(name, want[i]);
+    }
+    assert_null(clreduce_scan_kind_name((clreduce_scan_kind)2));
+    assert_null(clreduce_scan_kind_name((clreduce_scan_kind)99));
+    assert_null(clreduce_scan_kind_name((clreduce_scan_kind)-1));
+}
+
+static void test_scan_variant_names(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"auto", "hillis_steele", "blelloch", "reduce_then_scan",
+                                       "lookback"};
+    assert_int_equal(ARRAY_SIZE(want), CLREDUCE_SCAN_VARIANT_COUNT);
+    assert_int_equal(CLREDUCE_SCAN_AUTO, 0);
+    assert_int_equal(CLREDUCE_SCAN_LOOKBACK + 1, CLREDUCE_SCAN_VARIANT_COUNT);
+    for (int i = 0; i < CLREDUCE_SCAN_VARIANT_COUNT; i++) {
+        const char *name = clreduce_scan_variant_name((clreduce_scan_variant)i);
+        check_name_shape(name);
+        assert_string_equal(name, want[i]);
+        for (int j = 0; j < i; j++)
+            assert_string_not_equal(name, clreduce_scan_variant_name((clreduce_scan_variant)j));
+    }
+    assert_null(clreduce_scan_variant_name((clreduce_scan_variant)CLREDUCE_SCAN_VARIANT_COUNT));
+    assert_null(clreduce_scan_variant_name((clreduce_scan_variant)99));
+    assert_null(clreduce_scan_variant_name((clreduce_scan_variant)-1));
+}
+
 static void test_version(void **state)
 {
     (void)state;
@@ -208,6 +244,8 @@ int main(void)
         cmocka_unit_test(test_type_names_and_sizes),
         cmocka_unit_test(test_variant_names),
         cmocka_unit_test(test_subgroup_path_names),
+        cmocka_unit_test(test_scan_kind_names),
+        cmocka_unit_test(test_scan_variant_names),
         cmocka_unit_test(test_version),
         cmocka_unit_test(test_default_settings),
     };

@@ -4,12 +4,15 @@
 #   tools/run.sh bench [clreduce-bench options]   the bandwidth benchmark on
 #                                                 the default device
 #   tools/run.sh test                             every test suite on every
-#                                                 CPU OpenCL runtime found
+#                                                 CPU OpenCL runtime found,
+#                                                 Oclgrind's kernel checks,
+#                                                 and ASan+UBSan on PoCL
 #
 # Packages come from apt (as root, when something is missing). The test job
 # also installs Intel's CPU OpenCL runtime from PyPI, when it can, because it
 # has the sub-groups that PoCL lacks; CLREDUCE_NO_INTEL_RUNTIME=1 skips it.
-# Environment: BUILD_DIR (default build-<job>), CLREDUCE_DEVICE for bench.
+# Environment: BUILD_DIR (default build-<job>; the test job also builds
+# BUILD_DIR-asan), CLREDUCE_DEVICE for bench.
 set -euo pipefail
 
 job=${1:-}
@@ -32,7 +35,7 @@ log() { printf '== %s\n' "$*"; }
 packages=(meson ninja-build pkg-config gcc ocl-icd-opencl-dev opencl-c-headers
           pocl-opencl-icd clinfo python3)
 if [ "$job" = test ]; then
-    packages+=(libcmocka-dev valgrind python3-pip make)
+    packages+=(libcmocka-dev valgrind oclgrind python3-pip make)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -107,28 +110,57 @@ count_results() {
     n=$(awk '/^Skipped:/ {print $2}' "$file" | tail -1); skipped=$((skipped + ${n:-0}))
 }
 run_suite() {
-    local title=$1
-    shift
+    local dir=$1 title=$2
+    shift 2
     local out
     out=$(mktemp)
     log "$title"
     # cmocka's own summary of every test program is in the verbose output.
-    meson test -C "$build" --print-errorlogs --verbose "$@" 2>&1 | tee "$out" || true
+    meson test -C "$dir" --print-errorlogs --verbose "$@" 2>&1 | tee "$out" || true
     count_results "$out"
     rm -f "$out"
 }
 
-run_suite "host suite" --suite host
+run_suite "$build" "host suite" --suite host
 platforms=()
 clinfo -l 2>/dev/null | grep -q 'Portable Computing Language' && platforms+=(pocl)
 clinfo -l 2>/dev/null | grep -q 'Intel(R) OpenCL' && platforms+=(intel)
 [ ${#platforms[@]} -gt 0 ] || platforms+=("")
 for p in "${platforms[@]}"; do
-    CLREDUCE_DEVICE=$p run_suite "device suite on ${p:-the default device}" --suite device
+    CLREDUCE_DEVICE=$p run_suite "$build" "device suite on ${p:-the default device}" --suite device
 done
 if command -v valgrind >/dev/null; then
-    CLREDUCE_DEVICE=${platforms[0]} run_suite "valgrind memcheck on ${platforms[0]:-the default device}" \
+    CLREDUCE_DEVICE=${platforms[0]} run_suite "$build" \
+        "valgrind memcheck on ${platforms[0]:-the default device}" \
         --setup valgrind unit.errors unit.cache
+fi
+# Every kernel in Oclgrind's simulator, with its checks (skipped without it).
+run_suite "$build" "Oclgrind checks of every kernel" --suite oclgrind
+
+# The host and device suites again, built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (leaks included) in a second build directory,
+# on PoCL: any report fails the test (tests/meson.build, tests/lsan.supp).
+# Not on Intel's runtime, only for time: with the whole stacks the leak
+# suppressions need, its in-process compiler runs many times slower.
+# Warnings are not errors there: GCC warns of paths that only the
+# sanitizers' checks add.
+asan_build=$build-asan
+asan_options=(--buildtype=debugoptimized -Db_ndebug=false -Dwerror=false -Dbench=false
+              -Dexamples=false -Db_sanitize=address,undefined -Db_lundef=false)
+asan_device=${platforms[0]}
+[[ " ${platforms[*]} " == *" pocl "* ]] && asan_device=pocl
+if [ -f "$asan_build/build.ninja" ]; then
+    meson configure "$asan_build" "${asan_options[@]}" >/dev/null
+else
+    meson setup "$asan_build" "${asan_options[@]}" >/dev/null
+fi
+if ninja -C "$asan_build" >/dev/null; then
+    CLREDUCE_DEVICE=$asan_device run_suite "$asan_build" \
+        "ASan+UBSan: host and device suites on ${asan_device:-the default device}" \
+        --setup asan --suite host --suite device
+else
+    log "the sanitizer build failed"
+    failed=$((failed + 1))
 fi
 
 # ThreadSanitizer on the multi-threaded test, on PoCL (about 10 s with its
@@ -142,10 +174,7 @@ if [[ " ${platforms[*]} " == *" pocl "* ]]; then
         meson setup "$tsan_build" "${tsan_options[@]}" >/dev/null
     fi
     if ninja -C "$tsan_build" >/dev/null; then
-        main_build=$build
-        build=$tsan_build
-        CLREDUCE_DEVICE=pocl run_suite "ThreadSanitizer on pocl" --setup tsan unit.threads
-        build=$main_build
+        CLREDUCE_DEVICE=pocl run_suite "$tsan_build" "ThreadSanitizer on pocl" --setup tsan unit.threads
     else
         log "the ThreadSanitizer build failed"
         failed=$((failed + 1))

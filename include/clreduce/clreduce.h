@@ -42,7 +42,10 @@
  *    fixed by the count, the device and the tuning, so the same input gives
  *    bitwise the same result every time on the same device. CLREDUCE_ATOMIC
  *    combines work-group partials in arrival order: its float sums may differ
- *    in the last bits from run to run.
+ *    in the last bits from run to run. On NVIDIA it adds float partials with
+ *    the hardware's float atomic (PTX red.add.f32), which flushes subnormal
+ *    operands and results to zero: up to FLT_MIN (2^-126) more error per
+ *    work-group, beyond the bound above.
  *  - min and max propagate NaN: if any element is NaN the result is a NaN.
  *    They order -0.0 below +0.0 (min of {-0.0, +0.0} is -0.0, max is +0.0), so
  *    their result is the same whatever the order of combination.
