@@ -170,3 +170,40 @@ clreduce_status check_queue(clreduce_ctx *ctx, cl_command_queue queue, int *in_o
     *in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     return CLREDUCE_SUCCESS;
 }
+
+clreduce_status check_call(clreduce_ctx *ctx, cl_command_queue queue, cl_mem input, cl_mem output,
+                           const char *output_name, cl_uint num_wait, const cl_event *wait)
+{
+    if (!queue || !input || !output)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
+                         !queue ? "queue" : !input ? "input" : output_name);
+    if ((num_wait > 0) != (wait != NULL))
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "num_wait is %u but wait is %s",
+                         num_wait, wait ? "not NULL" : "NULL");
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status check_buffers(clreduce_ctx *ctx, cl_command_queue queue, cl_mem input,
+                              cl_mem output, const char *output_name, size_t element_size,
+                              int *in_order, size_t *in_elems, size_t *out_elems)
+{
+    size_t in_size, out_size;
+    clreduce_status status;
+    if ((status = check_queue(ctx, queue, in_order)) != CLREDUCE_SUCCESS ||
+        (status = mem_size(ctx, input, "input", &in_size)) != CLREDUCE_SUCCESS ||
+        (status = mem_size(ctx, output, output_name, &out_size)) != CLREDUCE_SUCCESS)
+        return status;
+    *in_elems = in_size / element_size;
+    *out_elems = out_size / element_size;
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status check_range(clreduce_ctx *ctx, const char *what, size_t offset, size_t count,
+                            size_t elems, clreduce_type type)
+{
+    if (offset > elems || count > elems - offset)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "elements [%zu, %zu + %zu) lie past the end of %s (%zu elements of %s)",
+                         offset, offset, count, what, elems, clreduce_type_name(type));
+    return CLREDUCE_SUCCESS;
+}
