@@ -125,6 +125,19 @@ clreduce_status enqueue_fill(clreduce_ctx *ctx, chain *c, cl_mem buffer, const v
     return CLREDUCE_SUCCESS;
 }
 
+/* A failed query about one of the caller's objects: an invalid handle is
+ * the caller's error, anything else (the runtime out of memory) the
+ * runtime's. */
+static clreduce_status query_failed(clreduce_ctx *ctx, cl_int err, cl_int invalid_handle,
+                                    const char *what, const char *kind)
+{
+    if (err == invalid_handle)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is not a valid %s (%s)", what,
+                         kind, cl_error_name(err));
+    return set_error(ctx, status_from_cl(err), "querying %s failed: %s", what,
+                     cl_error_name(err));
+}
+
 clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t *size)
 {
     cl_context owner = NULL;
@@ -132,8 +145,7 @@ clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t
     if (err == CL_SUCCESS)
         err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
     if (err != CL_SUCCESS)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is not a valid buffer (%s)",
-                         what, cl_error_name(err));
+        return query_failed(ctx, err, CL_INVALID_MEM_OBJECT, what, "buffer");
     if (owner != ctx->context)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "%s belongs to another OpenCL context", what);
@@ -151,11 +163,47 @@ clreduce_status check_queue(clreduce_ctx *ctx, cl_command_queue queue, int *in_o
     if (err == CL_SUCCESS)
         err = clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     if (err != CL_SUCCESS)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "queue is not a valid queue (%s)",
-                         cl_error_name(err));
+        return query_failed(ctx, err, CL_INVALID_COMMAND_QUEUE, "queue", "queue");
     if (qctx != ctx->context || qdev != ctx->device)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "queue belongs to another context or device than ctx");
     *in_order = !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status check_call(clreduce_ctx *ctx, cl_command_queue queue, cl_mem input, cl_mem output,
+                           const char *output_name, cl_uint num_wait, const cl_event *wait)
+{
+    if (!queue || !input || !output)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
+                         !queue ? "queue" : !input ? "input" : output_name);
+    if ((num_wait > 0) != (wait != NULL))
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "num_wait is %u but wait is %s",
+                         num_wait, wait ? "not NULL" : "NULL");
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status check_buffers(clreduce_ctx *ctx, cl_command_queue queue, cl_mem input,
+                              cl_mem output, const char *output_name, size_t element_size,
+                              int *in_order, size_t *in_elems, size_t *out_elems)
+{
+    size_t in_size, out_size;
+    clreduce_status status;
+    if ((status = check_queue(ctx, queue, in_order)) != CLREDUCE_SUCCESS ||
+        (status = mem_size(ctx, input, "input", &in_size)) != CLREDUCE_SUCCESS ||
+        (status = mem_size(ctx, output, output_name, &out_size)) != CLREDUCE_SUCCESS)
+        return status;
+    *in_elems = in_size / element_size;
+    *out_elems = out_size / element_size;
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status check_range(clreduce_ctx *ctx, const char *what, size_t offset, size_t count,
+                            size_t elems, clreduce_type type)
+{
+    if (offset > elems || count > elems - offset)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "elements [%zu, %zu + %zu) lie past the end of %s (%zu elements of %s)",
+                         offset, offset, count, what, elems, clreduce_type_name(type));
     return CLREDUCE_SUCCESS;
 }

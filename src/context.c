@@ -57,18 +57,27 @@ static clreduce_subgroup_path best_subgroup_path(const device_info *info)
     return CLREDUCE_SUBGROUP_PATH_NONE;
 }
 
-static int device_in_context(cl_context context, cl_device_id device)
+/* Whether `device` is one of the context's: CLREDUCE_SUCCESS with *found
+ * set, or the failure of the query (an invalid context is the caller's
+ * error, anything else the runtime's). */
+static clreduce_status device_in_context(cl_context context, cl_device_id device, int *found)
 {
     size_t size = 0;
-    if (clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &size) != CL_SUCCESS || size == 0)
-        return 0;
-    cl_device_id *devices = malloc(size);
-    int found = 0;
-    if (devices && clGetContextInfo(context, CL_CONTEXT_DEVICES, size, devices, NULL) == CL_SUCCESS)
-        for (size_t i = 0; i < size / sizeof *devices; i++)
-            found |= devices[i] == device;
-    free(devices);
-    return found;
+    *found = 0;
+    cl_int err = clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, NULL, &size);
+    cl_device_id *devices = NULL;
+    if (err == CL_SUCCESS && size > 0) {
+        if (!(devices = malloc(size)))
+            return set_error(NULL, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
+        err = clGetContextInfo(context, CL_CONTEXT_DEVICES, size, devices, NULL);
+        for (size_t i = 0; err == CL_SUCCESS && i < size / sizeof *devices; i++)
+            *found |= devices[i] == device;
+        free(devices);
+    }
+    if (err == CL_SUCCESS || err == CL_INVALID_CONTEXT)
+        return CLREDUCE_SUCCESS;
+    return set_error(NULL, status_from_cl(err), "querying the context's devices failed: %s",
+                     cl_error_name(err));
 }
 
 clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id device,
@@ -81,7 +90,11 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
     if (!context || !device)
         return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
                          !context ? "context" : "device");
-    if (!device_in_context(context, device))
+    int found;
+    clreduce_status status = device_in_context(context, device, &found);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if (!found)
         return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "the device is not a device of the context (or the context is invalid)");
 
@@ -89,7 +102,7 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
     if (!ctx)
         return set_error(NULL, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
     char why[256] = "";
-    clreduce_status status = device_info_query(device, &ctx->info, why, sizeof why);
+    status = device_info_query(device, &ctx->info, why, sizeof why);
     if (status != CLREDUCE_SUCCESS) {
         free(ctx);
         return set_error(NULL, status, "%s", why);

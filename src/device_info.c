@@ -38,15 +38,18 @@ static void parse_version(const char *text, const char *prefix, unsigned *major,
         sscanf(p + strlen(prefix), "%u.%u", major, minor);
 }
 
-static char *query_string(cl_device_id device, cl_device_info what)
+/* The string (malloc'd), or NULL with the reason in *err. */
+static char *query_string(cl_device_id device, cl_device_info what, cl_int *err)
 {
     size_t size = 0;
-    if (clGetDeviceInfo(device, what, 0, NULL, &size) != CL_SUCCESS)
+    if ((*err = clGetDeviceInfo(device, what, 0, NULL, &size)) != CL_SUCCESS)
         return NULL;
     char *text = malloc(size + 1);
-    if (!text)
+    if (!text) {
+        *err = CL_OUT_OF_HOST_MEMORY;
         return NULL;
-    if (clGetDeviceInfo(device, what, size, text, NULL) != CL_SUCCESS) {
+    }
+    if ((*err = clGetDeviceInfo(device, what, size, text, NULL)) != CL_SUCCESS) {
         free(text);
         return NULL;
     }
@@ -152,10 +155,10 @@ clreduce_status device_info_query(cl_device_id device, device_info *info, char *
         return err == CL_INVALID_DEVICE ? CLREDUCE_ERROR_INVALID_ARGUMENT : status_from_cl(err);
     }
 
-    char *extensions = query_string(device, CL_DEVICE_EXTENSIONS);
+    char *extensions = query_string(device, CL_DEVICE_EXTENSIONS, &err);
     if (!extensions) {
-        snprintf(why, why_size, "querying the device's extensions failed");
-        return CLREDUCE_ERROR_OPENCL;
+        snprintf(why, why_size, "querying the device's extensions failed: %s", cl_error_name(err));
+        return status_from_cl(err);
     }
     info->vendor = classify_vendor(info->vendor_name, platform_name);
     parse_version(info->device_version, "OpenCL ", &info->cl_major, &info->cl_minor);

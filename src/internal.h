@@ -233,6 +233,21 @@ clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t
  * whether it runs commands in order. */
 clreduce_status check_queue(clreduce_ctx *ctx, cl_command_queue queue, int *in_order);
 
+/* The checks every enqueueing call starts with: no NULL queue or buffer,
+ * num_wait and wait agree. */
+clreduce_status check_call(clreduce_ctx *ctx, cl_command_queue queue, cl_mem input, cl_mem output,
+                           const char *output_name, cl_uint num_wait, const cl_event *wait);
+
+/* check_queue() and mem_size() of both buffers, sizes in elements. */
+clreduce_status check_buffers(clreduce_ctx *ctx, cl_command_queue queue, cl_mem input,
+                              cl_mem output, const char *output_name, size_t element_size,
+                              int *in_order, size_t *in_elems, size_t *out_elems);
+
+/* Whether elements [offset, offset + count) lie inside `elems` elements of
+ * the buffer named `what`, without overflow. */
+clreduce_status check_range(clreduce_ctx *ctx, const char *what, size_t offset, size_t count,
+                            size_t elems, clreduce_type type);
+
 /* ---- error.c ------------------------------------------------------------- */
 
 /* Records a message for clreduce_last_error(ctx) on this thread and returns

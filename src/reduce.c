@@ -325,28 +325,19 @@ clreduce_status clreduce_reduce_profiled(clreduce_ctx *ctx, cl_command_queue que
     clear_error(ctx);
     if (!ctx)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    if (!queue || !input || !result)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
-                         !queue ? "queue" : !input ? "input" : "result");
-    if ((num_wait > 0) != (wait != NULL))
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "num_wait is %u but wait is %s", num_wait, wait ? "not NULL" : "NULL");
-    plan p;
-    clreduce_status status = make_plan(ctx, op, type, variant, &p);
+    clreduce_status status = check_call(ctx, queue, input, result, "result", num_wait, wait);
     if (status != CLREDUCE_SUCCESS)
+        return status;
+    plan p;
+    if ((status = make_plan(ctx, op, type, variant, &p)) != CLREDUCE_SUCCESS)
         return status;
 
     int in_order = 1;
-    size_t in_size, out_size;
-    if ((status = check_queue(ctx, queue, &in_order)) != CLREDUCE_SUCCESS ||
-        (status = mem_size(ctx, input, "input", &in_size)) != CLREDUCE_SUCCESS ||
-        (status = mem_size(ctx, result, "result", &out_size)) != CLREDUCE_SUCCESS)
+    size_t in_elems, out_elems;
+    if ((status = check_buffers(ctx, queue, input, result, "result", p.element_size, &in_order,
+                                &in_elems, &out_elems)) != CLREDUCE_SUCCESS ||
+        (status = check_range(ctx, "input", offset, count, in_elems, type)) != CLREDUCE_SUCCESS)
         return status;
-    size_t in_elems = in_size / p.element_size, out_elems = out_size / p.element_size;
-    if (offset > in_elems || count > in_elems - offset)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "elements [%zu, %zu + %zu) lie past the end of input (%zu elements of %s)",
-                         offset, offset, count, in_elems, clreduce_type_name(type));
     if (result_offset >= out_elems)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "result_offset %zu lies past the end of result (%zu elements of %s)",

@@ -297,34 +297,24 @@ clreduce_status clreduce_scan_profiled(clreduce_ctx *ctx, cl_command_queue queue
     clear_error(ctx);
     if (!ctx)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    if (!queue || !input || !output)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
-                         !queue ? "queue" : !input ? "input" : "output");
-    if ((num_wait > 0) != (wait != NULL))
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "num_wait is %u but wait is %s",
-                         num_wait, wait ? "not NULL" : "NULL");
+    clreduce_status status = check_call(ctx, queue, input, output, "output", num_wait, wait);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
     if ((unsigned)kind > CLREDUCE_EXCLUSIVE)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown scan kind %d", (int)kind);
     scan_plan p;
-    clreduce_status status = make_scan_plan(ctx, op, type, variant, &p);
-    if (status != CLREDUCE_SUCCESS)
+    if ((status = make_scan_plan(ctx, op, type, variant, &p)) != CLREDUCE_SUCCESS)
         return status;
 
     int in_order = 1;
-    size_t in_size, out_size;
-    if ((status = check_queue(ctx, queue, &in_order)) != CLREDUCE_SUCCESS ||
-        (status = mem_size(ctx, input, "input", &in_size)) != CLREDUCE_SUCCESS ||
-        (status = mem_size(ctx, output, "output", &out_size)) != CLREDUCE_SUCCESS)
+    size_t in_elems, out_elems;
+    if ((status = check_buffers(ctx, queue, input, output, "output", p.element_size, &in_order,
+                                &in_elems, &out_elems)) != CLREDUCE_SUCCESS ||
+        (status = check_range(ctx, "input", input_offset, count, in_elems, type)) !=
+            CLREDUCE_SUCCESS ||
+        (status = check_range(ctx, "output", output_offset, count, out_elems, type)) !=
+            CLREDUCE_SUCCESS)
         return status;
-    size_t in_elems = in_size / p.element_size, out_elems = out_size / p.element_size;
-    if (input_offset > in_elems || count > in_elems - input_offset)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "elements [%zu, %zu + %zu) lie past the end of input (%zu elements of %s)",
-                         input_offset, input_offset, count, in_elems, clreduce_type_name(type));
-    if (output_offset > out_elems || count > out_elems - output_offset)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "elements [%zu, %zu + %zu) lie past the end of output (%zu elements of %s)",
-                         output_offset, output_offset, count, out_elems, clreduce_type_name(type));
     if (input == output && count > 0 && input_offset != output_offset &&
         input_offset < output_offset + count && output_offset < input_offset + count)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,

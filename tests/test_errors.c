@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "test_common.h"
 
@@ -193,6 +194,92 @@ static void test_ranges(void **state)
                           clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_MIN, CLREDUCE_FLOAT,
                                           CLREDUCE_SEQUENTIAL, g_input, 0, 0, g_result,
                                           RESULT_COUNT, 0, NULL, &done));
+}
+
+/* Counts whose size in bytes wraps around size_t, or exceeds what the
+ * device can allocate: a clear error, never a wrapped size. */
+static void test_absurd_counts(void **state)
+{
+    (void)state;
+    static const size_t counts[] = {SIZE_MAX, SIZE_MAX / 2 + 1, SIZE_MAX / 4 + 1,
+                                    SIZE_MAX / 8 + 1};
+    char what[96];
+    for (size_t i = 0; i < ARRAY_SIZE(counts); i++) {
+        size_t n = counts[i];
+        snprintf(what, sizeof what, "count %zu at offset 0", n);
+        EXPECT_REDUCE_FAILURE(what, CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                              WORDS("past the end"),
+                              clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                              CLREDUCE_AUTO, g_input, 0, n, g_result, 1, 0, NULL,
+                                              &done));
+        snprintf(what, sizeof what, "count %zu of uint64 at offset 0", n);
+        EXPECT_REDUCE_FAILURE(what, CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                              WORDS("past the end"),
+                              clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_MAX, CLREDUCE_UINT64,
+                                              CLREDUCE_AUTO, g_input, 0, n, g_result, 1, 0, NULL,
+                                              &done));
+        snprintf(what, sizeof what, "scan, count %zu", n);
+        EXPECT_REDUCE_FAILURE(what, CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                              WORDS("past the end"),
+                              clreduce_scan(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                            CLREDUCE_INCLUSIVE, CLREDUCE_SCAN_AUTO, g_input, 0,
+                                            n, g_result, 0, 0, NULL, &done));
+        /* The host entry points cannot know the array's size: the count's
+         * bytes are more than the device can allocate. */
+        float r = 3.25f;
+        snprintf(what, sizeof what, "reduce_host, count %zu", n);
+        EXPECT_REDUCE_FAILURE(what, CLREDUCE_ERROR_OUT_OF_MEMORY, g_ctx,
+                              WORDS("CL_DEVICE_MAX_MEM_ALLOC_SIZE"),
+                              clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                                   CLREDUCE_AUTO, g_input_data, n, &r));
+        assert_true(r == 3.25f);
+        snprintf(what, sizeof what, "scan_host, count %zu", n);
+        EXPECT_REDUCE_FAILURE(what, CLREDUCE_ERROR_OUT_OF_MEMORY, g_ctx,
+                              WORDS("CL_DEVICE_MAX_MEM_ALLOC_SIZE"),
+                              clreduce_scan_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                                 CLREDUCE_EXCLUSIVE, CLREDUCE_SCAN_AUTO,
+                                                 g_input_data, n, &r));
+        assert_true(r == 3.25f);
+    }
+    EXPECT_REDUCE_FAILURE("offset SIZE_MAX - 5, count 10 (overflow)",
+                          CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("past the end"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_AUTO, g_input, SIZE_MAX - 5, 10, g_result, 1,
+                                          0, NULL, &done));
+    EXPECT_REDUCE_FAILURE("offset SIZE_MAX / 4 + 1, count 1", CLREDUCE_ERROR_INVALID_ARGUMENT,
+                          g_ctx, WORDS("past the end"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                          CLREDUCE_AUTO, g_input, SIZE_MAX / 4 + 1, 1, g_result,
+                                          1, 0, NULL, &done));
+    EXPECT_REDUCE_FAILURE("scan output offset SIZE_MAX - 5, count 10 (overflow)",
+                          CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("past the end", "output"),
+                          clreduce_scan(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                        CLREDUCE_INCLUSIVE, CLREDUCE_SCAN_AUTO, g_input, 0, 10,
+                                        g_result, SIZE_MAX - 5, 0, NULL, &done));
+
+    /* One element more than the largest allocation, in a real host array:
+     * reserved address space that is never read. */
+    cl_ulong max_alloc = 0;
+    assert_int_equal(clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                                     sizeof max_alloc, &max_alloc, NULL),
+                     CL_SUCCESS);
+    size_t over = (size_t)(max_alloc / sizeof(float)) + 1;
+    void *big = mmap(NULL, over * sizeof(float), PROT_READ,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (big == MAP_FAILED) {
+        print_message("note: %zu bytes of address space could not be reserved: the largest "
+                      "allocation plus one element is not tried\n",
+                      over * sizeof(float));
+        return;
+    }
+    float r = 3.25f;
+    snprintf(what, sizeof what, "reduce_host of %zu floats", over);
+    EXPECT_REDUCE_FAILURE(what, CLREDUCE_ERROR_OUT_OF_MEMORY, g_ctx,
+                          WORDS("CL_DEVICE_MAX_MEM_ALLOC_SIZE"),
+                          clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                               CLREDUCE_AUTO, big, over, &r));
+    assert_true(r == 3.25f);
+    munmap(big, over * sizeof(float));
 }
 
 static void test_unknown_enums(void **state)
@@ -737,6 +824,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_absurd_counts),
         cmocka_unit_test(test_unknown_enums),
         cmocka_unit_test(test_wait_list),
         cmocka_unit_test(test_foreign_objects),

@@ -163,6 +163,24 @@ else
     failed=$((failed + 1))
 fi
 
+# ThreadSanitizer on the multi-threaded test, on PoCL (about 10 s with its
+# build): a build directory of its own, since every object changes.
+if [[ " ${platforms[*]} " == *" pocl "* ]]; then
+    tsan_build=$build-tsan
+    tsan_options=("${options[@]}" -Db_sanitize=thread -Db_lundef=false -Dbench=false -Dexamples=false)
+    if [ -f "$tsan_build/build.ninja" ]; then
+        meson configure "$tsan_build" "${tsan_options[@]}" >/dev/null
+    else
+        meson setup "$tsan_build" "${tsan_options[@]}" >/dev/null
+    fi
+    if ninja -C "$tsan_build" >/dev/null; then
+        CLREDUCE_DEVICE=pocl run_suite "$tsan_build" "ThreadSanitizer on pocl" --setup tsan unit.threads
+    else
+        log "the ThreadSanitizer build failed"
+        failed=$((failed + 1))
+    fi
+fi
+
 # The installed library must be usable through pkg-config: install into a
 # staging directory and build the example against it.
 log "install and pkg-config check"

@@ -42,7 +42,10 @@
  *    fixed by the count, the device and the tuning, so the same input gives
  *    bitwise the same result every time on the same device. CLREDUCE_ATOMIC
  *    combines work-group partials in arrival order: its float sums may differ
- *    in the last bits from run to run.
+ *    in the last bits from run to run. On NVIDIA it adds float partials with
+ *    the hardware's float atomic (PTX red.add.f32), which flushes subnormal
+ *    operands and results to zero: up to FLT_MIN (2^-126) more error per
+ *    work-group, beyond the bound above.
  *  - min and max propagate NaN: if any element is NaN the result is a NaN.
  *    They order -0.0 below +0.0 (min of {-0.0, +0.0} is -0.0, max is +0.0), so
  *    their result is the same whatever the order of combination.
@@ -286,7 +289,9 @@ CLREDUCE_API clreduce_status clreduce_reduce_host(clreduce_ctx *ctx, clreduce_op
  * of the OpenCL runtime itself) nothing has been enqueued, *done is
  * untouched and `result` is not written. If the runtime fails after the
  * first command of a call was enqueued, the call waits for the commands
- * already enqueued before it returns the error. */
+ * already enqueued before it returns the error; CLREDUCE_ATOMIC may then
+ * have set `result` to the operator's identity, the other variants leave it
+ * untouched. */
 CLREDUCE_API clreduce_status clreduce_reduce(clreduce_ctx *ctx, cl_command_queue queue,
                                              clreduce_op op, clreduce_type type,
                                              clreduce_variant variant, cl_mem input,
@@ -392,7 +397,11 @@ CLREDUCE_API clreduce_status clreduce_scan_host(clreduce_ctx *ctx, clreduce_op o
  * also for an unknown kind or scan variant and for partly overlapping ranges,
  * and CLREDUCE_ERROR_UNSUPPORTED for LOOKBACK on a device that cannot order
  * memory between work-groups. On any error found before enqueueing nothing
- * has been enqueued and `output` is not written. */
+ * has been enqueued and `output` is not written. If the runtime fails after
+ * the first command of a call was enqueued, the call waits for the commands
+ * already enqueued before it returns the error; HILLIS_STEELE and BLELLOCH
+ * may then have left the output range scanned block by block (an in-place
+ * scan has then lost its input), the other variants leave it untouched. */
 CLREDUCE_API clreduce_status clreduce_scan(clreduce_ctx *ctx, cl_command_queue queue,
                                            clreduce_op op, clreduce_type type,
                                            clreduce_scan_kind kind,

@@ -1,0 +1,668 @@
+/* unit.threads: one clreduce_ctx shared by several threads, each with its
+ * own queue (one of them out-of-order where the device has such queues).
+ *  - A mix of reductions (operators, types, variants, awkward sizes, the
+ *    host entry point and cl_mem ranges at offsets) runs for a bounded time;
+ *    every result is checked in its thread against a CPU reference.
+ *  - clreduce_last_error() is per thread: threads fail at the same moments
+ *    with messages of their own, and each reads back its own, never another
+ *    thread's; a success clears only the caller's message.
+ *  - Threads asking at once for a kernel no one has built yet get one build.
+ * Threads cannot use cmocka's asserts; each keeps its first failure, and the
+ * main thread asserts once they are joined.
+ *
+ * CLREDUCE_TEST_THREADS (default 8) and CLREDUCE_TEST_SECONDS (default 3)
+ * set the number of threads and the duration of the mixed run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "scan_reference.h"
+#include "test_common.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_THREADS 64
+#define MAX_COUNT ((size_t)262147)
+#define MAX_OFFSET 17
+
+static clreduce_ctx *g_ctx;
+static int g_nthreads = 8;
+static double g_seconds = 3.0;
+static int g_have_ooo;
+
+/* The mix: every variant, every type, every operator at least once; kept
+ * short because each entry is a program to build (seconds each on PoCL
+ * with a cold kernel cache). */
+typedef struct combo {
+    int scan;
+    clreduce_op op;
+    clreduce_type type;
+    int variant; /* a clreduce_variant, or a clreduce_scan_variant */
+    clreduce_scan_kind kind;
+} combo;
+
+#define RED(op, type, variant) {0, CLREDUCE_OP_##op, CLREDUCE_##type, CLREDUCE_##variant, 0}
+#define SCN(op, type, kind, variant)                                                          \
+    {1, CLREDUCE_OP_##op, CLREDUCE_##type, CLREDUCE_SCAN_##variant, CLREDUCE_##kind}
+
+static const combo mix[] = {
+    RED(SUM, FLOAT, AUTO),
+    RED(SUM, INT32, AUTO),
+    RED(MAX, DOUBLE, AUTO),
+    RED(MIN, UINT64, GRID_STRIDE),
+    RED(SUM, INT64, SINGLE_PASS),
+    RED(MAX, UINT32, ATOMIC),
+    RED(SUM, FLOAT, SEQUENTIAL),
+    RED(MIN, INT32, INTERLEAVED),
+    RED(SUM, DOUBLE, FIRST_ADD),
+    RED(MAX, INT64, UNROLLED),
+    RED(SUM, UINT32, SUBGROUP),
+    RED(MIN, FLOAT, SUBGROUP_TAIL),
+    SCN(SUM, INT32, INCLUSIVE, AUTO),
+    SCN(SUM, FLOAT, EXCLUSIVE, HILLIS_STEELE),
+    SCN(MAX, DOUBLE, INCLUSIVE, BLELLOCH),
+    SCN(MIN, UINT64, EXCLUSIVE, REDUCE_THEN_SCAN),
+    SCN(SUM, INT64, INCLUSIVE, LOOKBACK),
+};
+
+static const size_t sizes[] = {1, 2, 3, 255, 256, 257, 1000, 4097, 65537, 100003, MAX_COUNT};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- per-thread state ------------------------------------------------------------ */
+
+typedef struct worker {
+    int id;
+    uint64_t rng;
+    cl_command_queue queue;
+    int out_of_order;
+    cl_mem input;  /* MAX_OFFSET + MAX_COUNT + 1 elements of 8 bytes */
+    cl_mem result; /* 4 elements of 8 bytes */
+    cl_mem output; /* as input: scan outputs */
+    unsigned char *data, *out;
+    /* Results. */
+    unsigned long calls, host_calls, mem_calls, scans, error_checks, skipped;
+    unsigned long per_combo[ARRAY_SIZE(mix)];
+    int failed;
+    char failure[1024];
+} worker;
+
+static uint64_t next_random(worker *w)
+{
+    uint64_t z = (w->rng += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static void record_failure(worker *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void record_failure(worker *w, const char *fmt, ...)
+{
+    if (w->failed++)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->failure, sizeof w->failure, fmt, ap);
+    va_end(ap);
+}
+
+/* Random data as tc_fill_random makes it, from the thread's own generator:
+ * integers often near their limits, floats of both signs. */
+static void fill_random(worker *w, clreduce_type type, void *data, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = next_random(w);
+        tc_value v;
+        memset(&v, 0, sizeof v);
+        switch (type) {
+        case CLREDUCE_FLOAT: /* in (-1024, 1024) */
+            v.f = (float)((double)(int64_t)r * 0x1p-53);
+            break;
+        case CLREDUCE_DOUBLE:
+            v.d = (double)(int64_t)r * 0x1p-53;
+            break;
+        case CLREDUCE_INT32:
+        case CLREDUCE_UINT32:
+            v.u32 = (uint32_t)r;
+            /* Never the extreme values: those are min's and max's identities. */
+            if (v.u32 == 0 || v.u32 == UINT32_MAX || v.u32 == 0x7fffffffu || v.u32 == 0x80000000u)
+                v.u32 = 12345;
+            break;
+        default:
+            v.u64 = r;
+            if (v.u64 == 0 || v.u64 == UINT64_MAX || v.u64 == (UINT64_MAX >> 1) ||
+                v.u64 == (UINT64_MAX >> 1) + 1)
+                v.u64 = 12345;
+            break;
+        }
+        tc_set(type, data, i, &v);
+    }
+}
+
+static const char *combo_variant_name(const combo *c)
+{
+    const char *name = c->scan ? clreduce_scan_variant_name((clreduce_scan_variant)c->variant)
+                               : clreduce_variant_name((clreduce_variant)c->variant);
+    return name ? name : "?";
+}
+
+static void check_value(worker *w, const combo *c, size_t n, const char *entry, const void *data,
+                        const tc_value *got)
+{
+    tc_value ref;
+    long double abs_sum;
+    tc_reference(c->op, c->type, data, n, &ref, &abs_sum);
+    if (!tc_matches(c->op, c->type, got, &ref, abs_sum)) {
+        char g[96], r[96];
+        tc_format(c->type, got, g, sizeof g);
+        tc_format(c->type, &ref, r, sizeof r);
+        record_failure(w, "thread %d: %s %s %s %s, %zu elements: got %s, expected %s", w->id,
+                       entry, tc_op_name(c->op), tc_type_name(c->type), combo_variant_name(c), n,
+                       g, r);
+    }
+}
+
+static void reduce_host(worker *w, const combo *c, size_t n)
+{
+    fill_random(w, c->type, w->data, n);
+    tc_value got;
+    memset(&got, 0, sizeof got);
+    clreduce_status s = clreduce_reduce_host(g_ctx, c->op, c->type, (clreduce_variant)c->variant,
+                                             w->data, n, got.bytes);
+    if (s != CLREDUCE_SUCCESS) {
+        record_failure(w, "thread %d: reduce_host %s %s %s, %zu elements: %s: %s", w->id,
+                       tc_op_name(c->op), tc_type_name(c->type), combo_variant_name(c), n,
+                       clreduce_status_string(s), clreduce_last_error(g_ctx));
+        return;
+    }
+    if (clreduce_last_error(g_ctx)[0])
+        record_failure(w, "thread %d: a success left the message \"%s\"", w->id,
+                       clreduce_last_error(g_ctx));
+    check_value(w, c, n, "reduce_host", w->data, &got);
+    w->host_calls++;
+}
+
+static void reduce_mem(worker *w, const combo *c, size_t n)
+{
+    size_t es = clreduce_type_size(c->type);
+    size_t offset = (size_t)(next_random(w) % MAX_OFFSET);
+    size_t result_offset = (size_t)(next_random(w) % 3);
+    fill_random(w, c->type, w->data, n);
+    cl_event written = NULL, done = NULL;
+    /* Without blocking: the reduction waits for the upload's event. */
+    cl_int err = clEnqueueWriteBuffer(w->queue, w->input, CL_FALSE, offset * es, n * es, w->data,
+                                      0, NULL, &written);
+    if (err != CL_SUCCESS) {
+        record_failure(w, "thread %d: clEnqueueWriteBuffer: %s", w->id,
+                       clreduce_opencl_error_name(err));
+        return;
+    }
+    clreduce_status s = clreduce_reduce(g_ctx, w->queue, c->op, c->type,
+                                        (clreduce_variant)c->variant, w->input, offset, n,
+                                        w->result, result_offset, 1, &written, &done);
+    if (s != CLREDUCE_SUCCESS) {
+        record_failure(w, "thread %d: reduce %s %s %s, %zu elements at %zu: %s: %s", w->id,
+                       tc_op_name(c->op), tc_type_name(c->type), combo_variant_name(c), n, offset,
+                       clreduce_status_string(s), clreduce_last_error(g_ctx));
+        clWaitForEvents(1, &written);
+        clReleaseEvent(written);
+        return;
+    }
+    tc_value got;
+    memset(&got, 0, sizeof got);
+    err = clEnqueueReadBuffer(w->queue, w->result, CL_TRUE, result_offset * es, es, got.bytes, 1,
+                              &done, NULL);
+    clReleaseEvent(done);
+    clWaitForEvents(1, &written);
+    clReleaseEvent(written);
+    if (err != CL_SUCCESS) {
+        record_failure(w, "thread %d: clEnqueueReadBuffer: %s", w->id,
+                       clreduce_opencl_error_name(err));
+        return;
+    }
+    check_value(w, c, n, "reduce", w->data, &got);
+    w->mem_calls++;
+}
+
+static void check_scan(worker *w, const combo *c, size_t n, const char *entry, const void *out)
+{
+    char why[256];
+    if (!scan_matches(c->op, c->type, c->kind, w->data, n, out, why, sizeof why))
+        record_failure(w, "thread %d: %s %s %s %s %s, %zu elements: %s", w->id, entry,
+                       clreduce_scan_kind_name(c->kind), tc_op_name(c->op), tc_type_name(c->type),
+                       combo_variant_name(c), n, why);
+}
+
+/* A scan of host memory, in place one time in two. */
+static void scan_host(worker *w, const combo *c, size_t n)
+{
+    size_t es = clreduce_type_size(c->type);
+    fill_random(w, c->type, w->data, n);
+    int in_place = next_random(w) % 2 == 0;
+    if (in_place)
+        memcpy(w->out, w->data, n * es);
+    clreduce_status s = clreduce_scan_host(g_ctx, c->op, c->type, c->kind,
+                                           (clreduce_scan_variant)c->variant,
+                                           in_place ? w->out : w->data, n, w->out);
+    if (s != CLREDUCE_SUCCESS) {
+        record_failure(w, "thread %d: scan_host %s %s %s, %zu elements: %s: %s", w->id,
+                       tc_op_name(c->op), tc_type_name(c->type), combo_variant_name(c), n,
+                       clreduce_status_string(s), clreduce_last_error(g_ctx));
+        return;
+    }
+    check_scan(w, c, n, in_place ? "scan_host in place" : "scan_host", w->out);
+    w->host_calls++;
+    w->scans++;
+}
+
+/* A scan of a cl_mem range at an offset into another buffer or in place. */
+static void scan_mem(worker *w, const combo *c, size_t n)
+{
+    size_t es = clreduce_type_size(c->type);
+    size_t offset = (size_t)(next_random(w) % MAX_OFFSET);
+    int in_place = next_random(w) % 3 == 0;
+    size_t out_offset = in_place ? offset : (size_t)(next_random(w) % MAX_OFFSET);
+    cl_mem output = in_place ? w->input : w->output;
+    fill_random(w, c->type, w->data, n);
+    cl_event written = NULL, done = NULL;
+    cl_int err = clEnqueueWriteBuffer(w->queue, w->input, CL_FALSE, offset * es, n * es, w->data,
+                                      0, NULL, &written);
+    if (err != CL_SUCCESS) {
+        record_failure(w, "thread %d: clEnqueueWriteBuffer: %s", w->id,
+                       clreduce_opencl_error_name(err));
+        return;
+    }
+    clreduce_status s = clreduce_scan(g_ctx, w->queue, c->op, c->type, c->kind,
+                                      (clreduce_scan_variant)c->variant, w->input, offset, n,
+                                      output, out_offset, 1, &written, &done);
+    if (s != CLREDUCE_SUCCESS) {
+        record_failure(w, "thread %d: scan %s %s %s, %zu elements at %zu: %s: %s", w->id,
+                       tc_op_name(c->op), tc_type_name(c->type), combo_variant_name(c), n, offset,
+                       clreduce_status_string(s), clreduce_last_error(g_ctx));
+        clWaitForEvents(1, &written);
+        clReleaseEvent(written);
+        return;
+    }
+    err = clEnqueueReadBuffer(w->queue, output, CL_TRUE, out_offset * es, n * es, w->out, 1,
+                              &done, NULL);
+    clReleaseEvent(done);
+    clWaitForEvents(1, &written);
+    clReleaseEvent(written);
+    if (err != CL_SUCCESS) {
+        record_failure(w, "thread %d: clEnqueueReadBuffer: %s", w->id,
+                       clreduce_opencl_error_name(err));
+        return;
+    }
+    check_scan(w, c, n, in_place ? "scan in place" : "scan", w->out);
+    w->mem_calls++;
+    w->scans++;
+}
+
+/* Fails with a message only this thread makes (an unknown variant whose
+ * number names the thread), lets the others run, and reads it back. */
+static void check_own_error(worker *w, unsigned round)
+{
+    int variant = 1000 + w->id * 100 + (int)(round % 100);
+    char want[64];
+    snprintf(want, sizeof want, "unknown variant %d", variant);
+    float x = 1.0f, r = 0.0f;
+    clreduce_status s = clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                             (clreduce_variant)variant, &x, 1, &r);
+    if (s != CLREDUCE_ERROR_INVALID_ARGUMENT)
+        record_failure(w, "thread %d: variant %d gave %s", w->id, variant,
+                       clreduce_status_string(s));
+    usleep((useconds_t)(next_random(w) % 2000));
+    const char *msg = clreduce_last_error(g_ctx);
+    if (strcmp(msg, want) != 0)
+        record_failure(w, "thread %d: clreduce_last_error is \"%s\", expected \"%s\"", w->id,
+                       msg, want);
+    w->error_checks++;
+}
+
+static int combo_supported(const combo *c)
+{
+    clreduce_status s =
+        c->scan ? clreduce_check_scan_support(g_ctx, c->op, c->type,
+                                              (clreduce_scan_variant)c->variant)
+                : clreduce_check_support(g_ctx, c->op, c->type, (clreduce_variant)c->variant);
+    return s == CLREDUCE_SUCCESS;
+}
+
+static void *mixed_worker(void *arg)
+{
+    worker *w = arg;
+    double deadline = now_seconds() + g_seconds;
+    unsigned round = 0;
+    while ((now_seconds() < deadline || round < 4) && !w->failed) {
+        const combo *c = &mix[next_random(w) % ARRAY_SIZE(mix)];
+        if (!combo_supported(c)) {
+            w->skipped++;
+            continue;
+        }
+        size_t n = sizes[next_random(w) % ARRAY_SIZE(sizes)];
+        int host = next_random(w) % 3 == 0;
+        if (c->scan && host)
+            scan_host(w, c, n);
+        else if (c->scan)
+            scan_mem(w, c, n);
+        else if (host)
+            reduce_host(w, c, n);
+        else
+            reduce_mem(w, c, n);
+        w->per_combo[c - mix]++;
+        w->calls++;
+        if (++round % 4 == 0)
+            check_own_error(w, round);
+    }
+    return NULL;
+}
+
+static int worker_setup(worker *w, int id)
+{
+    memset(w, 0, sizeof *w);
+    w->id = id;
+    w->rng = tc_seed() ^ ((uint64_t)(id + 1) * UINT64_C(0xD1B54A32D192ED03));
+    /* The last thread's queue is out-of-order where the device allows it. */
+    w->out_of_order = g_have_ooo && id == g_nthreads - 1;
+    w->queue = tc_create_queue(g_ctx, w->out_of_order ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0);
+    if (!w->queue)
+        return -1;
+    cl_int err;
+    cl_context cl = clreduce_get_cl_context(g_ctx);
+    w->input = clCreateBuffer(cl, CL_MEM_READ_WRITE, (MAX_OFFSET + MAX_COUNT + 1) * 8, NULL, &err);
+    if (err != CL_SUCCESS)
+        return -1;
+    w->result = clCreateBuffer(cl, CL_MEM_READ_WRITE, 4 * 8, NULL, &err);
+    if (err != CL_SUCCESS)
+        return -1;
+    w->output = clCreateBuffer(cl, CL_MEM_READ_WRITE, (MAX_OFFSET + MAX_COUNT + 1) * 8, NULL,
+                               &err);
+    if (err != CL_SUCCESS)
+        return -1;
+    w->data = malloc(MAX_COUNT * 8);
+    w->out = malloc(MAX_COUNT * 8);
+    return w->data && w->out ? 0 : -1;
+}
+
+static void worker_teardown(worker *w)
+{
+    if (w->queue) {
+        clFinish(w->queue);
+        clReleaseCommandQueue(w->queue);
+    }
+    if (w->input)
+        clReleaseMemObject(w->input);
+    if (w->result)
+        clReleaseMemObject(w->result);
+    if (w->output)
+        clReleaseMemObject(w->output);
+    free(w->data);
+    free(w->out);
+}
+
+static void run_workers(worker *workers, void *(*fn)(void *))
+{
+    pthread_t threads[MAX_THREADS];
+    for (int i = 0; i < g_nthreads; i++)
+        assert_int_equal(pthread_create(&threads[i], NULL, fn, &workers[i]), 0);
+    for (int i = 0; i < g_nthreads; i++)
+        assert_int_equal(pthread_join(threads[i], NULL), 0);
+    for (int i = 0; i < g_nthreads; i++)
+        if (workers[i].failed)
+            print_error("%s (%d failures in that thread)\n", workers[i].failure,
+                        workers[i].failed);
+    for (int i = 0; i < g_nthreads; i++)
+        assert_int_equal(workers[i].failed, 0);
+}
+
+static void test_mixed(void **state)
+{
+    (void)state;
+    tc_seed_for("mixed");
+    worker workers[MAX_THREADS];
+    for (int i = 0; i < g_nthreads; i++)
+        assert_int_equal(worker_setup(&workers[i], i), 0);
+    double t0 = now_seconds();
+    run_workers(workers, mixed_worker);
+    double elapsed = now_seconds() - t0;
+
+    unsigned long calls = 0, host = 0, mem = 0, scans = 0, errors = 0;
+    unsigned long per_combo[ARRAY_SIZE(mix)] = {0};
+    for (int i = 0; i < g_nthreads; i++) {
+        worker *w = &workers[i];
+        print_message("thread %d (%s queue): %lu calls (%lu scans; %lu host, %lu cl_mem), %lu "
+                      "error checks\n",
+                      i, w->out_of_order ? "out-of-order" : "in-order", w->calls, w->scans,
+                      w->host_calls, w->mem_calls, w->error_checks);
+        calls += w->calls;
+        scans += w->scans;
+        host += w->host_calls;
+        mem += w->mem_calls;
+        errors += w->error_checks;
+        for (size_t c = 0; c < ARRAY_SIZE(mix); c++)
+            per_combo[c] += w->per_combo[c];
+        /* Every thread got work done: no thread starved behind a lock. */
+        assert_true(w->calls >= 4);
+    }
+    for (size_t c = 0; c < ARRAY_SIZE(mix); c++)
+        print_message("  %s%s %s %s %s: %lu\n", mix[c].scan ? "scan " : "",
+                      mix[c].scan ? clreduce_scan_kind_name(mix[c].kind) : "reduce",
+                      tc_op_name(mix[c].op), tc_type_name(mix[c].type),
+                      combo_variant_name(&mix[c]), per_combo[c]);
+    print_message("%d threads, %.1f s: %lu calls checked (%lu reductions, %lu scans; %lu host, "
+                  "%lu cl_mem), %lu per-thread error checks\n",
+                  g_nthreads, elapsed, calls, calls - scans, scans, host, mem, errors);
+    for (int i = 0; i < g_nthreads; i++)
+        worker_teardown(&workers[i]);
+}
+
+/* ---- messages stay in their thread ------------------------------------------------------- */
+
+static pthread_barrier_t g_barrier;
+
+/* A message is valid until the thread's next clreduce call (clreduce.h), so
+ * every check comes before the thread's next call, after all the others'. */
+static void *error_worker(void *arg)
+{
+    worker *w = arg;
+    for (unsigned round = 0; round < 40; round++) {
+        /* Everyone fails at once, each with its own message... */
+        pthread_barrier_wait(&g_barrier);
+        int variant = 1000 + w->id * 100 + (int)round;
+        float x = 2.0f, r = 0.0f;
+        clreduce_status s = clreduce_reduce_host(g_ctx, CLREDUCE_OP_MAX, CLREDUCE_FLOAT,
+                                                 (clreduce_variant)variant, &x, 1, &r);
+        if (s != CLREDUCE_ERROR_INVALID_ARGUMENT)
+            record_failure(w, "thread %d: variant %d gave %s", w->id, variant,
+                           clreduce_status_string(s));
+        pthread_barrier_wait(&g_barrier);
+        /* ...and reads back its own once everyone has failed. */
+        char want[64];
+        snprintf(want, sizeof want, "unknown variant %d", variant);
+        if (strcmp(clreduce_last_error(g_ctx), want) != 0)
+            record_failure(w, "thread %d, round %u: clreduce_last_error(ctx) is \"%s\", "
+                           "expected \"%s\"",
+                           w->id, round, clreduce_last_error(g_ctx), want);
+        pthread_barrier_wait(&g_barrier);
+
+        /* The same for failed creates, with a setting that names the thread. */
+        clreduce_settings settings;
+        clreduce_default_settings(&settings);
+        settings.vector_width = 100 + (unsigned)w->id;
+        clreduce_ctx *other = NULL;
+        s = clreduce_create_with_settings(clreduce_get_cl_context(g_ctx),
+                                          clreduce_get_cl_device(g_ctx), &settings, &other);
+        if (s != CLREDUCE_ERROR_INVALID_ARGUMENT)
+            record_failure(w, "thread %d: vector_width %u gave %s", w->id, settings.vector_width,
+                           clreduce_status_string(s));
+        pthread_barrier_wait(&g_barrier);
+        char want_create[64];
+        snprintf(want_create, sizeof want_create, "vector_width %u ", settings.vector_width);
+        if (strncmp(clreduce_last_error(NULL), want_create, strlen(want_create)) != 0)
+            record_failure(w, "thread %d, round %u: clreduce_last_error(NULL) is \"%s\", "
+                           "expected \"%s...\"",
+                           w->id, round, clreduce_last_error(NULL), want_create);
+        pthread_barrier_wait(&g_barrier);
+
+        /* Half the threads succeed: only their own messages clear. */
+        int succeeds = (w->id + (int)round) % 2 == 0;
+        if (succeeds) {
+            float data[3] = {1.0f, -2.0f, 4.0f};
+            s = clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO, data,
+                                     3, &r);
+            if (s != CLREDUCE_SUCCESS || r != 3.0f)
+                record_failure(w, "thread %d: a sum of 3 floats gave %s, %g", w->id,
+                               clreduce_status_string(s), (double)r);
+        }
+        pthread_barrier_wait(&g_barrier);
+        if (succeeds && clreduce_last_error(g_ctx)[0] != '\0')
+            record_failure(w, "thread %d, round %u: after a success, clreduce_last_error(ctx) "
+                           "is \"%s\"",
+                           w->id, round, clreduce_last_error(g_ctx));
+        if (!succeeds &&
+            strncmp(clreduce_last_error(NULL), want_create, strlen(want_create)) != 0)
+            record_failure(w, "thread %d, round %u: after the others' successes, "
+                           "clreduce_last_error(NULL) is \"%s\"",
+                           w->id, round, clreduce_last_error(NULL));
+        w->error_checks++;
+    }
+    return NULL;
+}
+
+static void test_errors_stay_in_their_thread(void **state)
+{
+    (void)state;
+    tc_seed_for("errors stay in their thread");
+    worker workers[MAX_THREADS];
+    for (int i = 0; i < g_nthreads; i++) {
+        memset(&workers[i], 0, sizeof workers[i]);
+        workers[i].id = i;
+    }
+    assert_int_equal(pthread_barrier_init(&g_barrier, NULL, (unsigned)g_nthreads), 0);
+    /* A thread that fails stops early; the barrier must not hang the others,
+     * so a failure is only reported, and every thread runs all rounds. */
+    run_workers(workers, error_worker);
+    pthread_barrier_destroy(&g_barrier);
+    print_message("%d threads x %lu rounds of simultaneous failures\n", g_nthreads,
+                  workers[0].error_checks);
+}
+
+/* ---- one build for many askers ---------------------------------------------------------- */
+
+typedef struct first_call {
+    worker w;
+    clreduce_ctx *ctx;
+} first_call;
+
+static void *first_call_worker(void *arg)
+{
+    first_call *f = arg;
+    worker *w = &f->w;
+    int64_t data[1000], want = 0, got = 0;
+    for (int i = 0; i < 1000; i++) {
+        data[i] = (int64_t)(next_random(w) % 2000001) - 1000000;
+        want += data[i];
+    }
+    pthread_barrier_wait(&g_barrier);
+    clreduce_status s = clreduce_reduce_host(f->ctx, CLREDUCE_OP_SUM, CLREDUCE_INT64,
+                                             CLREDUCE_GRID_STRIDE, data, 1000, &got);
+    if (s != CLREDUCE_SUCCESS)
+        record_failure(w, "thread %d: %s: %s", w->id, clreduce_status_string(s),
+                       clreduce_last_error(f->ctx));
+    else if (got != want)
+        record_failure(w, "thread %d: got %" PRId64 ", expected %" PRId64, w->id, got, want);
+    return NULL;
+}
+
+static void test_one_build_for_many(void **state)
+{
+    (void)state;
+    tc_seed_for("one build for many");
+    /* Without the disk cache, so that the one program is compiled while the
+     * others wait (no other thread runs while the environment changes). */
+    const char *env = getenv("CLREDUCE_CACHE_DIR");
+    char *saved = env ? strdup(env) : NULL;
+    setenv("CLREDUCE_CACHE_DIR", "off", 1);
+    clreduce_ctx *ctx = NULL;
+    clreduce_status created = clreduce_create(clreduce_get_cl_context(g_ctx),
+                                              clreduce_get_cl_device(g_ctx), &ctx);
+    if (saved)
+        setenv("CLREDUCE_CACHE_DIR", saved, 1);
+    else
+        unsetenv("CLREDUCE_CACHE_DIR");
+    free(saved);
+    assert_int_equal(created, CLREDUCE_SUCCESS);
+    first_call calls[MAX_THREADS];
+    pthread_t threads[MAX_THREADS];
+    assert_int_equal(pthread_barrier_init(&g_barrier, NULL, (unsigned)g_nthreads), 0);
+    for (int i = 0; i < g_nthreads; i++) {
+        memset(&calls[i], 0, sizeof calls[i]);
+        calls[i].w.id = i;
+        calls[i].w.rng = tc_seed() ^ (uint64_t)(i + 1);
+        calls[i].ctx = ctx;
+        assert_int_equal(pthread_create(&threads[i], NULL, first_call_worker, &calls[i]), 0);
+    }
+    for (int i = 0; i < g_nthreads; i++)
+        assert_int_equal(pthread_join(threads[i], NULL), 0);
+    pthread_barrier_destroy(&g_barrier);
+    for (int i = 0; i < g_nthreads; i++)
+        if (calls[i].w.failed)
+            print_error("%s\n", calls[i].w.failure);
+    for (int i = 0; i < g_nthreads; i++)
+        assert_int_equal(calls[i].w.failed, 0);
+    clreduce_cache_stats st;
+    assert_int_equal(clreduce_get_cache_stats(ctx, &st), CLREDUCE_SUCCESS);
+    print_message("%d threads, one kernel: %llu built, %llu cache hits\n", g_nthreads,
+                  (unsigned long long)st.programs_built, (unsigned long long)st.cache_hits);
+    assert_int_equal(st.programs_built, 1);
+    assert_int_equal(st.programs_loaded, 0);
+    assert_int_equal(st.cache_hits, (uint64_t)g_nthreads - 1);
+    clreduce_destroy(ctx);
+}
+
+int main(void)
+{
+    tc_init_seed();
+    const char *env = getenv("CLREDUCE_TEST_THREADS");
+    if (env && *env)
+        g_nthreads = atoi(env);
+    if (g_nthreads < 2 || g_nthreads > MAX_THREADS) {
+        fprintf(stderr, "CLREDUCE_TEST_THREADS must be 2 to %d\n", MAX_THREADS);
+        return 1;
+    }
+    env = getenv("CLREDUCE_TEST_SECONDS");
+    if (env && *env)
+        g_seconds = atof(env);
+    g_ctx = tc_create_default_or_skip("unit.threads");
+    g_have_ooo = tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    printf("%d threads for %.1f s; out-of-order queue: %s\n", g_nthreads, g_seconds,
+           g_have_ooo ? "yes (last thread)" : "not supported");
+
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_build_for_many),
+        cmocka_unit_test(test_errors_stay_in_their_thread),
+        cmocka_unit_test(test_mixed),
+    };
+    /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
+    if (getenv("CLREDUCE_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
+    int failed = cmocka_run_group_tests_name("unit.threads", tests, NULL, NULL);
+    clreduce_destroy(g_ctx);
+    return failed ? 1 : 0;
+}
