@@ -1,8 +1,9 @@
 /* unit.threads: one clreduce_ctx shared by several threads, each with its
  * own queue (one of them out-of-order where the device has such queues).
- *  - A mix of reductions (operators, types, variants, awkward sizes, the
- *    host entry point and cl_mem ranges at offsets) runs for a bounded time;
- *    every result is checked in its thread against a CPU reference.
+ *  - A mix of reductions and scans (operators, types, variants, awkward
+ *    sizes, the host entry points and cl_mem ranges at offsets, scans in
+ *    place) runs for a bounded time; every result is checked in its thread
+ *    against a CPU reference.
  *  - clreduce_last_error() is per thread: threads fail at the same moments
  *    with messages of their own, and each reads back its own, never another
  *    thread's; a success clears only the caller's message.
