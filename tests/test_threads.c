@@ -1,8 +1,9 @@
 /* unit.threads: one clreduce_ctx shared by several threads, each with its
  * own queue (one of them out-of-order where the device has such queues).
- *  - A mix of reductions (operators, types, variants, awkward sizes, the
- *    host entry point and cl_mem ranges at offsets) runs for a bounded time;
- *    every result is checked in its thread against a CPU reference.
+ *  - A mix of reductions and scans (operators, types, variants, awkward
+ *    sizes, the host entry points and cl_mem ranges at offsets, scans in
+ *    place) runs for a bounded time; every result is checked in its thread
+ *    against a CPU reference.
  *  - clreduce_last_error() is per thread: threads fail at the same moments
  *    with messages of their own, and each reads back its own, never another
  *    thread's; a success clears only the caller's message.
@@ -21,6 +22,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,12 @@ typedef struct worker {
     unsigned long per_combo[ARRAY_SIZE(mix)];
     int failed;
     char failure[1024];
+    /* Read by the main thread's watchdog: whether the thread is done, and
+     * the call it is in (an index into mix plus one; 0 between calls). */
+    void *(*fn)(void *);
+    atomic_int finished;
+    atomic_int doing;
+    atomic_size_t doing_count;
 } worker;
 
 static uint64_t next_random(worker *w)
@@ -357,6 +365,8 @@ static void *mixed_worker(void *arg)
         }
         size_t n = sizes[next_random(w) % ARRAY_SIZE(sizes)];
         int host = next_random(w) % 3 == 0;
+        atomic_store(&w->doing_count, n);
+        atomic_store(&w->doing, (int)(c - mix) + 1);
         if (c->scan && host)
             scan_host(w, c, n);
         else if (c->scan)
@@ -365,6 +375,7 @@ static void *mixed_worker(void *arg)
             reduce_host(w, c, n);
         else
             reduce_mem(w, c, n);
+        atomic_store(&w->doing, 0);
         w->per_combo[c - mix]++;
         w->calls++;
         if (++round % 4 == 0)
@@ -416,11 +427,60 @@ static void worker_teardown(worker *w)
     free(w->out);
 }
 
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    w->fn(w);
+    atomic_store(&w->finished, 1);
+    return NULL;
+}
+
+/* Runs fn in every worker's thread and joins them. A thread that has not
+ * returned WATCHDOG_SECONDS after the run's end fails the program at once,
+ * saying where it is, rather than at the test's timeout: once, on a
+ * two-core machine loaded by other work, Intel's CPU runtime never returned
+ * from two blocking clEnqueueReadBuffer calls (its task scheduler waiting
+ * on itself, with no work left). */
+#define WATCHDOG_SECONDS 300
+
 static void run_workers(worker *workers, void *(*fn)(void *))
 {
     pthread_t threads[MAX_THREADS];
-    for (int i = 0; i < g_nthreads; i++)
-        assert_int_equal(pthread_create(&threads[i], NULL, fn, &workers[i]), 0);
+    for (int i = 0; i < g_nthreads; i++) {
+        workers[i].fn = fn;
+        atomic_init(&workers[i].finished, 0);
+        atomic_init(&workers[i].doing, 0);
+        atomic_init(&workers[i].doing_count, 0);
+        assert_int_equal(pthread_create(&threads[i], NULL, worker_main, &workers[i]), 0);
+    }
+    double limit = now_seconds() + g_seconds + WATCHDOG_SECONDS;
+    for (;;) {
+        int running = 0;
+        for (int i = 0; i < g_nthreads; i++)
+            running += !atomic_load(&workers[i].finished);
+        if (!running)
+            break;
+        if (now_seconds() > limit) {
+            for (int i = 0; i < g_nthreads; i++) {
+                int doing = atomic_load(&workers[i].doing);
+                if (atomic_load(&workers[i].finished))
+                    continue;
+                if (doing)
+                    fprintf(stderr, "thread %d has not returned from %s%s %s %s, %zu elements\n",
+                            i, mix[doing - 1].scan ? "a scan " : "a reduction ",
+                            tc_op_name(mix[doing - 1].op), tc_type_name(mix[doing - 1].type),
+                            combo_variant_name(&mix[doing - 1]),
+                            atomic_load(&workers[i].doing_count));
+                else
+                    fprintf(stderr, "thread %d has not finished\n", i);
+            }
+            fprintf(stderr, "no progress %d s after the end of the run: giving up\n",
+                    WATCHDOG_SECONDS);
+            fflush(stderr);
+            _exit(1);
+        }
+        usleep(50000);
+    }
     for (int i = 0; i < g_nthreads; i++)
         assert_int_equal(pthread_join(threads[i], NULL), 0);
     for (int i = 0; i < g_nthreads; i++)
