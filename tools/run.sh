@@ -127,7 +127,15 @@ clinfo -l 2>/dev/null | grep -q 'Portable Computing Language' && platforms+=(poc
 clinfo -l 2>/dev/null | grep -q 'Intel(R) OpenCL' && platforms+=(intel)
 [ ${#platforms[@]} -gt 0 ] || platforms+=("")
 for p in "${platforms[@]}"; do
-    CLREDUCE_DEVICE=$p run_suite "$build" "device suite on ${p:-the default device}" --suite device
+    # Not unit.threads on Intel's runtime: once in about twenty runs on a
+    # loaded 2-core machine two of its threads stayed asleep for good in
+    # blocking reads inside the runtime's TBB scheduler, with no clreduce
+    # lock held (docs/RELIABILITY.md). It runs on PoCL, and under
+    # ThreadSanitizer there.
+    skip=()
+    [ "$p" = intel ] && skip=(--no-suite threads)
+    CLREDUCE_DEVICE=$p run_suite "$build" "device suite on ${p:-the default device}" \
+        --suite device "${skip[@]}"
 done
 if command -v valgrind >/dev/null; then
     CLREDUCE_DEVICE=${platforms[0]} run_suite "$build" \
