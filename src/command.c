@@ -207,3 +207,30 @@ clreduce_status check_range(clreduce_ctx *ctx, const char *what, size_t offset, 
                          offset, offset, count, what, elems, clreduce_type_name(type));
     return CLREDUCE_SUCCESS;
 }
+
+clreduce_status enqueue_kernel_args(clreduce_ctx *ctx, chain *c, cached_kernel *k, int which,
+                                    size_t groups, size_t work_group_size, const kernel_arg *args,
+                                    cl_uint nargs)
+{
+    cl_kernel kernel = k->kernels[which];
+    size_t global = groups * work_group_size;
+    cl_event ev;
+    cl_int err = CL_SUCCESS;
+    pthread_mutex_lock(&k->lock);
+    for (cl_uint i = 0; i < nargs && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(kernel, i, args[i].size, args[i].value);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(c->queue, kernel, 1, NULL, &global, &work_group_size,
+                                     chain_wait_count(c), chain_wait_list(c), &ev);
+    pthread_mutex_unlock(&k->lock);
+    if (err == CL_INVALID_WORK_GROUP_SIZE)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "the device cannot run this kernel with %zu work-items per work-group: "
+                         "choose a smaller work_group_size",
+                         work_group_size);
+    if (err != CL_SUCCESS)
+        return set_error(ctx, status_from_cl(err), "enqueueing kernel %d failed: %s", which,
+                         cl_error_name(err));
+    chain_push(c, ev);
+    return CLREDUCE_SUCCESS;
+}

@@ -248,6 +248,20 @@ clreduce_status check_buffers(clreduce_ctx *ctx, cl_command_queue queue, cl_mem 
 clreduce_status check_range(clreduce_ctx *ctx, const char *what, size_t offset, size_t count,
                             size_t elems, clreduce_type type);
 
+/* One kernel argument: a value of `size` bytes. */
+typedef struct kernel_arg {
+    size_t size;
+    const void *value;
+} kernel_arg;
+
+#define ARG(v) {sizeof(v), &(v)}
+
+/* Sets the arguments of kernel `which` of program k (under its lock) and
+ * enqueues it over `groups` work-groups after the chain's last command. */
+clreduce_status enqueue_kernel_args(clreduce_ctx *ctx, chain *c, cached_kernel *k, int which,
+                                    size_t groups, size_t work_group_size, const kernel_arg *args,
+                                    cl_uint nargs);
+
 /* ---- error.c ------------------------------------------------------------- */
 
 /* Records a message for clreduce_last_error(ctx) on this thread and returns

@@ -175,34 +175,9 @@ static clreduce_status enqueue_kernel(clreduce_ctx *ctx, chain *c, cached_kernel
                                       cl_mem scratch)
 {
     cl_ulong in_off64 = in_off, n64 = n, out_off64 = out_off;
-    size_t global = groups * work_group_size;
-    cl_event ev;
-    pthread_mutex_lock(&k->lock);
-    cl_int err = clSetKernelArg(k->kernel, 0, sizeof in, &in);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(k->kernel, 1, sizeof in_off64, &in_off64);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(k->kernel, 2, sizeof n64, &n64);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(k->kernel, 3, sizeof out, &out);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(k->kernel, 4, sizeof out_off64, &out_off64);
-    if (err == CL_SUCCESS && scratch)
-        err = clSetKernelArg(k->kernel, 5, sizeof scratch, &scratch);
-    if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(c->queue, k->kernel, 1, NULL, &global, &work_group_size,
-                                     chain_wait_count(c), chain_wait_list(c), &ev);
-    pthread_mutex_unlock(&k->lock);
-    if (err == CL_INVALID_WORK_GROUP_SIZE)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "the device cannot run this kernel with %zu work-items per work-group: "
-                         "choose a smaller work_group_size",
-                         work_group_size);
-    if (err != CL_SUCCESS)
-        return set_error(ctx, status_from_cl(err), "enqueueing the reduction kernel failed: %s",
-                         cl_error_name(err));
-    chain_push(c, ev);
-    return CLREDUCE_SUCCESS;
+    kernel_arg args[] = {ARG(in), ARG(in_off64), ARG(n64), ARG(out), ARG(out_off64),
+                         ARG(scratch)};
+    return enqueue_kernel_args(ctx, c, k, 0, groups, work_group_size, args, scratch ? 6 : 5);
 }
 
 static clreduce_status get_kernel(clreduce_ctx *ctx, const plan *p, cached_kernel **k)

@@ -112,43 +112,6 @@ static clreduce_status get_scan_program(clreduce_ctx *ctx, const scan_plan *p, c
     return program_cache_get(ctx, options, names, count, k);
 }
 
-/* One kernel argument: a value of `size` bytes. */
-typedef struct arg {
-    size_t size;
-    const void *value;
-} arg;
-
-#define ARG(v) {sizeof(v), &(v)}
-
-/* Sets the arguments of kernel `which` of program k and enqueues it over
- * `groups` work-groups, after the chain's last command. */
-static clreduce_status enqueue_scan_kernel(clreduce_ctx *ctx, chain *c, cached_kernel *k,
-                                           int which, size_t groups, size_t work_group_size,
-                                           const arg *args, cl_uint nargs)
-{
-    cl_kernel kernel = k->kernels[which];
-    size_t global = groups * work_group_size;
-    cl_event ev;
-    cl_int err = CL_SUCCESS;
-    pthread_mutex_lock(&k->lock);
-    for (cl_uint i = 0; i < nargs && err == CL_SUCCESS; i++)
-        err = clSetKernelArg(kernel, i, args[i].size, args[i].value);
-    if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(c->queue, kernel, 1, NULL, &global, &work_group_size,
-                                     chain_wait_count(c), chain_wait_list(c), &ev);
-    pthread_mutex_unlock(&k->lock);
-    if (err == CL_INVALID_WORK_GROUP_SIZE)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "the device cannot run this kernel with %zu work-items per work-group: "
-                         "choose a smaller work_group_size",
-                         work_group_size);
-    if (err != CL_SUCCESS)
-        return set_error(ctx, status_from_cl(err), "enqueueing a scan kernel failed: %s",
-                         cl_error_name(err));
-    chain_push(c, ev);
-    return CLREDUCE_SUCCESS;
-}
-
 static clreduce_status create_temp(clreduce_ctx *ctx, size_t bytes, cl_mem *out)
 {
     cl_int err;
@@ -194,16 +157,16 @@ static clreduce_status enqueue_ladder(clreduce_ctx *ctx, chain *c, const scan_pl
         int has_sums = L + 1 < levels;
         cl_ulong sums_off = has_sums ? offset[L + 1] : 0;
         cl_int level_kind = L ? 1 : kind;
-        arg args[] = {ARG(src), ARG(src_off), ARG(cnt), ARG(dst), ARG(dst_off),
-                      has_sums ? (arg)ARG(temp) : (arg)ARG(none), ARG(sums_off),
+        kernel_arg args[] = {ARG(src), ARG(src_off), ARG(cnt), ARG(dst), ARG(dst_off),
+                      has_sums ? (kernel_arg)ARG(temp) : (kernel_arg)ARG(none), ARG(sums_off),
                       ARG(level_kind)};
-        status = enqueue_scan_kernel(ctx, c, k, K_BLOCK, div_up(count[L], block), wg, args, 8);
+        status = enqueue_kernel_args(ctx, c, k, K_BLOCK, div_up(count[L], block), wg, args, 8);
     }
     for (size_t L = levels - 1; L-- > 0 && status == CLREDUCE_SUCCESS;) {
         cl_mem data = L ? temp : out;
         cl_ulong data_off = offset[L], cnt = count[L], pre_off = offset[L + 1];
-        arg args[] = {ARG(data), ARG(data_off), ARG(cnt), ARG(temp), ARG(pre_off)};
-        status = enqueue_scan_kernel(ctx, c, k, K_ADD, div_up(count[L], block) - 1, wg, args, 5);
+        kernel_arg args[] = {ARG(data), ARG(data_off), ARG(cnt), ARG(temp), ARG(pre_off)};
+        status = enqueue_kernel_args(ctx, c, k, K_ADD, div_up(count[L], block) - 1, wg, args, 5);
     }
     if (temp)
         clReleaseMemObject(temp); /* deleted once the commands using it are done */
@@ -235,15 +198,15 @@ static clreduce_status enqueue_reduce_then_scan(clreduce_ctx *ctx, chain *c, con
     cl_ulong in_off64 = in_off, n64 = n, out_off64 = out_off, per_group64 = per_group,
              groups64 = groups;
     cl_int kind = exclusive;
-    arg reduce_args[] = {ARG(in), ARG(in_off64), ARG(n64), ARG(partials), ARG(per_group64)};
-    arg spine_args[] = {ARG(partials), ARG(groups64)};
-    arg scan_args[] = {ARG(in), ARG(in_off64), ARG(n64), ARG(out), ARG(out_off64),
+    kernel_arg reduce_args[] = {ARG(in), ARG(in_off64), ARG(n64), ARG(partials), ARG(per_group64)};
+    kernel_arg spine_args[] = {ARG(partials), ARG(groups64)};
+    kernel_arg scan_args[] = {ARG(in), ARG(in_off64), ARG(n64), ARG(out), ARG(out_off64),
                        ARG(partials), ARG(per_group64), ARG(kind)};
-    status = enqueue_scan_kernel(ctx, c, k, K_RTS_REDUCE, groups, wg, reduce_args, 5);
+    status = enqueue_kernel_args(ctx, c, k, K_RTS_REDUCE, groups, wg, reduce_args, 5);
     if (status == CLREDUCE_SUCCESS)
-        status = enqueue_scan_kernel(ctx, c, k, K_RTS_SPINE, 1, wg, spine_args, 2);
+        status = enqueue_kernel_args(ctx, c, k, K_RTS_SPINE, 1, wg, spine_args, 2);
     if (status == CLREDUCE_SUCCESS)
-        status = enqueue_scan_kernel(ctx, c, k, K_RTS_SCAN, groups, wg, scan_args, 8);
+        status = enqueue_kernel_args(ctx, c, k, K_RTS_SCAN, groups, wg, scan_args, 8);
     clReleaseMemObject(partials);
     return status;
 }
@@ -277,9 +240,9 @@ static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const scan_
         cl_ulong in_off64 = in_off, n64 = n, out_off64 = out_off;
         cl_uint epoch = lease.epoch;
         cl_int kind = exclusive;
-        arg args[] = {ARG(in),        ARG(in_off64),     ARG(n64),   ARG(out),
+        kernel_arg args[] = {ARG(in),        ARG(in_off64),     ARG(n64),   ARG(out),
                       ARG(out_off64), ARG(lease.buffer), ARG(epoch), ARG(kind)};
-        status = enqueue_scan_kernel(ctx, c, k, K_LOOKBACK, tiles, wg, args, 8);
+        status = enqueue_kernel_args(ctx, c, k, K_LOOKBACK, tiles, wg, args, 8);
     }
     scan_scratch_release(ctx, &lease, status == CLREDUCE_SUCCESS);
     return status;
