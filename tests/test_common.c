@@ -763,3 +763,17 @@ done_all:
     free(res);
     return run->problem[0] ? -1 : 0;
 }
+
+int tc_scan_matches(clreduce_op op, clreduce_type type, clreduce_scan_kind kind,
+                    const void *input, size_t n, const void *output, char *why, size_t why_size)
+{
+    tc_scan_mismatch m;
+    if (tc_check_scan(op, type, kind, input, n, output, &m))
+        return 1;
+    char got[96], expected[96];
+    tc_format(type, &m.got, got, sizeof got);
+    tc_format(type, &m.expected, expected, sizeof expected);
+    snprintf(why, why_size, "%zu of %zu elements wrong; first: element %zu = %s, expected %s",
+             m.wrong, n, m.index, got, expected);
+    return 0;
+}

@@ -140,6 +140,11 @@ typedef struct tc_scan_mismatch {
 int tc_check_scan(clreduce_op op, clreduce_type type, clreduce_scan_kind kind, const void *input,
                   size_t n, const void *output, tc_scan_mismatch *m);
 
+/* tc_check_scan() with its finding as text in why (for the programs that
+ * check scans among other work). */
+int tc_scan_matches(clreduce_op op, clreduce_type type, clreduce_scan_kind kind,
+                    const void *input, size_t n, const void *output, char *why, size_t why_size);
+
 /* The CPU reference scan itself, in the element type (float sums rounded
  * from the long double prefix); output may be input. */
 void tc_reference_scan(clreduce_op op, clreduce_type type, clreduce_scan_kind kind,

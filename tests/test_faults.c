@@ -49,7 +49,6 @@
 #include <unistd.h>
 
 #include "fault_shim.h"
-#include "scan_reference.h"
 #include "test_common.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -490,7 +489,7 @@ static void do_call_count(clreduce_ctx *ctx, run_state *st, const call_faults *f
             snprintf(out->wrong, sizeof out->wrong, "got %s, expected %s", g, w);
         }
     } else {
-        out->correct = scan_matches(s->op, s->type, s->kind, st->data, count, host_range,
+        out->correct = tc_scan_matches(s->op, s->type, s->kind, st->data, count, host_range,
                                     out->wrong, sizeof out->wrong);
     }
 }

@@ -29,7 +29,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "scan_reference.h"
 #include "test_common.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -251,7 +250,7 @@ static void reduce_mem(worker *w, const combo *c, size_t n)
 static void check_scan(worker *w, const combo *c, size_t n, const char *entry, const void *out)
 {
     char why[256];
-    if (!scan_matches(c->op, c->type, c->kind, w->data, n, out, why, sizeof why))
+    if (!tc_scan_matches(c->op, c->type, c->kind, w->data, n, out, why, sizeof why))
         record_failure(w, "thread %d: %s %s %s %s %s, %zu elements: %s", w->id, entry,
                        clreduce_scan_kind_name(c->kind), tc_op_name(c->op), tc_type_name(c->type),
                        combo_variant_name(c), n, why);
