@@ -165,7 +165,7 @@ typedef struct scan_scratch_lease {
 clreduce_status scan_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue, int in_order,
                                      size_t size, scan_scratch_lease *lease);
 /* `enqueued`: the zero fill (if any) and the kernel were enqueued. */
-void scan_scratch_release(clreduce_ctx *ctx, scan_scratch_lease *lease, int enqueued);
+void scan_scratch_release(scan_scratch_lease *lease, int enqueued);
 
 /* ---- context.c ------------------------------------------------------------ */
 

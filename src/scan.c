@@ -244,7 +244,7 @@ static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const scan_
                       ARG(out_off64), ARG(lease.buffer), ARG(epoch), ARG(kind)};
         status = enqueue_kernel_args(ctx, c, k, K_LOOKBACK, tiles, wg, args, 8);
     }
-    scan_scratch_release(ctx, &lease, status == CLREDUCE_SUCCESS);
+    scan_scratch_release(&lease, status == CLREDUCE_SUCCESS);
     return status;
 }
 

@@ -160,9 +160,8 @@ clreduce_status scan_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue, 
     return CLREDUCE_SUCCESS;
 }
 
-void scan_scratch_release(clreduce_ctx *ctx, scan_scratch_lease *lease, int enqueued)
+void scan_scratch_release(scan_scratch_lease *lease, int enqueued)
 {
-    (void)ctx;
     queue_scratch *s = lease->entry;
     if (s) {
         if (enqueued)
