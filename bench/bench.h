@@ -24,6 +24,15 @@ void check_cl(cl_int err, const char *what);
 /* Host monotonic clock in nanoseconds. */
 double now_ns(void);
 
+/* Ends a timed library call that started at host time t0 and enqueued
+ * first .. done: a blocking read of `size` bytes at `offset` of buf into
+ * value after done, then *device_ns from first's start to done's end and
+ * *e2e_ns to the read's return. Releases both events; an OpenCL failure is
+ * fatal (`what` names the read). */
+void finish_timed_call(cl_command_queue queue, cl_mem buf, size_t offset, size_t size,
+                       void *value, cl_event first, cl_event done, double t0, const char *what,
+                       double *device_ns, double *e2e_ns);
+
 /* Median and minimum of n values (the array is reordered). */
 double median_of(double *v, size_t n);
 double min_of(const double *v, size_t n);

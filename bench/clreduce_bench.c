@@ -555,20 +555,8 @@ static clreduce_status one_call(const bench_device *d, clreduce_ctx *ctx, datase
                                                  &first, &done);
     if (s != CLREDUCE_SUCCESS)
         return s;
-    cl_int err = clEnqueueReadBuffer(d->queue, ds->result, CL_TRUE, 0, ds->esize, value, 1, &done,
-                                     NULL);
-    double t1 = now_ns();
-    cl_ulong start = 0, end = 0;
-    if (err == CL_SUCCESS)
-        err = clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start,
-                                      NULL);
-    if (err == CL_SUCCESS)
-        err = clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
-    clReleaseEvent(first);
-    clReleaseEvent(done);
-    check_cl(err, "reading the result or its profiling information");
-    *device_ns = end > start ? (double)(end - start) : 0.0;
-    *e2e_ns = t1 - t0;
+    finish_timed_call(d->queue, ds->result, 0, ds->esize, value, first, done, t0,
+                      "reading the result or its profiling information", device_ns, e2e_ns);
     return CLREDUCE_SUCCESS;
 }
 

@@ -399,20 +399,9 @@ static clreduce_status timed_scan(const bench_device *d, clreduce_ctx *ctx, cons
                                                NULL, &first, &done);
     if (s != CLREDUCE_SUCCESS)
         return s;
-    cl_int err = clEnqueueReadBuffer(d->queue, out, CL_TRUE, (offset + ds->count - 1) * ds->esize,
-                                     ds->esize, last, 1, &done, NULL);
-    double t1 = now_ns();
-    cl_ulong start = 0, end = 0;
-    if (err == CL_SUCCESS)
-        err = clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start,
-                                      NULL);
-    if (err == CL_SUCCESS)
-        err = clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
-    clReleaseEvent(first);
-    clReleaseEvent(done);
-    check_cl(err, "reading the last scan element or its profiling information");
-    *device_ns = end > start ? (double)(end - start) : 0.0;
-    *e2e_ns = t1 - t0;
+    finish_timed_call(d->queue, out, (offset + ds->count - 1) * ds->esize, ds->esize, last, first,
+                      done, t0, "reading the last scan element or its profiling information",
+                      device_ns, e2e_ns);
     return CLREDUCE_SUCCESS;
 }
 

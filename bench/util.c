@@ -212,3 +212,22 @@ uint64_t rng_next(rng *r)
     s[3] = rotl(s[3], 45);
     return result;
 }
+
+void finish_timed_call(cl_command_queue queue, cl_mem buf, size_t offset, size_t size,
+                       void *value, cl_event first, cl_event done, double t0, const char *what,
+                       double *device_ns, double *e2e_ns)
+{
+    cl_int err = clEnqueueReadBuffer(queue, buf, CL_TRUE, offset, size, value, 1, &done, NULL);
+    double t1 = now_ns();
+    cl_ulong start = 0, end = 0;
+    if (err == CL_SUCCESS)
+        err = clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                      NULL);
+    if (err == CL_SUCCESS)
+        err = clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+    clReleaseEvent(first);
+    clReleaseEvent(done);
+    check_cl(err, what);
+    *device_ns = end > start ? (double)(end - start) : 0.0;
+    *e2e_ns = t1 - t0;
+}
