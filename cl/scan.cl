@@ -315,20 +315,35 @@ int clr_tile_fast(global const T *in, global const T *out, ulong base, ulong n)
 /* ---- Reduce, then scan. Work-group g owns tiles [g * per_group, (g + 1) *
  * per_group). ---- */
 
-/* Phase 1: the total of each work-group's run of tiles. */
+/* Phase 1: the total of each work-group's run of tiles, tile by tile as
+ * phase 3 meets them: each tile's total is a work-item's items in sequence
+ * then a tree over the work-group, and the tiles' totals are combined in
+ * order. So every partial is grouped as phase 3 groups the prefixes, and
+ * the scans' error bound (tiles before an element plus the elements of one
+ * work-item) holds; a work-item adding its strided share of the whole run
+ * in sequence would not. */
 CLR_SCAN_KERNEL clr_rts_reduce(global const T *in, ulong in_off, ulong n, global T *partials,
                                ulong per_group)
 {
     local T l[CLR_WG];
     in += in_off;
-    ulong begin = (ulong)get_group_id(0) * per_group * CLR_TILE;
-    ulong end = min(n, begin + per_group * CLR_TILE);
+    ulong first = (ulong)get_group_id(0) * per_group;
     T acc = CLR_IDENTITY;
-    for (ulong i = begin + get_local_id(0); i < end; i += CLR_WG)
-        acc = clr_op(acc, in[i]);
-    T r = clr_wg_reduce(l, acc);
+    for (ulong t = first; t < first + per_group && t * CLR_TILE < n; t++) {
+        ulong base = t * CLR_TILE;
+        T x[CLR_ITEMS];
+        clr_tile_load(in, base, n, clr_tile_fast(in, in, base, n), x);
+        T s = x[0];
+#pragma unroll
+        for (uint k = 1; k < CLR_ITEMS; k++)
+            s = clr_op(s, x[k]);
+        T total = clr_wg_reduce(l, s);
+        if (clr_wg_is_leader())
+            acc = clr_op(acc, total);
+        barrier(CLK_LOCAL_MEM_FENCE); /* l is read until here */
+    }
     if (clr_wg_is_leader())
-        partials[get_group_id(0)] = r;
+        partials[get_group_id(0)] = acc;
 }
 
 /* Phase 2: one work-group turns the totals into exclusive prefixes. */
@@ -372,14 +387,22 @@ CLR_SCAN_KERNEL clr_rts_scan(global const T *in, ulong in_off, ulong n, global T
 }
 
 #elif CLR_SCAN == 4
-/* ---- Single pass with decoupled look-back. scratch: a uint ticket counter
- * at byte 0 (zero between launches: the work-group that draws the last
- * ticket resets it), one status word per tile from byte 128, then the tiles'
- * aggregates and inclusive prefixes (one element each, 8-byte aligned).
+/* ---- Single pass with decoupled look-back. scratch, laid out for
+ * `capacity` tiles (the buffer's size, not the launch's count, so that every
+ * launch on one buffer finds every region at the same place):
+ *   byte 0            a uint ticket counter, zero between launches (the
+ *                     work-group that draws the last ticket resets it);
+ *   byte 128          one 8-byte slot per tile: its status word, or on NVIDIA
+ *                     for 4-byte types the whole slot as a descriptor whose
+ *                     low word is the status word and high word the value;
+ *   128 + 8 capacity  the tiles' aggregates, then from 128 + 16 capacity
+ *                     their inclusive prefixes (one element each).
  * A status word is (epoch << 2) | state, state 1 "aggregate published", 2
  * "inclusive prefix published"; a word from an earlier launch carries
  * another epoch and reads as "nothing yet", so the words need no clearing
- * between launches. ---- */
+ * between launches. Only status stores ever write a status word: values of
+ * any launch, whatever its type, tile count or packing, land elsewhere or in
+ * a descriptor's high word, so data can never pass for a status. ---- */
 
 #if CLR_FENCE == 2
 /* NVIDIA: mem_fence orders only within a work-group there, so the status
@@ -452,19 +475,27 @@ void clr_value_store(global T *p, T v) { *(volatile global T *)p = v; }
 #endif
 
 typedef struct clr_tiles {
-    global uint *status;
+    global uint *status; /* tile t's status word: status[2 * t] */
     global T *aggregates;
     global T *inclusives;
     global ulong *descriptors;
 } clr_tiles;
 
-clr_tiles clr_tiles_at(global uchar *scratch, uint tiles)
+/* The status word's half of an 8-byte slot: its low word, as a descriptor
+ * holds it. */
+#ifdef __ENDIAN_LITTLE__
+#define CLR_STATUS_HALF 0
+#else
+#define CLR_STATUS_HALF 1
+#endif
+
+clr_tiles clr_tiles_at(global uchar *scratch, uint capacity)
 {
     clr_tiles d;
-    d.status = (global uint *)(scratch + 128);
-    d.aggregates = (global T *)(scratch + 128 + ((ulong)tiles * 4 + 127) / 128 * 128);
-    d.inclusives = d.aggregates + tiles;
     d.descriptors = (global ulong *)(scratch + 128);
+    d.status = (global uint *)(scratch + 128) + CLR_STATUS_HALF;
+    d.aggregates = (global T *)(scratch + 128 + 8 * (ulong)capacity);
+    d.inclusives = (global T *)(scratch + 128 + 16 * (ulong)capacity);
     return d;
 }
 
@@ -493,7 +524,7 @@ uint clr_wait_status(clr_tiles d, ulong p, uint epoch, T *value)
 void clr_publish(clr_tiles d, ulong tile, uint state, T v)
 {
     clr_value_store((state & 3u) == CLR_INCLUSIVE ? d.inclusives + tile : d.aggregates + tile, v);
-    clr_status_store(d.status + tile, state);
+    clr_status_store(d.status + 2 * tile, state);
 }
 
 /* Waits for tile p's status word of this epoch; returns its state and puts
@@ -502,7 +533,7 @@ uint clr_wait_status(clr_tiles d, ulong p, uint epoch, T *value)
 {
     uint s;
     do
-        s = clr_status_load(d.status + p);
+        s = clr_status_load(d.status + 2 * p);
     while ((s >> 2) != epoch);
     s &= 3u;
     *value = clr_value_load(s == CLR_INCLUSIVE ? d.inclusives + p : d.aggregates + p);
@@ -549,15 +580,15 @@ T clr_look_back(clr_tiles d, ulong tile, uint epoch)
  * take when done, made the H200 slower: a tile claimed early holds up every
  * later tile's look-back until its work-group gets to it.) */
 CLR_SCAN_KERNEL clr_scan_lookback(global const T *in, ulong in_off, ulong n, global T *out,
-                                  ulong out_off, global uchar *scratch, uint epoch,
-                                  int exclusive)
+                                  ulong out_off, global uchar *scratch, uint capacity,
+                                  uint epoch, int exclusive)
 {
     local T l[2 * CLR_WG + 1];
     local uint l_tile;
     local T l_prefix;
     uint tiles = (uint)get_num_groups(0);
     volatile global uint *counter = (volatile global uint *)scratch;
-    clr_tiles d = clr_tiles_at(scratch, tiles);
+    clr_tiles d = clr_tiles_at(scratch, capacity);
     uint lid = (uint)get_local_id(0);
     in += in_off;
     out += out_off;

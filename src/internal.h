@@ -115,20 +115,20 @@ void disk_cache_store(clreduce_ctx *ctx, const char *options, const char *const 
 
 /* ---- scratch.c ------------------------------------------------------------ */
 
-/* Per-queue scratch memory for the single-pass kernel (ticket + partials),
- * zeroed once; the kernel leaves the ticket at zero. And the scan look-back's
- * scratch (ticket + status words + values), which grows with the count and
- * is zeroed when created; every launch takes the next epoch, so that status
- * words of earlier launches read as stale. */
+/* Scratch kept between calls on one in-order queue (scratch.c says why each
+ * buffer is zero from its creation): the single-pass reduction's ticket and
+ * partials, which every launch leaves with its ticket at zero; and the scan
+ * look-back's ticket, tile status words and values, which grows with the
+ * count; every launch takes the next epoch, so that status words of earlier
+ * launches read as stale. */
 typedef struct queue_scratch {
-    cl_command_queue queue; /* retained */
-    cl_mem buffer;          /* of the context's one scratch size */
-    int zeroed;             /* the zero fill has been enqueued */
+    cl_command_queue queue;    /* not retained: scratch.c says why */
+    cl_mem buffer;             /* of the context's one scratch size */
     pthread_mutex_t scan_lock; /* held from acquire to release of a lease */
     cl_mem scan_buffer;
     size_t scan_size;
-    cl_uint scan_epoch;
-    int scan_zeroed;
+    cl_uint scan_epoch;        /* of the last lease */
+    unsigned leases;           /* scan leases held (under the pool's lock) */
     struct queue_scratch *next;
 } queue_scratch;
 
@@ -140,32 +140,28 @@ typedef struct scratch_pool {
 void scratch_pool_init(scratch_pool *pool);
 void scratch_pool_clear(scratch_pool *pool);
 
-/* A scratch buffer of `size` bytes (always the same for a context) for calls
- * on `queue` (retained
- * for the caller: release it after enqueueing). *needs_zero tells whether the
- * caller must enqueue a zero fill of its first 128 bytes before the kernel,
- * and then call scratch_mark_zeroed() (in-order queues only). */
+/* A zeroed scratch buffer of `size` bytes (always the same for a context)
+ * for calls on `queue`, retained for the caller: release it after
+ * enqueueing. */
 clreduce_status scratch_for_queue(clreduce_ctx *ctx, cl_command_queue queue, int in_order,
-                                  size_t size, cl_mem *buffer, int *needs_zero);
-void scratch_mark_zeroed(clreduce_ctx *ctx, cl_command_queue queue);
+                                  size_t size, cl_mem *buffer);
 
 /* Look-back scratch for one launch: buffer (retained for the lease) of at
- * least the size asked, the launch's epoch (1 to 2^30 - 1), and whether the
- * caller must zero the whole buffer first. On an in-order queue the lease
- * holds the queue's scan lock until scan_scratch_release(), so that launches
- * reach the queue in the order of their epochs and after the zero fill. */
+ * least the size asked, zero but for what earlier launches of this lease's
+ * queue left, and the launch's epoch (1 to 2^30 - 1). On an in-order queue
+ * the lease holds the queue's scan lock until scan_scratch_release(), so
+ * that launches reach the queue in the order of their epochs. */
 typedef struct scan_scratch_lease {
     cl_mem buffer;
     size_t size;
     cl_uint epoch;
-    int needs_zero;
     queue_scratch *entry; /* NULL: a buffer of this launch alone */
+    scratch_pool *pool;
 } scan_scratch_lease;
 
 clreduce_status scan_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue, int in_order,
                                      size_t size, scan_scratch_lease *lease);
-/* `enqueued`: the zero fill (if any) and the kernel were enqueued. */
-void scan_scratch_release(scan_scratch_lease *lease, int enqueued);
+void scan_scratch_release(scan_scratch_lease *lease);
 
 /* ---- context.c ------------------------------------------------------------ */
 

@@ -256,21 +256,12 @@ static clreduce_status enqueue_grid(clreduce_ctx *ctx, chain *c, const plan *p, 
 
     if (p->variant == CLREDUCE_SINGLE_PASS) {
         cl_mem scratch;
-        int needs_zero;
         status = scratch_for_queue(ctx, c->queue, in_order, single_pass_scratch_size(ctx),
-                                   &scratch, &needs_zero);
+                                   &scratch);
         if (status != CLREDUCE_SUCCESS)
             return status;
-        if (needs_zero) {
-            cl_uint zero = 0;
-            status = enqueue_fill(ctx, c, scratch, &zero, sizeof zero, 0,
-                                  CLREDUCE_SINGLE_PASS_SCRATCH_HEADER);
-            if (status == CLREDUCE_SUCCESS && in_order)
-                scratch_mark_zeroed(ctx, c->queue);
-        }
-        if (status == CLREDUCE_SUCCESS)
-            status = enqueue_kernel(ctx, c, k, wg, groups, input, offset, count, result,
-                                    result_offset, scratch);
+        status = enqueue_kernel(ctx, c, k, wg, groups, input, offset, count, result,
+                                result_offset, scratch);
         clReleaseMemObject(scratch);
         return status;
     }

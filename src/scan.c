@@ -211,11 +211,22 @@ static clreduce_status enqueue_reduce_then_scan(clreduce_ctx *ctx, chain *c, con
     return status;
 }
 
-/* Bytes of look-back scratch for `tiles` tiles: the ticket, one status word
- * per tile, and two values per tile (the kernel computes the same layout). */
-static size_t lookback_scratch_size(size_t tiles, size_t element_size)
+/* The look-back scratch's layout (cl/scan.cl): 128 bytes of ticket, then
+ * per tile an 8-byte status slot and two values of at most 8 bytes, laid
+ * out for as many tiles as the buffer holds (its capacity), so that every
+ * launch on the buffer finds each region at the same place. */
+#define LOOKBACK_HEADER 128
+#define LOOKBACK_TILE_BYTES 24
+
+static size_t lookback_scratch_size(size_t tiles)
 {
-    return 128 + div_up(tiles * 4, 128) * 128 + 2 * tiles * element_size;
+    return LOOKBACK_HEADER + tiles * LOOKBACK_TILE_BYTES;
+}
+
+static cl_uint lookback_capacity(size_t size)
+{
+    size_t tiles = (size - LOOKBACK_HEADER) / LOOKBACK_TILE_BYTES;
+    return tiles < UINT32_MAX ? (cl_uint)tiles : UINT32_MAX;
 }
 
 static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const scan_plan *p,
@@ -227,24 +238,18 @@ static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const scan_
     if (tiles > UINT32_MAX)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "%zu elements make more tiles than the look-back counts (2^32)", n);
-    size_t size = lookback_scratch_size(tiles, p->element_size);
     scan_scratch_lease lease;
-    clreduce_status status = scan_scratch_acquire(ctx, c->queue, in_order, size, &lease);
+    clreduce_status status =
+        scan_scratch_acquire(ctx, c->queue, in_order, lookback_scratch_size(tiles), &lease);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    if (lease.needs_zero) {
-        cl_uint zero = 0;
-        status = enqueue_fill(ctx, c, lease.buffer, &zero, sizeof zero, 0, lease.size);
-    }
-    if (status == CLREDUCE_SUCCESS) {
-        cl_ulong in_off64 = in_off, n64 = n, out_off64 = out_off;
-        cl_uint epoch = lease.epoch;
-        cl_int kind = exclusive;
-        kernel_arg args[] = {ARG(in),        ARG(in_off64),     ARG(n64),   ARG(out),
-                      ARG(out_off64), ARG(lease.buffer), ARG(epoch), ARG(kind)};
-        status = enqueue_kernel_args(ctx, c, k, K_LOOKBACK, tiles, wg, args, 8);
-    }
-    scan_scratch_release(&lease, status == CLREDUCE_SUCCESS);
+    cl_ulong in_off64 = in_off, n64 = n, out_off64 = out_off;
+    cl_uint capacity = lookback_capacity(lease.size), epoch = lease.epoch;
+    cl_int kind = exclusive;
+    kernel_arg args[] = {ARG(in),         ARG(in_off64), ARG(n64),   ARG(out), ARG(out_off64),
+                         ARG(lease.buffer), ARG(capacity), ARG(epoch), ARG(kind)};
+    status = enqueue_kernel_args(ctx, c, k, K_LOOKBACK, tiles, wg, args, 9);
+    scan_scratch_release(&lease);
     return status;
 }
 

@@ -1,8 +1,20 @@
-/* Scratch memory for the single-pass kernel. On an in-order queue the calls
- * run one after another, so one buffer per queue serves them all: it is
- * zeroed once and every launch leaves its ticket at zero. The queue is
- * retained while its scratch lives, so that its handle is not reused for
- * another queue. An out-of-order queue gets a fresh buffer per call. */
+/* Scratch memory kept between calls: the single-pass reduction's (ticket +
+ * partials) and the look-back scan's (ticket + tile status words + values).
+ * On an in-order queue the calls run one after another, so one buffer per
+ * queue serves them all; an out-of-order queue gets fresh buffers per call.
+ *
+ * Every buffer is zero from its creation: written from host memory by
+ * clCreateBuffer itself rather than by an enqueued fill. A fill would wait
+ * for the caller's wait list, and if one of those events failed it would
+ * never run, leaving the buffer unzeroed for every later call on the queue.
+ *
+ * Entries are found by the queue's handle and do not retain the queue, so
+ * that a caller's release frees it. A released queue is deleted only once
+ * its commands have finished, so a later queue that gets the same handle
+ * finds scratch that no running command uses, zeroed or left as a finished
+ * launch leaves it: as good as its own. The pool keeps the most recently
+ * used SCRATCH_QUEUES_MAX entries, so that memory stays bounded however many
+ * queues come and go; a queue whose entry was dropped gets a fresh one. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,159 +26,169 @@ void scratch_pool_init(scratch_pool *pool)
     pthread_mutex_init(&pool->lock, NULL);
 }
 
+#define SCRATCH_QUEUES_MAX 64
+
+static void free_entry(queue_scratch *s)
+{
+    if (s->buffer)
+        clReleaseMemObject(s->buffer);
+    if (s->scan_buffer)
+        clReleaseMemObject(s->scan_buffer);
+    pthread_mutex_destroy(&s->scan_lock);
+    free(s);
+}
+
 void scratch_pool_clear(scratch_pool *pool)
 {
     queue_scratch *s = pool->head;
     while (s) {
         queue_scratch *next = s->next;
-        if (s->buffer)
-            clReleaseMemObject(s->buffer);
-        if (s->scan_buffer)
-            clReleaseMemObject(s->scan_buffer);
-        pthread_mutex_destroy(&s->scan_lock);
-        clReleaseCommandQueue(s->queue);
-        free(s);
+        free_entry(s);
         s = next;
     }
     pool->head = NULL;
     pthread_mutex_destroy(&pool->lock);
 }
 
-/* The entry of `queue`, created on first use; the pool's lock is held. */
-static queue_scratch *find_entry(clreduce_ctx *ctx, cl_command_queue queue)
+/* The entry of `queue`, created on first use, moved to the front of the
+ * list (most recently used first); beyond SCRATCH_QUEUES_MAX entries the
+ * least recently used one that no lease holds is freed. The pool's lock is
+ * held. Commands still running keep their buffers alive in the runtime. */
+static queue_scratch *find_entry(scratch_pool *pool, cl_command_queue queue)
 {
-    scratch_pool *pool = &ctx->scratch;
-    queue_scratch *s = pool->head;
-    while (s && s->queue != queue)
-        s = s->next;
-    if (!s) {
+    queue_scratch **link = &pool->head, *s;
+    size_t count = 0;
+    while ((s = *link) && s->queue != queue) {
+        link = &s->next;
+        count++;
+    }
+    if (s) {
+        *link = s->next;
+    } else {
+        if (count >= SCRATCH_QUEUES_MAX) {
+            queue_scratch **victim = NULL;
+            for (link = &pool->head; *link; link = &(*link)->next)
+                if (!(*link)->leases)
+                    victim = link;
+            if (victim) {
+                queue_scratch *v = *victim;
+                *victim = v->next;
+                free_entry(v);
+            }
+        }
         s = calloc(1, sizeof *s);
         if (!s)
             return NULL;
         pthread_mutex_init(&s->scan_lock, NULL);
-        clRetainCommandQueue(queue);
         s->queue = queue;
-        s->next = pool->head;
-        pool->head = s;
     }
+    s->next = pool->head;
+    pool->head = s;
     return s;
 }
 
-clreduce_status scratch_for_queue(clreduce_ctx *ctx, cl_command_queue queue, int in_order,
-                                  size_t size, cl_mem *buffer, int *needs_zero)
+/* A buffer of `size` bytes, all zero, in *out. */
+static clreduce_status create_zeroed(clreduce_ctx *ctx, size_t size, const char *what,
+                                     cl_mem *out)
 {
+    *out = NULL;
+    void *zeros = calloc(1, size);
+    if (!zeros)
+        return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY,
+                         "out of host memory for %zu bytes of %s", size, what);
     cl_int err;
-    if (!in_order) {
-        *buffer = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, size, NULL, &err);
-        *needs_zero = 1;
-        return err == CL_SUCCESS ? CLREDUCE_SUCCESS
-                                 : set_error(ctx, status_from_cl(err),
-                                             "allocating %zu bytes of scratch failed: %s", size,
-                                             cl_error_name(err));
-    }
+    cl_mem buffer = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, size,
+                                   zeros, &err);
+    free(zeros);
+    if (err != CL_SUCCESS)
+        return set_error(ctx, status_from_cl(err), "allocating %zu bytes of %s failed: %s", size,
+                         what, cl_error_name(err));
+    *out = buffer;
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status scratch_for_queue(clreduce_ctx *ctx, cl_command_queue queue, int in_order,
+                                  size_t size, cl_mem *buffer)
+{
+    static const char what[] = "scratch";
+    if (!in_order)
+        return create_zeroed(ctx, size, what, buffer);
     scratch_pool *pool = &ctx->scratch;
     clreduce_status status = CLREDUCE_SUCCESS;
     pthread_mutex_lock(&pool->lock);
-    queue_scratch *s = find_entry(ctx, queue);
-    if (!s) {
-        pthread_mutex_unlock(&pool->lock);
-        return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
-    }
-    if (!s->buffer) {
-        s->buffer = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, size, NULL, &err);
-        if (err != CL_SUCCESS) {
-            s->buffer = NULL;
-            status = set_error(ctx, status_from_cl(err), "allocating %zu bytes of scratch failed: %s",
-                               size, cl_error_name(err));
-        }
-        s->zeroed = 0;
-    }
+    queue_scratch *s = find_entry(pool, queue);
+    if (!s)
+        status = set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
+    else if (!s->buffer)
+        status = create_zeroed(ctx, size, what, &s->buffer);
     if (status == CLREDUCE_SUCCESS) {
         clRetainMemObject(s->buffer);
         *buffer = s->buffer;
-        *needs_zero = !s->zeroed;
     }
     pthread_mutex_unlock(&pool->lock);
     return status;
 }
 
-void scratch_mark_zeroed(clreduce_ctx *ctx, cl_command_queue queue)
-{
-    pthread_mutex_lock(&ctx->scratch.lock);
-    for (queue_scratch *s = ctx->scratch.head; s; s = s->next)
-        if (s->queue == queue)
-            s->zeroed = 1;
-    pthread_mutex_unlock(&ctx->scratch.lock);
-}
-
-/* Epochs use 30 bits of a status word; after the last one the buffer is
- * zeroed again and they start over. */
+/* Epochs use 30 bits of a status word; after the last one the queue gets a
+ * fresh buffer and they start over. */
 #define SCAN_EPOCH_LIMIT (1u << 30)
 
 clreduce_status scan_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue, int in_order,
                                      size_t size, scan_scratch_lease *lease)
 {
-    cl_int err;
+    static const char what[] = "scan scratch";
     memset(lease, 0, sizeof *lease);
     if (!in_order) {
-        lease->buffer = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, size, NULL, &err);
-        if (err != CL_SUCCESS) {
-            lease->buffer = NULL;
-            return set_error(ctx, status_from_cl(err),
-                             "allocating %zu bytes of scan scratch failed: %s", size,
-                             cl_error_name(err));
-        }
         lease->size = size;
         lease->epoch = 1;
-        lease->needs_zero = 1;
-        return CLREDUCE_SUCCESS;
+        return create_zeroed(ctx, size, what, &lease->buffer);
     }
     scratch_pool *pool = &ctx->scratch;
     pthread_mutex_lock(&pool->lock);
-    queue_scratch *s = find_entry(ctx, queue);
+    queue_scratch *s = find_entry(pool, queue);
+    if (s)
+        s->leases++;
     pthread_mutex_unlock(&pool->lock);
     if (!s)
         return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
     pthread_mutex_lock(&s->scan_lock);
-    if (s->scan_size < size) {
+    if (s->scan_size < size || s->scan_epoch + 1 >= SCAN_EPOCH_LIMIT) {
         /* Grow geometrically, so that rising counts reallocate rarely. The
          * old buffer lives on until the commands that use it complete. */
         size_t grown = s->scan_size * 2 > size ? s->scan_size * 2 : size;
-        cl_mem buffer = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, grown, NULL, &err);
-        if (err != CL_SUCCESS && grown > size)
-            buffer = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, grown = size, NULL, &err);
-        if (err != CL_SUCCESS) {
-            pthread_mutex_unlock(&s->scan_lock);
-            return set_error(ctx, status_from_cl(err),
-                             "allocating %zu bytes of scan scratch failed: %s", size,
-                             cl_error_name(err));
+        cl_mem buffer;
+        clreduce_status status = create_zeroed(ctx, grown, what, &buffer);
+        if (status != CLREDUCE_SUCCESS && grown > size)
+            status = create_zeroed(ctx, grown = size, what, &buffer);
+        if (status != CLREDUCE_SUCCESS) {
+            lease->entry = s;
+            lease->pool = pool;
+            scan_scratch_release(lease);
+            return status;
         }
         if (s->scan_buffer)
             clReleaseMemObject(s->scan_buffer);
         s->scan_buffer = buffer;
         s->scan_size = grown;
-        s->scan_zeroed = 0;
-    }
-    if (++s->scan_epoch >= SCAN_EPOCH_LIMIT || !s->scan_zeroed) {
-        s->scan_epoch = 1;
-        s->scan_zeroed = 0;
+        s->scan_epoch = 0;
     }
     clRetainMemObject(s->scan_buffer);
     lease->buffer = s->scan_buffer;
     lease->size = s->scan_size;
-    lease->epoch = s->scan_epoch;
-    lease->needs_zero = !s->scan_zeroed;
+    lease->epoch = ++s->scan_epoch;
     lease->entry = s;
+    lease->pool = pool;
     return CLREDUCE_SUCCESS;
 }
 
-void scan_scratch_release(scan_scratch_lease *lease, int enqueued)
+void scan_scratch_release(scan_scratch_lease *lease)
 {
-    queue_scratch *s = lease->entry;
-    if (s) {
-        if (enqueued)
-            s->scan_zeroed = 1;
-        pthread_mutex_unlock(&s->scan_lock);
+    if (lease->entry) {
+        pthread_mutex_unlock(&lease->entry->scan_lock);
+        pthread_mutex_lock(&lease->pool->lock);
+        lease->entry->leases--;
+        pthread_mutex_unlock(&lease->pool->lock);
+        lease->entry = NULL;
     }
     if (lease->buffer)
         clReleaseMemObject(lease->buffer);

@@ -1,0 +1,349 @@
+/* State the library keeps between calls — the single-pass reduction's and
+ * the look-back scan's per-queue scratch — tested as a hostile caller would
+ * use it:
+ *   - data whose bits mimic the look-back's tile status words, left behind
+ *     by one scan for the next;
+ *   - a first call whose wait list fails, or completes only after later
+ *     calls were enqueued;
+ *   - many queues created, used and released.
+ * Linked with fault_shim.c (which counts the OpenCL objects alive) and the
+ * library's static archive, as unit.faults is; no call is failed here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fault_shim.h"
+#include "test_common.h"
+
+static clreduce_ctx *g_ctx;
+
+static const clreduce_type all_types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLREDUCE_INT32,
+                                          CLREDUCE_UINT32, CLREDUCE_INT64, CLREDUCE_UINT64};
+static const clreduce_op all_ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX};
+
+static cl_mem make_buffer(size_t bytes, const void *data)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(clreduce_get_cl_context(g_ctx),
+                              CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                              (void *)data, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return m;
+}
+
+static void read_buffer(cl_command_queue q, cl_mem m, size_t bytes, void *out)
+{
+    assert_int_equal(clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL), CL_SUCCESS);
+}
+
+/* Runs an inclusive scan of data[0 .. n) on q and checks it against the CPU
+ * reference; returns 1 when it matched. */
+static int scan_and_check(cl_command_queue q, clreduce_op op, clreduce_type type,
+                          const void *data, size_t n, const char *what)
+{
+    size_t bytes = n * clreduce_type_size(type);
+    cl_mem in = make_buffer(bytes, data), out = make_buffer(bytes, NULL);
+    clreduce_status s = clreduce_scan(g_ctx, q, op, type, CLREDUCE_INCLUSIVE,
+                                      CLREDUCE_SCAN_LOOKBACK, in, 0, n, out, 0, 0, NULL, NULL);
+    if (s != CLREDUCE_SUCCESS)
+        fail_msg("%s: %s", what, clreduce_last_error(g_ctx));
+    void *got = malloc(bytes);
+    assert_non_null(got);
+    read_buffer(q, out, bytes, got);
+    char why[512];
+    int ok = tc_scan_matches(op, type, CLREDUCE_INCLUSIVE, data, n, got, why, sizeof why);
+    if (!ok)
+        print_message("%s (%s %s, %zu elements): %s\n", what, tc_op_name(op), tc_type_name(type),
+                      n, why);
+    free(got);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    return ok;
+}
+
+static int lookback_supported(clreduce_op op, clreduce_type type)
+{
+    return clreduce_check_scan_support(g_ctx, op, type, CLREDUCE_SCAN_LOOKBACK) ==
+           CLREDUCE_SUCCESS;
+}
+
+/* ---- data that looks like a tile status word ------------------------------ */
+
+/* Element bits whose low 32 bits read as "inclusive prefix published" in
+ * launch `epoch` ((epoch << 2) | 2); for 8-byte types the high bits make a
+ * finite double. */
+static void forged_status(clreduce_type type, uint32_t epoch, tc_value *v)
+{
+    uint32_t word = (epoch << 2) | 2u;
+    memset(v, 0, sizeof *v);
+    if (clreduce_type_size(type) == 4)
+        v->u32 = word;
+    else
+        v->u64 = ((uint64_t)0x3ff00000u << 32) | word;
+}
+
+/* A small scan whose every tile aggregate and inclusive prefix is a forged
+ * status word for the next launch, then a large scan on the same queue that
+ * must not take them for its predecessors' statuses. The large scan comes
+ * first once, so that the queue's scratch is large and never grows (or is
+ * created zeroed) again. Epochs count the look-back launches on the queue. */
+static void test_forged_status_words(void **state)
+{
+    (void)state;
+    const size_t small = 20000, large = TC_LARGE_COUNT, rounds = 8;
+    for (size_t ti = 0; ti < sizeof all_types / sizeof *all_types; ti++) {
+        clreduce_type type = all_types[ti];
+        if (!tc_type_supported(g_ctx, type))
+            continue;
+        size_t size = clreduce_type_size(type);
+        void *ones = malloc(large * size), *forged = malloc(small * size);
+        assert_non_null(ones);
+        assert_non_null(forged);
+        for (size_t oi = 0; oi < sizeof all_ops / sizeof *all_ops; oi++) {
+            clreduce_op op = all_ops[oi];
+            if (!lookback_supported(op, type) || !lookback_supported(CLREDUCE_OP_SUM, type))
+                continue;
+            cl_command_queue q = tc_create_queue(g_ctx, 0);
+            assert_non_null(q);
+            uint32_t launches = 0;
+            for (size_t i = 0; i < large; i++)
+                tc_set_double(type, ones, i, 1.0);
+            assert_true(scan_and_check(q, CLREDUCE_OP_SUM, type, ones, large, "first large scan"));
+            launches++;
+            int wrong = 0;
+            for (size_t r = 0; r < rounds; r++) {
+                /* The forged value first, then the identity: every prefix,
+                 * and the first tile's aggregate, is the forged value. */
+                tc_value v, id;
+                forged_status(type, launches + 2, &v);
+                tc_identity(op, type, &id);
+                tc_set(type, forged, 0, &v);
+                for (size_t i = 1; i < small; i++)
+                    tc_set(type, forged, i, &id);
+                assert_true(scan_and_check(q, op, type, forged, small, "forging scan"));
+                launches++;
+                /* Another constant each round (sums exact in float), so
+                 * that no prefix left by an earlier launch is right. */
+                for (size_t i = 0; i < large; i++)
+                    tc_set_double(type, ones, i, (double)(r + 2));
+                wrong += !scan_and_check(q, CLREDUCE_OP_SUM, type, ones, large, "large scan");
+                launches++;
+            }
+            assert_int_equal(wrong, 0);
+            clReleaseCommandQueue(q);
+        }
+        free(ones);
+        free(forged);
+    }
+}
+
+/* ---- wait lists that fail or complete late --------------------------------- */
+
+/* One call of an entry point that keeps scratch per queue, on int32 ones. */
+typedef struct stateful_call {
+    const char *name;
+    int is_scan;
+    clreduce_variant variant;
+    clreduce_scan_variant scan_variant;
+} stateful_call;
+
+static const stateful_call stateful_calls[] = {
+    {"single_pass reduction", 0, CLREDUCE_SINGLE_PASS, CLREDUCE_SCAN_AUTO},
+    {"look-back scan", 1, CLREDUCE_AUTO, CLREDUCE_SCAN_LOOKBACK},
+};
+
+static int call_supported(const stateful_call *c)
+{
+    return c->is_scan ? lookback_supported(CLREDUCE_OP_SUM, CLREDUCE_INT32)
+                      : clreduce_check_support(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_INT32,
+                                               c->variant) == CLREDUCE_SUCCESS;
+}
+
+static clreduce_status enqueue_call(const stateful_call *c, cl_command_queue q, cl_mem in,
+                                    size_t n, cl_mem out, cl_uint num_wait, const cl_event *wait)
+{
+    if (c->is_scan)
+        return clreduce_scan(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_INCLUSIVE,
+                             c->scan_variant, in, 0, n, out, 0, num_wait, wait, NULL);
+    return clreduce_reduce(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32, c->variant, in, 0, n, out,
+                           0, num_wait, wait, NULL);
+}
+
+/* Whether out holds the call's right answer for n ones. */
+static int call_result_right(const stateful_call *c, cl_command_queue q, cl_mem out, size_t n)
+{
+    int32_t *got = malloc((c->is_scan ? n : 1) * sizeof *got);
+    assert_non_null(got);
+    read_buffer(q, out, (c->is_scan ? n : 1) * sizeof *got, got);
+    int ok = 1;
+    for (size_t i = 0; i < (c->is_scan ? n : 1) && ok; i++)
+        ok = got[i] == (int32_t)(c->is_scan ? i + 1 : n);
+    free(got);
+    return ok;
+}
+
+/* A fresh queue's first call waits for a user event that then fails, so its
+ * commands never run; the calls after it on that queue must still be right
+ * (and must not hang). Runtimes differ in whether they run commands queued
+ * behind a failed one; each later call is checked on a queue of its own
+ * read, after the failed command has been given time to settle. */
+static void test_failed_first_dependency(void **state)
+{
+    (void)state;
+    const size_t n = TC_LARGE_COUNT;
+    int32_t *ones = malloc(n * sizeof *ones);
+    assert_non_null(ones);
+    for (size_t i = 0; i < n; i++)
+        ones[i] = 1;
+    cl_context context = clreduce_get_cl_context(g_ctx);
+    for (size_t k = 0; k < sizeof stateful_calls / sizeof *stateful_calls; k++) {
+        const stateful_call *c = &stateful_calls[k];
+        if (!call_supported(c))
+            continue;
+        cl_command_queue q = tc_create_queue(g_ctx, 0);
+        assert_non_null(q);
+        cl_mem in = make_buffer(n * sizeof *ones, ones), out = make_buffer(n * sizeof *ones, NULL);
+        cl_int err;
+        cl_event user = clCreateUserEvent(context, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        assert_int_equal(enqueue_call(c, q, in, n, out, 1, &user), CLREDUCE_SUCCESS);
+        assert_int_equal(clSetUserEventStatus(user, -1), CL_SUCCESS);
+        clReleaseEvent(user);
+        clFinish(q); /* its status may be an error: what matters is what follows */
+        for (int r = 0; r < 3; r++) {
+            cl_event done = NULL;
+            clreduce_status s =
+                c->is_scan ? clreduce_scan(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32,
+                                           CLREDUCE_INCLUSIVE, c->scan_variant, in, 0, n, out, 0,
+                                           0, NULL, &done)
+                           : clreduce_reduce(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32,
+                                             c->variant, in, 0, n, out, 0, 0, NULL, &done);
+            assert_int_equal(s, CLREDUCE_SUCCESS);
+            cl_int exec = 0;
+            assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+            assert_int_equal(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec,
+                                            &exec, NULL),
+                             CL_SUCCESS);
+            clReleaseEvent(done);
+            assert_int_equal(exec, CL_COMPLETE);
+            if (!call_result_right(c, q, out, n))
+                fail_msg("%s after a failed first dependency: wrong result in call %d", c->name,
+                         r + 1);
+        }
+        clReleaseMemObject(in);
+        clReleaseMemObject(out);
+        clReleaseCommandQueue(q);
+    }
+    free(ones);
+}
+
+/* A fresh queue's first call waits for a user event that completes only
+ * after two more calls were enqueued behind it: all three must be right. */
+static void test_late_first_dependency(void **state)
+{
+    (void)state;
+    const size_t n = TC_LARGE_COUNT;
+    int32_t *ones = malloc(n * sizeof *ones);
+    assert_non_null(ones);
+    for (size_t i = 0; i < n; i++)
+        ones[i] = 1;
+    cl_context context = clreduce_get_cl_context(g_ctx);
+    for (size_t k = 0; k < sizeof stateful_calls / sizeof *stateful_calls; k++) {
+        const stateful_call *c = &stateful_calls[k];
+        if (!call_supported(c))
+            continue;
+        cl_command_queue q = tc_create_queue(g_ctx, 0);
+        assert_non_null(q);
+        cl_mem in = make_buffer(n * sizeof *ones, ones), out[3];
+        cl_int err;
+        cl_event user = clCreateUserEvent(context, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        for (int r = 0; r < 3; r++) {
+            out[r] = make_buffer(n * sizeof *ones, NULL);
+            assert_int_equal(enqueue_call(c, q, in, n, out[r], r == 0, r == 0 ? &user : NULL),
+                             CLREDUCE_SUCCESS);
+        }
+        clFlush(q);
+        usleep(20000);
+        assert_int_equal(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+        clReleaseEvent(user);
+        for (int r = 0; r < 3; r++) {
+            if (!call_result_right(c, q, out[r], n))
+                fail_msg("%s behind a late first dependency: wrong result in call %d", c->name,
+                         r + 1);
+            clReleaseMemObject(out[r]);
+        }
+        clReleaseMemObject(in);
+        clReleaseCommandQueue(q);
+    }
+    free(ones);
+}
+
+/* ---- queues that come and go ------------------------------------------------ */
+
+/* Uses `count` fresh queues with every stateful call, releasing each. */
+static void churn_queues(cl_mem in, cl_mem out, size_t n, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        cl_command_queue q = tc_create_queue(g_ctx, 0);
+        assert_non_null(q);
+        for (size_t k = 0; k < sizeof stateful_calls / sizeof *stateful_calls; k++) {
+            const stateful_call *c = &stateful_calls[k];
+            if (!call_supported(c))
+                continue;
+            assert_int_equal(enqueue_call(c, q, in, n, out, 0, NULL), CLREDUCE_SUCCESS);
+            assert_true(call_result_right(c, q, out, n));
+        }
+        clReleaseCommandQueue(q);
+    }
+}
+
+/* Queues created, used and released: the library holds none of them, and
+ * the scratch it keeps stops growing however many come and go. */
+static void test_released_queues_are_freed(void **state)
+{
+    (void)state;
+    enum { n = 4099 };
+    int32_t ones[n];
+    for (size_t i = 0; i < n; i++)
+        ones[i] = 1;
+    cl_mem in = make_buffer(sizeof ones, ones), out = make_buffer(sizeof ones, NULL);
+    fault_objects before, middle, after;
+    fault_live(&before);
+    churn_queues(in, out, n, 100);
+    fault_live(&middle);
+    churn_queues(in, out, n, 100);
+    fault_live(&after);
+    print_message("after 100 and 200 queues: %ld and %ld queue references, %ld and %ld more "
+                  "buffer references held\n",
+                  middle.queue - before.queue, after.queue - before.queue,
+                  middle.mem - before.mem, after.mem - before.mem);
+    assert_int_equal(middle.queue, before.queue);
+    assert_int_equal(after.queue, before.queue);
+    assert_true(after.mem <= middle.mem);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+}
+
+int main(void)
+{
+    tc_init_seed();
+    g_ctx = tc_create_default_or_skip("unit.state");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_forged_status_words),
+        cmocka_unit_test(test_failed_first_dependency),
+        cmocka_unit_test(test_late_first_dependency),
+        cmocka_unit_test(test_released_queues_are_freed),
+    };
+    int failed = cmocka_run_group_tests_name("unit.state", tests, NULL, NULL);
+    clreduce_destroy(g_ctx);
+    return failed;
+}
