@@ -208,6 +208,77 @@ clreduce_status check_range(clreduce_ctx *ctx, const char *what, size_t offset, 
     return CLREDUCE_SUCCESS;
 }
 
+/* Where a caller's buffer lies: the buffer that holds its storage and the
+ * byte offset of its first byte there. Buffers are compared this way
+ * because two handles (a sub-buffer and its parent, two sub-buffers of one
+ * buffer) can reach the same bytes. OpenCL allows no sub-buffer of a
+ * sub-buffer, but following the whole chain does not rely on that. */
+static clreduce_status mem_origin(clreduce_ctx *ctx, cl_mem mem, const char *what, cl_mem *root,
+                                  size_t *offset)
+{
+    size_t total = 0;
+    for (;;) {
+        cl_mem parent = NULL;
+        size_t origin = 0;
+        cl_int err = clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent,
+                                        NULL);
+        if (err == CL_SUCCESS && parent)
+            err = clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof origin, &origin, NULL);
+        if (err != CL_SUCCESS)
+            return query_failed(ctx, err, CL_INVALID_MEM_OBJECT, what, "buffer");
+        if (!parent)
+            break;
+        total += origin;
+        mem = parent;
+    }
+    *root = mem;
+    *offset = total;
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset, size_t in_count,
+                              cl_mem output, const char *output_name, size_t out_offset,
+                              size_t out_count, size_t element_size, int allow_same)
+{
+    if (in_count == 0 || out_count == 0)
+        return CLREDUCE_SUCCESS;
+    /* One handle needs no query: both ranges are relative to the same
+     * origin. */
+    size_t in_base = 0, out_base = 0;
+    if (input != output) {
+        cl_mem in_root, out_root;
+        clreduce_status status;
+        if ((status = mem_origin(ctx, input, "input", &in_root, &in_base)) != CLREDUCE_SUCCESS ||
+            (status = mem_origin(ctx, output, output_name, &out_root, &out_base)) !=
+                CLREDUCE_SUCCESS)
+            return status;
+        if (in_root != out_root)
+            return CLREDUCE_SUCCESS;
+    }
+    /* The ranges lie inside their buffers (check_range), and those inside
+     * their root buffer, so none of these sums overflows. */
+    size_t in_lo = in_base + in_offset * element_size, in_hi = in_lo + in_count * element_size;
+    size_t out_lo = out_base + out_offset * element_size,
+           out_hi = out_lo + out_count * element_size;
+    if (in_lo >= out_hi || out_lo >= in_hi)
+        return CLREDUCE_SUCCESS;
+    if (allow_same && in_lo == out_lo && in_hi == out_hi)
+        return CLREDUCE_SUCCESS;
+    char where[160] = "";
+    if (input != output)
+        snprintf(where, sizeof where,
+                 " (through sub-buffers: bytes [%zu, %zu) and [%zu, %zu) of one buffer)", in_lo,
+                 in_hi, out_lo, out_hi);
+    if (out_count == 1 && !allow_same)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%s element %zu overlaps the input range [%zu, +%zu)%s", output_name,
+                         out_offset, in_offset, in_count, where);
+    return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                     "input [%zu, +%zu) and %s [%zu, +%zu) overlap%s%s", in_offset, in_count,
+                     output_name, out_offset, out_count,
+                     allow_same ? " without being the same range" : "", where);
+}
+
 clreduce_status enqueue_kernel_args(clreduce_ctx *ctx, chain *c, cached_kernel *k, int which,
                                     size_t groups, size_t work_group_size, const kernel_arg *args,
                                     cl_uint nargs)

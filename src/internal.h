@@ -244,6 +244,16 @@ clreduce_status check_buffers(clreduce_ctx *ctx, cl_command_queue queue, cl_mem 
 clreduce_status check_range(clreduce_ctx *ctx, const char *what, size_t offset, size_t count,
                             size_t elems, clreduce_type type);
 
+/* CLREDUCE_ERROR_INVALID_ARGUMENT where elements [out_offset, out_offset +
+ * out_count) of `output` share bytes with elements [in_offset, in_offset +
+ * in_count) of `input`, judged where they lie in memory: a sub-buffer
+ * counts as the bytes of its parent it covers. Exactly the same bytes pass
+ * when allow_same is set (an in-place scan). Call after check_range() of
+ * both ranges. */
+clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset, size_t in_count,
+                              cl_mem output, const char *output_name, size_t out_offset,
+                              size_t out_count, size_t element_size, int allow_same);
+
 /* One kernel argument: a value of `size` bytes. */
 typedef struct kernel_arg {
     size_t size;

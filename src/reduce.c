@@ -308,9 +308,9 @@ clreduce_status clreduce_reduce_profiled(clreduce_ctx *ctx, cl_command_queue que
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "result_offset %zu lies past the end of result (%zu elements of %s)",
                          result_offset, out_elems, clreduce_type_name(type));
-    if (input == result && count > 0 && result_offset >= offset && result_offset - offset < count)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "result element %zu lies inside the input range", result_offset);
+    if ((status = check_overlap(ctx, input, offset, count, result, "result", result_offset, 1,
+                                p.element_size, 0)) != CLREDUCE_SUCCESS)
+        return status;
 
     chain c = {queue, num_wait, wait, NULL, NULL, 0};
     if (count == 0) {

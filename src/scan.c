@@ -281,14 +281,10 @@ clreduce_status clreduce_scan_profiled(clreduce_ctx *ctx, cl_command_queue queue
         (status = check_range(ctx, "input", input_offset, count, in_elems, type)) !=
             CLREDUCE_SUCCESS ||
         (status = check_range(ctx, "output", output_offset, count, out_elems, type)) !=
-            CLREDUCE_SUCCESS)
+            CLREDUCE_SUCCESS ||
+        (status = check_overlap(ctx, input, input_offset, count, output, "output", output_offset,
+                                count, p.element_size, 1)) != CLREDUCE_SUCCESS)
         return status;
-    if (input == output && count > 0 && input_offset != output_offset &&
-        input_offset < output_offset + count && output_offset < input_offset + count)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "input [%zu, +%zu) and output [%zu, +%zu) overlap without being the "
-                         "same range",
-                         input_offset, count, output_offset, count);
 
     chain c = {queue, num_wait, wait, NULL, NULL, 0};
     if (count == 0) {

@@ -79,12 +79,16 @@ command -v clinfo >/dev/null && clinfo -l || true
 
 # ---- build -----------------------------------------------------------------
 if [ "$job" = bench ]; then
-    options=(--buildtype=release -Dtests=false)
+    options=(--buildtype=release -Dtests=disabled)
 else
-    options=(--buildtype=debugoptimized -Dwerror=true -Db_ndebug=false)
+    options=(--buildtype=debugoptimized -Dwerror=true -Db_ndebug=false -Dtests=enabled)
 fi
+# An existing build directory is set up again rather than reconfigured
+# (here and below): `meson setup --reconfigure` reads meson_options.txt
+# before the new values, so a directory made before an option changed its
+# type takes them; `meson configure` would reject them.
 if [ -f "$build/build.ninja" ]; then
-    meson configure "$build" "${options[@]}" >/dev/null
+    meson setup --reconfigure "$build" "${options[@]}" >/dev/null
 else
     meson setup "$build" "${options[@]}"
 fi
@@ -155,12 +159,12 @@ run_suite "$build" "Oclgrind checks of every kernel" --suite oclgrind
 # Warnings are not errors there: GCC warns of paths that only the
 # sanitizers' checks add.
 asan_build=$build-asan
-asan_options=(--buildtype=debugoptimized -Db_ndebug=false -Dwerror=false -Dbench=false
-              -Dexamples=false -Db_sanitize=address,undefined -Db_lundef=false)
+asan_options=(--buildtype=debugoptimized -Db_ndebug=false -Dwerror=false -Dbench=disabled
+              -Dexamples=disabled -Db_sanitize=address,undefined -Db_lundef=false)
 asan_device=${platforms[0]}
 [[ " ${platforms[*]} " == *" pocl "* ]] && asan_device=pocl
 if [ -f "$asan_build/build.ninja" ]; then
-    meson configure "$asan_build" "${asan_options[@]}" >/dev/null
+    meson setup --reconfigure "$asan_build" "${asan_options[@]}" >/dev/null
 else
     meson setup "$asan_build" "${asan_options[@]}" >/dev/null
 fi
@@ -177,9 +181,9 @@ fi
 # build): a build directory of its own, since every object changes.
 if [[ " ${platforms[*]} " == *" pocl "* ]]; then
     tsan_build=$build-tsan
-    tsan_options=("${options[@]}" -Db_sanitize=thread -Db_lundef=false -Dbench=false -Dexamples=false)
+    tsan_options=("${options[@]}" -Db_sanitize=thread -Db_lundef=false -Dbench=disabled -Dexamples=disabled)
     if [ -f "$tsan_build/build.ninja" ]; then
-        meson configure "$tsan_build" "${tsan_options[@]}" >/dev/null
+        meson setup --reconfigure "$tsan_build" "${tsan_options[@]}" >/dev/null
     else
         meson setup "$tsan_build" "${tsan_options[@]}" >/dev/null
     fi

@@ -274,12 +274,15 @@ CLREDUCE_API clreduce_status clreduce_reduce_host(clreduce_ctx *ctx, clreduce_op
  * `wait` and, if `done` is not NULL, *done receives an event that completes
  * when the result is written (release it with clReleaseEvent). The queue may
  * be in-order or out-of-order; it must belong to the context's OpenCL context
- * and device. `input` and `result` must not overlap.
+ * and device. The result element must not overlap the input range, compared
+ * where they lie in memory: through two sub-buffers of one buffer, or a
+ * sub-buffer and its parent, they overlap where they share bytes.
  * Returns:
  *   CLREDUCE_SUCCESS;
  *   CLREDUCE_ERROR_INVALID_ARGUMENT  NULL ctx, queue or buffer; unknown op,
  *       type or variant; range past the end of a buffer; a queue of another
- *       context or device; num_wait and wait disagree;
+ *       context or device; num_wait and wait disagree; the result element
+ *       overlapping the input range;
  *   CLREDUCE_ERROR_UNSUPPORTED  double without fp64; a sub-group variant on a
  *       device without sub-groups; an atomic the device lacks;
  *   CLREDUCE_ERROR_BUILD  the kernel did not compile (the build log is in
@@ -389,10 +392,12 @@ CLREDUCE_API clreduce_status clreduce_scan_host(clreduce_ctx *ctx, clreduce_op o
 /* Enqueues the scan of elements [input_offset, input_offset + count) of
  * `input` into elements [output_offset, output_offset + count) of `output`
  * (offsets and counts in elements of `type`). The ranges must be the same
- * (input == output and input_offset == output_offset: an in-place scan) or
- * not overlap at all. Asynchronous, with a wait list and a completion event,
- * on an in-order or out-of-order queue, as clreduce_reduce(). count == 0
- * enqueues only a marker when `done` is asked for.
+ * bytes (an in-place scan: input == output and input_offset ==
+ * output_offset, or two sub-buffers, or a sub-buffer and its parent, that
+ * reach the same bytes) or share no byte at all. Asynchronous, with a wait
+ * list and a completion event, on an in-order or out-of-order queue, as
+ * clreduce_reduce(). count == 0 enqueues only a marker when `done` is asked
+ * for.
  * Returns the codes of clreduce_reduce(), with CLREDUCE_ERROR_INVALID_ARGUMENT
  * also for an unknown kind or scan variant and for partly overlapping ranges,
  * and CLREDUCE_ERROR_UNSUPPORTED for LOOKBACK on a device that cannot order
