@@ -7,7 +7,8 @@
  * platform and driver versions, the device name, the build options and a hash
  * of the sources. Files are written to a temporary name and renamed into
  * place, so readers never see half a file. Every failure falls back to
- * compiling from source. */
+ * compiling from source. The last problem met is kept for
+ * clreduce_get_cache_stats(); nothing is printed. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,10 @@
 
 static const char magic[8] = {'C', 'L', 'R', 'B', 'I', 'N', '1', '\n'};
 
+#define FNV_OFFSET 0xcbf29ce484222325ull
+/* Room for the file name after the directory (a hash, ".bin", ".tmp.XXXXXX"). */
+#define DIR_MAX 4000
+
 static uint64_t fnv1a(uint64_t h, const void *data, size_t size)
 {
     const unsigned char *p = data;
@@ -29,45 +34,86 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t size)
     return h;
 }
 
-/* mkdir -p for the last two components at most (…/.cache/clreduce). */
-static int make_dir(const char *dir)
+/* Records the disk cache's latest problem (under the program cache's lock, or
+ * before the context is shared). */
+__attribute__((format(printf, 2, 3))) static void note(clreduce_ctx *ctx, const char *fmt, ...)
 {
-    if (mkdir(dir, 0755) == 0 || errno == EEXIST)
-        return 0;
-    char parent[4096];
-    snprintf(parent, sizeof parent, "%s", dir);
-    char *slash = strrchr(parent, '/');
-    if (!slash || slash == parent)
-        return -1;
-    *slash = '\0';
-    if (mkdir(parent, 0755) != 0 && errno != EEXIST)
-        return -1;
-    return mkdir(dir, 0755) == 0 || errno == EEXIST ? 0 : -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->cache.disk_status, sizeof ctx->cache.disk_status, fmt, ap);
+    va_end(ap);
 }
 
-char *disk_cache_directory(void)
+static const char *error_text(int err, char *buf, size_t size)
+{
+    return strerror_r(err, buf, size); /* the GNU variant: returns the text */
+}
+
+/* mkdir -p: every missing level, so that a cache directory of any depth can
+ * be named. */
+static int make_dirs(clreduce_ctx *ctx, const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    char path[DIR_MAX + 1], buf[128];
+    size_t n = strlen(dir);
+    memcpy(path, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (path[i] != '/' && path[i] != '\0')
+            continue;
+        if (path[i - 1] == '/')
+            continue;
+        char c = path[i];
+        path[i] = '\0';
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+            int err = errno;
+            note(ctx, "cannot create directory %s: %s", path, error_text(err, buf, sizeof buf));
+            return -1;
+        }
+        path[i] = c;
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        note(ctx, "cannot use %s: not a directory", dir);
+        return -1;
+    }
+    return 0;
+}
+
+char *disk_cache_directory(char *why, size_t why_size)
 {
     const char *env = getenv("CLREDUCE_CACHE_DIR");
-    char path[4096];
+    char path[DIR_MAX + 64];
+    int n;
     if (env) {
-        if (!*env || strcmp(env, "off") == 0 || strcmp(env, "0") == 0)
+        if (!*env || strcmp(env, "off") == 0 || strcmp(env, "0") == 0) {
+            snprintf(why, why_size, "off: CLREDUCE_CACHE_DIR is \"%s\"", env);
             return NULL;
-        snprintf(path, sizeof path, "%s", env);
+        }
+        n = snprintf(path, sizeof path, "%s", env);
     } else if ((env = getenv("XDG_CACHE_HOME")) && *env) {
-        snprintf(path, sizeof path, "%s/clreduce", env);
+        n = snprintf(path, sizeof path, "%s/clreduce", env);
     } else if ((env = getenv("HOME")) && *env) {
-        snprintf(path, sizeof path, "%s/.cache/clreduce", env);
+        n = snprintf(path, sizeof path, "%s/.cache/clreduce", env);
     } else {
+        snprintf(why, why_size, "off: none of CLREDUCE_CACHE_DIR, XDG_CACHE_HOME and HOME is set");
         return NULL;
     }
-    return strdup(path);
+    if (n < 0 || n > DIR_MAX) {
+        snprintf(why, why_size, "off: the directory's path is longer than %d bytes", DIR_MAX);
+        return NULL;
+    }
+    char *dir = strdup(path);
+    if (!dir)
+        snprintf(why, why_size, "off: out of host memory");
+    return dir;
 }
 
 /* The key text and the file path of a program. */
 static int key_and_path(const clreduce_ctx *ctx, const char *options, const char *const *sources,
                         size_t nsources, char **key, char *path, size_t path_size)
 {
-    uint64_t source_hash = 0xcbf29ce484222325ull;
+    uint64_t source_hash = FNV_OFFSET;
     for (size_t i = 0; i < nsources; i++)
         source_hash = fnv1a(source_hash, sources[i], strlen(sources[i]));
     const device_info *info = &ctx->info;
@@ -80,10 +126,16 @@ static int key_and_path(const clreduce_ctx *ctx, const char *options, const char
                          "options %s\nsources %016llx\n",
              clreduce_version(), info->platform_version, info->name, info->device_version,
              info->driver_version, options, (unsigned long long)source_hash);
-    uint64_t h = fnv1a(0xcbf29ce484222325ull, text, strlen(text));
+    uint64_t h = fnv1a(FNV_OFFSET, text, strlen(text));
     snprintf(path, path_size, "%s/%016llx.bin", ctx->disk_cache_dir, (unsigned long long)h);
     *key = text;
     return 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
 }
 
 cl_program disk_cache_load(clreduce_ctx *ctx, const char *options, const char *const *sources,
@@ -91,7 +143,7 @@ cl_program disk_cache_load(clreduce_ctx *ctx, const char *options, const char *c
 {
     if (!ctx->disk_cache_dir)
         return NULL;
-    char path[4352], *key = NULL;
+    char path[DIR_MAX + 64], *key = NULL;
     if (key_and_path(ctx, options, sources, nsources, &key, path, sizeof path) != 0)
         return NULL;
     cl_program program = NULL;
@@ -150,7 +202,7 @@ void disk_cache_store(clreduce_ctx *ctx, const char *options, const char *const 
                          NULL) != CL_SUCCESS ||
         binary_size == 0)
         return;
-    char path[4352], tmp[4400], *key = NULL;
+    char path[DIR_MAX + 64], tmp[DIR_MAX + 96], buf[128], *key = NULL;
     if (key_and_path(ctx, options, sources, nsources, &key, path, sizeof path) != 0)
         return;
     unsigned char *binary = malloc(binary_size);
@@ -158,21 +210,40 @@ void disk_cache_store(clreduce_ctx *ctx, const char *options, const char *const 
     FILE *f = NULL;
     if (!binary ||
         clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL) != CL_SUCCESS ||
-        make_dir(ctx->disk_cache_dir) != 0)
+        make_dirs(ctx, ctx->disk_cache_dir) != 0)
         goto done;
     snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "wb")))
+    if ((fd = mkstemp(tmp)) < 0) {
+        int err = errno;
+        note(ctx, "cannot write to %s: %s", ctx->disk_cache_dir, error_text(err, buf, sizeof buf));
         goto done;
+    }
+    if (!(f = fdopen(fd, "wb"))) {
+        note(ctx, "cannot write %s: out of host memory", base_name(path));
+        goto done;
+    }
     fd = -1;
     uint32_t key_size = (uint32_t)strlen(key);
     uint64_t size64 = binary_size;
-    int ok = fwrite(magic, 1, 8, f) == 8 && fwrite(&key_size, sizeof key_size, 1, f) == 1 &&
+    int ok = fwrite(magic, 1, sizeof magic, f) == sizeof magic &&
+             fwrite(&key_size, sizeof key_size, 1, f) == 1 &&
              fwrite(key, 1, key_size, f) == key_size && fwrite(&size64, sizeof size64, 1, f) == 1 &&
              fwrite(binary, 1, binary_size, f) == binary_size;
-    ok = fclose(f) == 0 && ok;
+    int err = ok ? 0 : errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        err = errno;
+    }
     f = NULL;
-    if (!ok || rename(tmp, path) != 0)
+    if (ok && rename(tmp, path) != 0) {
+        ok = 0;
+        err = errno;
+    }
+    if (!ok) {
+        note(ctx, "cannot write %s: %s", base_name(path),
+             err ? error_text(err, buf, sizeof buf) : "write failed");
         unlink(tmp);
+    }
 done:
     if (fd >= 0) {
         close(fd);

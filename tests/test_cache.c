@@ -2,7 +2,8 @@
  * variant) and context and serves repeated calls (whatever their data, size
  * and offsets) without building; the disk cache lets a new context load
  * instead of compiling, and a damaged or deleted cache is compiled again. The
- * kernels give correct results either way.
+ * kernels give correct results either way. A cache directory that cannot be
+ * made or written is said in disk_cache_status, and nothing fails.
  *
  * Every context here gets its own disk cache directory (or none), through
  * CLREDUCE_CACHE_DIR at its creation, so that nothing left on disk by earlier
@@ -33,6 +34,7 @@ static clreduce_cache_stats stats_of(const clreduce_ctx *ctx)
     clreduce_cache_stats s;
     memset(&s, 0xff, sizeof s);
     assert_int_equal(clreduce_get_cache_stats(ctx, &s), CLREDUCE_SUCCESS);
+    assert_non_null(memchr(s.disk_cache_status, '\0', sizeof s.disk_cache_status));
     return s;
 }
 
@@ -82,9 +84,10 @@ static clreduce_ctx *fresh_context(void)
 
 static void print_stats(const char *when, clreduce_cache_stats s)
 {
-    print_message("%-44s programs_built %llu, programs_loaded %llu, cache_hits %llu\n", when,
+    print_message("%-44s programs_built %llu, programs_loaded %llu, cache_hits %llu%s%s\n", when,
                   (unsigned long long)s.programs_built, (unsigned long long)s.programs_loaded,
-                  (unsigned long long)s.cache_hits);
+                  (unsigned long long)s.cache_hits, s.disk_cache_status[0] ? "; disk cache: " : "",
+                  s.disk_cache_status);
 }
 
 /* ---- files of a cache directory ---------------------------------------- */
@@ -324,6 +327,134 @@ static void test_disk_cache(void **state)
     }
 }
 
+/* ---- the cache directory -------------------------------------------------- */
+
+/* One scan of fresh random data through the host entry point, checked
+ * against the reference. */
+static void scan_checked(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
+                         clreduce_scan_variant v, size_t n)
+{
+    size_t bytes = n * clreduce_type_size(type);
+    void *in = malloc(bytes), *out = malloc(bytes);
+    assert_true(in && out);
+    tc_fill_random(type, in, n);
+    char why[512] = "";
+    clreduce_status st = clreduce_scan_host(ctx, op, type, CLREDUCE_INCLUSIVE, v, in, n, out);
+    int ok = st == CLREDUCE_SUCCESS &&
+             tc_scan_matches(op, type, CLREDUCE_INCLUSIVE, in, n, out, why, sizeof why);
+    if (!ok)
+        print_error("FAILED scan %s %s %s size=%zu: %s (%s) %s\n", tc_scan_variant_name(v),
+                    tc_op_name(op), tc_type_name(type), n, clreduce_status_string(st),
+                    st ? clreduce_last_error(ctx) : "", why);
+    free(in);
+    free(out);
+    assert_true(ok);
+}
+
+/* Two programs whose kernels have other names: a reduction and a scan. */
+static void use_two_programs(clreduce_ctx *c, size_t n)
+{
+    reduce_checked(c, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_SINGLE_PASS, n, 3, 1);
+    scan_checked(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_SCAN_REDUCE_THEN_SCAN, n + 5);
+}
+
+static void write_file(const char *path, const void *bytes, size_t size)
+{
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(bytes, 1, size, out), size);
+    assert_int_equal(fclose(out), 0);
+}
+
+static void test_cache_directory(void **state)
+{
+    (void)state;
+    tc_seed_for("cache_directory");
+
+    /* Three levels that do not exist yet. */
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/one/two/three", g_tmp);
+    clreduce_ctx *c = context_with_disk_cache(dir);
+    use_two_programs(c, 3001);
+    check_counts("three missing levels:", c, 1, 0);
+    assert_string_equal(stats_of(c).disk_cache_status, "");
+    clreduce_destroy(c);
+    assert_int_equal(for_each_file(dir, COUNT_FILES), 2);
+    c = context_with_disk_cache(dir);
+    use_two_programs(c, 3002);
+    check_counts("three levels, second context:", c, 0, 1);
+    clreduce_destroy(c);
+
+    /* A regular file where a directory should be: above the cache, or the
+     * cache directory itself. */
+    char file[300];
+    snprintf(file, sizeof file, "%s/blocker", g_tmp);
+    write_file(file, "x", 1);
+    static const char *const below[] = {"/cache", "/a/b", ""};
+    for (int i = 0; i < 3; i++) {
+        snprintf(dir, sizeof dir, "%s%s", file, below[i]);
+        for (int round = 0; round < 2; round++) {
+            c = context_with_disk_cache(dir);
+            use_two_programs(c, 2000 + (size_t)round);
+            clreduce_cache_stats s = stats_of(c);
+            print_stats(dir + strlen(g_tmp), s);
+            assert_int_equal(s.programs_built, 2);
+            assert_int_equal(s.programs_loaded, 0);
+            assert_true(tc_contains(s.disk_cache_status, "blocker"));
+            assert_true(tc_contains(s.disk_cache_status, "not a directory"));
+            clreduce_destroy(c);
+        }
+    }
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    assert_true(S_ISREG(st.st_mode) && st.st_size == 1);
+
+    /* A directory the process may not write to (root writes anywhere). */
+    if (geteuid() != 0) {
+        snprintf(dir, sizeof dir, "%s/read-only", g_tmp);
+        assert_int_equal(mkdir(dir, 0555), 0);
+        c = context_with_disk_cache(dir);
+        use_two_programs(c, 1234);
+        clreduce_cache_stats s = stats_of(c);
+        print_stats("read-only directory:", s);
+        assert_int_equal(s.programs_built, 2);
+        assert_true(tc_contains(s.disk_cache_status, "cannot write"));
+        clreduce_destroy(c);
+        chmod(dir, 0755);
+    } else {
+        print_message("read-only directory: not tried (running as root)\n");
+    }
+
+    /* Nowhere to put it: off, and said. */
+    static const char *const vars[] = {"CLREDUCE_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
+    char *saved[3];
+    for (int i = 0; i < 3; i++) {
+        saved[i] = getenv(vars[i]) ? strdup(getenv(vars[i])) : NULL;
+        unsetenv(vars[i]);
+    }
+    c = NULL;
+    assert_int_equal(clreduce_create(clreduce_get_cl_context(g_ctx),
+                                     clreduce_get_cl_device(g_ctx), &c),
+                     CLREDUCE_SUCCESS);
+    for (int i = 0; i < 3; i++) {
+        if (saved[i])
+            setenv(vars[i], saved[i], 1);
+        free(saved[i]);
+    }
+    use_two_programs(c, 777);
+    clreduce_cache_stats s = stats_of(c);
+    print_stats("no HOME:", s);
+    assert_int_equal(s.programs_built, 2);
+    assert_true(tc_contains(s.disk_cache_status, "off") &&
+                tc_contains(s.disk_cache_status, "HOME"));
+    clreduce_destroy(c);
+
+    c = context_with_disk_cache("off");
+    s = stats_of(c);
+    assert_true(tc_contains(s.disk_cache_status, "off"));
+    clreduce_destroy(c);
+}
+
 /* Several threads asking for the same new kernel at once: all get correct
  * results, and later calls find it in the cache. */
 enum { THREADS = 4, PER_THREAD = 3, THREAD_N = 20000 };
@@ -410,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_build_once),
         cmocka_unit_test(test_per_context),
         cmocka_unit_test(test_disk_cache),
+        cmocka_unit_test(test_cache_directory),
         cmocka_unit_test(test_threads),
     };
     /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
