@@ -110,9 +110,14 @@ char *disk_cache_directory(char *why, size_t why_size);
  * problems in ctx->cache.disk_status, and never fail the caller. */
 
 /* A program built from the binary stored for these options and sources, or
- * NULL (nothing stored, stale, or it failed to load). */
+ * NULL (nothing stored, stale, damaged, or it failed to load). */
 cl_program disk_cache_load(clreduce_ctx *ctx, const char *options, const char *const *sources,
                            size_t nsources);
+
+/* Notes that the program loaded for these options was unusable (`why`); the
+ * caller builds it from source and stores it again. */
+void disk_cache_reject(clreduce_ctx *ctx, const char *options, const char *const *sources,
+                       size_t nsources, const char *why);
 
 /* Stores the binary of a program built from source, replacing the file. */
 void disk_cache_store(clreduce_ctx *ctx, const char *options, const char *const *sources,
