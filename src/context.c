@@ -137,7 +137,8 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
     ctx->context = context;
     ctx->device = device;
     program_cache_init(&ctx->cache);
-    ctx->disk_cache_dir = disk_cache_directory();
+    ctx->disk_cache_dir =
+        disk_cache_directory(ctx->cache.disk_status, sizeof ctx->cache.disk_status);
     scratch_pool_init(&ctx->scratch);
     pthread_mutex_init(&ctx->queue_lock, NULL);
     *out = ctx;
@@ -208,6 +209,7 @@ clreduce_status clreduce_get_cache_stats(const clreduce_ctx *ctx, clreduce_cache
     stats->programs_built = cache->programs_built;
     stats->programs_loaded = cache->programs_loaded;
     stats->cache_hits = cache->cache_hits;
+    snprintf(stats->disk_cache_status, sizeof stats->disk_cache_status, "%s", cache->disk_status);
     pthread_mutex_unlock(&cache->lock);
     return CLREDUCE_SUCCESS;
 }

@@ -85,6 +85,7 @@ typedef struct program_cache {
     uint64_t programs_built;
     uint64_t programs_loaded;
     uint64_t cache_hits;
+    char disk_status[256];           /* clreduce_cache_stats.disk_cache_status */
 } program_cache;
 
 void program_cache_init(program_cache *cache);
@@ -99,17 +100,26 @@ clreduce_status program_cache_get(clreduce_ctx *ctx, const char *options, const 
 
 /* ---- disk_cache.c --------------------------------------------------------- */
 
-/* The directory of the disk cache (malloc'd), or NULL when it is disabled:
- * $CLREDUCE_CACHE_DIR ("" or "off" disables), else $XDG_CACHE_HOME/clreduce,
- * else $HOME/.cache/clreduce. */
-char *disk_cache_directory(void);
+/* The directory of the disk cache (malloc'd), or NULL when it is disabled,
+ * with the reason in why: $CLREDUCE_CACHE_DIR ("" or "off" disables), else
+ * $XDG_CACHE_HOME/clreduce, else $HOME/.cache/clreduce. It is created when
+ * the first binary is stored. */
+char *disk_cache_directory(char *why, size_t why_size);
+
+/* The functions below run under the program cache's lock: they note their
+ * problems in ctx->cache.disk_status, and never fail the caller. */
 
 /* A program built from the binary stored for these options and sources, or
- * NULL (nothing stored, stale, or it failed to load). */
+ * NULL (nothing stored, stale, damaged, or it failed to load). */
 cl_program disk_cache_load(clreduce_ctx *ctx, const char *options, const char *const *sources,
                            size_t nsources);
 
-/* Stores the binary of a program built from source; failures are ignored. */
+/* Notes that the program loaded for these options was unusable (`why`); the
+ * caller builds it from source and stores it again. */
+void disk_cache_reject(clreduce_ctx *ctx, const char *options, const char *const *sources,
+                       size_t nsources, const char *why);
+
+/* Stores the binary of a program built from source, replacing the file. */
 void disk_cache_store(clreduce_ctx *ctx, const char *options, const char *const *sources,
                       size_t nsources, cl_program program);
 

@@ -1,6 +1,7 @@
 /* Compiled kernels, one per distinct set of build options, kept for the
  * context's lifetime so that a repeated call builds nothing; a program not
  * yet in memory comes from the disk cache where it can. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,51 @@ static const char *const sources[] = {clreduce_cl_types, clreduce_cl_subgroup,
                                       clreduce_cl_scan};
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
+/* Creates kernels names[0 .. count) of the entry's program. On failure the
+ * kernels made are released, *failed names the one that failed, and the
+ * OpenCL error is returned. */
+static cl_int create_kernels(cached_kernel *entry, const char *const *names, size_t count,
+                             const char **failed)
+{
+    for (size_t i = 0; i < count; i++) {
+        cl_int err;
+        entry->kernels[i] = clCreateKernel(entry->program, names[i], &err);
+        if (err != CL_SUCCESS) {
+            entry->kernels[i] = NULL;
+            for (size_t j = 0; j < i; j++) {
+                clReleaseKernel(entry->kernels[j]);
+                entry->kernels[j] = NULL;
+            }
+            *failed = names[i];
+            return err;
+        }
+    }
+    return CL_SUCCESS;
+}
+
+/* The program from the disk cache with all its kernels, or 0 with nothing
+ * kept. A binary that loads but lacks a kernel (another program's, stored
+ * under this key) is as stale as one that fails to load: the caller builds
+ * from source, which replaces the file. */
+static int load_entry(clreduce_ctx *ctx, cached_kernel *entry, const char *options,
+                      const char *const *names, size_t count)
+{
+    entry->program = disk_cache_load(ctx, options, sources, NSOURCES);
+    if (!entry->program)
+        return 0;
+    const char *failed = NULL;
+    cl_int err = create_kernels(entry, names, count, &failed);
+    if (err == CL_SUCCESS)
+        return 1;
+    char why[256];
+    snprintf(why, sizeof why, "creating kernel %s of the binary failed (%s)", failed,
+             cl_error_name(err));
+    disk_cache_reject(ctx, options, sources, NSOURCES, why);
+    clReleaseProgram(entry->program);
+    entry->program = NULL;
+    return 0;
+}
+
 static clreduce_status build_entry(clreduce_ctx *ctx, const char *options,
                                    const char *const *names, size_t count, cached_kernel **out)
 {
@@ -73,24 +119,22 @@ static clreduce_status build_entry(clreduce_ctx *ctx, const char *options,
     }
     pthread_mutex_init(&entry->lock, NULL);
 
-    entry->program = disk_cache_load(ctx, options, sources, NSOURCES);
-    if (entry->program) {
+    if (load_entry(ctx, entry, options, names, count)) {
         ctx->cache.programs_loaded++;
-        err = CL_SUCCESS;
-    } else {
-        entry->program = clCreateProgramWithSource(ctx->context, NSOURCES, (const char **)sources,
-                                                   NULL, &err);
-        if (err != CL_SUCCESS) {
-            free_entry(entry);
-            return set_error(ctx, status_from_cl(err), "clCreateProgramWithSource failed: %s",
-                             cl_error_name(err));
-        }
-        err = clBuildProgram(entry->program, 1, &ctx->device, options, NULL, NULL);
-        if (err == CL_SUCCESS) {
-            ctx->cache.programs_built++;
-            disk_cache_store(ctx, options, sources, NSOURCES, entry->program);
-        }
+        entry->kernel = entry->kernels[0];
+        *out = entry;
+        return CLREDUCE_SUCCESS;
     }
+
+    entry->program = clCreateProgramWithSource(ctx->context, NSOURCES, (const char **)sources,
+                                               NULL, &err);
+    if (err != CL_SUCCESS) {
+        entry->program = NULL;
+        free_entry(entry);
+        return set_error(ctx, status_from_cl(err), "clCreateProgramWithSource failed: %s",
+                         cl_error_name(err));
+    }
+    err = clBuildProgram(entry->program, 1, &ctx->device, options, NULL, NULL);
     if (err != CL_SUCCESS) {
         clreduce_status status = err == CL_BUILD_PROGRAM_FAILURE ? CLREDUCE_ERROR_BUILD
                                                                  : status_from_cl(err);
@@ -100,15 +144,17 @@ static clreduce_status build_entry(clreduce_ctx *ctx, const char *options,
         free_entry(entry);
         return status;
     }
-    for (size_t i = 0; i < count; i++) {
-        entry->kernels[i] = clCreateKernel(entry->program, names[i], &err);
-        if (err != CL_SUCCESS) {
-            entry->kernels[i] = NULL;
-            free_entry(entry);
-            return set_error(ctx, status_from_cl(err), "creating kernel %s failed: %s", names[i],
-                             cl_error_name(err));
-        }
+    ctx->cache.programs_built++;
+    const char *failed = NULL;
+    err = create_kernels(entry, names, count, &failed);
+    if (err != CL_SUCCESS) {
+        free_entry(entry);
+        return set_error(ctx, status_from_cl(err), "creating kernel %s failed: %s", failed,
+                         cl_error_name(err));
     }
+    /* Stored once its kernels exist, so that the disk never holds a binary
+     * this library could not use. */
+    disk_cache_store(ctx, options, sources, NSOURCES, entry->program);
     entry->kernel = entry->kernels[0];
     *out = entry;
     return CLREDUCE_SUCCESS;

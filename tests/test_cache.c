@@ -2,7 +2,12 @@
  * variant) and context and serves repeated calls (whatever their data, size
  * and offsets) without building; the disk cache lets a new context load
  * instead of compiling, and a damaged or deleted cache is compiled again. The
- * kernels give correct results either way.
+ * kernels give correct results either way. Every kind of damage to a cache
+ * file (cut short, bytes changed anywhere, another program's file or binary,
+ * an older layout, an empty file, a directory in its place) is compiled
+ * again, said in disk_cache_status, and the file rewritten good; a cache
+ * directory that cannot be made or written is said there too, and nothing
+ * fails.
  *
  * Every context here gets its own disk cache directory (or none), through
  * CLREDUCE_CACHE_DIR at its creation, so that nothing left on disk by earlier
@@ -33,6 +38,7 @@ static clreduce_cache_stats stats_of(const clreduce_ctx *ctx)
     clreduce_cache_stats s;
     memset(&s, 0xff, sizeof s);
     assert_int_equal(clreduce_get_cache_stats(ctx, &s), CLREDUCE_SUCCESS);
+    assert_non_null(memchr(s.disk_cache_status, '\0', sizeof s.disk_cache_status));
     return s;
 }
 
@@ -82,9 +88,10 @@ static clreduce_ctx *fresh_context(void)
 
 static void print_stats(const char *when, clreduce_cache_stats s)
 {
-    print_message("%-44s programs_built %llu, programs_loaded %llu, cache_hits %llu\n", when,
+    print_message("%-44s programs_built %llu, programs_loaded %llu, cache_hits %llu%s%s\n", when,
                   (unsigned long long)s.programs_built, (unsigned long long)s.programs_loaded,
-                  (unsigned long long)s.cache_hits);
+                  (unsigned long long)s.cache_hits, s.disk_cache_status[0] ? "; disk cache: " : "",
+                  s.disk_cache_status);
 }
 
 /* ---- files of a cache directory ---------------------------------------- */
@@ -324,6 +331,362 @@ static void test_disk_cache(void **state)
     }
 }
 
+/* ---- damaged cache files ------------------------------------------------- */
+
+/* One scan of fresh random data through the host entry point, checked
+ * against the reference. */
+static void scan_checked(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
+                         clreduce_scan_variant v, size_t n)
+{
+    size_t bytes = n * clreduce_type_size(type);
+    void *in = malloc(bytes), *out = malloc(bytes);
+    assert_true(in && out);
+    tc_fill_random(type, in, n);
+    char why[512] = "";
+    clreduce_status st = clreduce_scan_host(ctx, op, type, CLREDUCE_INCLUSIVE, v, in, n, out);
+    int ok = st == CLREDUCE_SUCCESS &&
+             tc_scan_matches(op, type, CLREDUCE_INCLUSIVE, in, n, out, why, sizeof why);
+    if (!ok)
+        print_error("FAILED scan %s %s %s size=%zu: %s (%s) %s\n", tc_scan_variant_name(v),
+                    tc_op_name(op), tc_type_name(type), n, clreduce_status_string(st),
+                    st ? clreduce_last_error(ctx) : "", why);
+    free(in);
+    free(out);
+    assert_true(ok);
+}
+
+/* Two programs whose kernels have other names: a reduction and a scan. */
+static void use_two_programs(clreduce_ctx *c, size_t n)
+{
+    reduce_checked(c, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_SINGLE_PASS, n, 3, 1);
+    scan_checked(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_SCAN_REDUCE_THEN_SCAN, n + 5);
+}
+
+/* A cache file as src/disk_cache.c lays it out: magic (8 bytes), key size
+ * (uint32), key, binary size (uint64), binary, checksum (uint64: 64-bit
+ * FNV-1a over every byte before it). */
+typedef struct cache_file {
+    char path[1024];
+    unsigned char *bytes;
+    size_t size;
+    size_t key_at, key_size;
+    size_t binary_at, binary_size;
+    size_t end; /* where the checksum starts */
+} cache_file;
+
+static uint64_t fnv1a(const unsigned char *p, size_t size)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < size; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Reads and parses a good file: fails the test on one that is not. */
+static void read_cache_file(const char *path, cache_file *f)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->path, sizeof f->path, "%s", path);
+    FILE *in = fopen(path, "rb");
+    assert_non_null(in);
+    struct stat st;
+    assert_int_equal(fstat(fileno(in), &st), 0);
+    assert_true(S_ISREG(st.st_mode) && st.st_size > 28);
+    f->size = (size_t)st.st_size;
+    f->bytes = malloc(f->size);
+    assert_non_null(f->bytes);
+    assert_int_equal(fread(f->bytes, 1, f->size, in), f->size);
+    fclose(in);
+    assert_memory_equal(f->bytes, "CLRBIN2\n", 8);
+    uint32_t key_size;
+    uint64_t binary_size, sum;
+    memcpy(&key_size, f->bytes + 8, 4);
+    f->key_at = 12;
+    f->key_size = key_size;
+    assert_true(f->key_at + f->key_size + 8 <= f->size);
+    memcpy(&binary_size, f->bytes + f->key_at + f->key_size, 8);
+    f->binary_at = f->key_at + f->key_size + 8;
+    f->binary_size = (size_t)binary_size;
+    f->end = f->binary_at + f->binary_size;
+    assert_true(f->binary_size >= 32 && f->end + 8 == f->size);
+    memcpy(&sum, f->bytes + f->end, 8);
+    assert_true(sum == fnv1a(f->bytes, f->end));
+}
+
+static void write_file(const char *path, const void *bytes, size_t size)
+{
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(bytes, 1, size, out), size);
+    assert_int_equal(fclose(out), 0);
+}
+
+/* Ways to damage a file; each comes with what disk_cache_status must say. */
+typedef enum damage {
+    EMPTY,
+    CUT_IN_HEADER,
+    CUT_IN_BINARY,
+    CUT_IN_CHECKSUM,
+    FLIP_HEADER,      /* 16 bytes of the magic, key size and key */
+    FLIP_KEY,         /* 16 bytes in the middle of the key */
+    FLIP_BINARY_SIZE,
+    FLIP_BINARY,      /* 16 bytes at a tenth, half and nine tenths of the binary */
+    FLIP_BINARY_BIT,  /* one bit of the binary */
+    FLIP_CHECKSUM,
+    TRAILING_BYTES,
+    OLDER_LAYOUT,     /* magic CLRBIN1, no checksum */
+    OTHER_FILE,       /* the other program's file copied over this one */
+    OTHER_BINARY,     /* this key, the other program's binary, a valid checksum */
+    DIRECTORY,        /* an empty directory of the file's name */
+    DAMAGE_COUNT
+} damage;
+
+static const struct {
+    const char *name;
+    const char *says;
+} damages[DAMAGE_COUNT] = {
+    [EMPTY] = {"empty file", "empty"},
+    [CUT_IN_HEADER] = {"cut in the header", "truncated"},
+    [CUT_IN_BINARY] = {"cut in the binary", "truncated"},
+    [CUT_IN_CHECKSUM] = {"cut in the checksum", "truncated"},
+    [FLIP_HEADER] = {"16 bytes of the header flipped", "not a clreduce cache file"},
+    [FLIP_KEY] = {"16 bytes of the key flipped", "checksum"},
+    [FLIP_BINARY_SIZE] = {"binary size changed", "binary size"},
+    [FLIP_BINARY] = {"16 bytes of the binary flipped", "checksum"},
+    [FLIP_BINARY_BIT] = {"one bit of the binary flipped", "checksum"},
+    [FLIP_CHECKSUM] = {"checksum flipped", "checksum"},
+    [TRAILING_BYTES] = {"bytes after the checksum", "after the checksum"},
+    [OLDER_LAYOUT] = {"older layout without checksum", "another layout"},
+    [OTHER_FILE] = {"another program's file", "another program"},
+    [OTHER_BINARY] = {"another program's binary, valid checksum", "creating kernel"},
+    [DIRECTORY] = {"a directory in its place", "not a regular file"},
+};
+
+static void flip(unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] ^= 0xff;
+}
+
+/* Damages file f, `other` being the other program's (good) file. */
+static void apply_damage(damage d, const cache_file *f, const cache_file *other)
+{
+    size_t size = f->size;
+    unsigned char *b = malloc(size + other->size + 64);
+    assert_non_null(b);
+    memcpy(b, f->bytes, size);
+    switch (d) {
+    case EMPTY: size = 0; break;
+    case CUT_IN_HEADER: size = f->key_at + f->key_size / 2; break;
+    case CUT_IN_BINARY: size = f->binary_at + f->binary_size / 2; break;
+    case CUT_IN_CHECKSUM: size = f->end + 3; break;
+    case FLIP_HEADER: flip(b + 4, 16); break;
+    case FLIP_KEY: flip(b + f->key_at + f->key_size / 2 - 8, 16); break;
+    case FLIP_BINARY_SIZE: flip(b + f->binary_at - 3, 3); break; /* high bytes */
+    case FLIP_BINARY:
+        /* Where Intel's CPU runtime, given the binary, crashed (a tenth, nine
+         * tenths) or did not notice (half). */
+        flip(b + f->binary_at + f->binary_size / 10, 16);
+        flip(b + f->binary_at + f->binary_size / 2, 16);
+        flip(b + f->binary_at + f->binary_size / 10 * 9, 16);
+        break;
+    case FLIP_BINARY_BIT: b[f->binary_at + f->binary_size / 3] ^= 0x10; break;
+    case FLIP_CHECKSUM: flip(b + f->end, 8); break;
+    case TRAILING_BYTES: memset(b + size, 0, 16); size += 16; break;
+    case OLDER_LAYOUT: b[6] = '1'; size = f->end; break;
+    case OTHER_FILE: memcpy(b, other->bytes, other->size); size = other->size; break;
+    case OTHER_BINARY: {
+        uint64_t binary_size = other->binary_size, sum;
+        memcpy(b + f->binary_at - 8, &binary_size, 8);
+        memcpy(b + f->binary_at, other->bytes + other->binary_at, other->binary_size);
+        size = f->binary_at + other->binary_size;
+        sum = fnv1a(b, size);
+        memcpy(b + size, &sum, 8);
+        size += 8;
+        break;
+    }
+    case DIRECTORY:
+    case DAMAGE_COUNT: break;
+    }
+    if (d == DIRECTORY) {
+        assert_int_equal(unlink(f->path), 0);
+        assert_int_equal(mkdir(f->path, 0755), 0);
+    } else {
+        write_file(f->path, b, size);
+    }
+    free(b);
+}
+
+/* The paths of the regular files of dir: returns how many (at most max). */
+static int list_files(const char *dir, char paths[][1024], int max)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[1024];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
+            stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        assert_true(n < max);
+        memcpy(paths[n++], path, sizeof path);
+    }
+    closedir(d);
+    return n;
+}
+
+static void test_damaged_files(void **state)
+{
+    (void)state;
+    tc_seed_for("damaged_files");
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/damaged", g_tmp);
+    clreduce_ctx *c = context_with_disk_cache(dir);
+    use_two_programs(c, 5000);
+    clreduce_cache_stats s = stats_of(c);
+    print_stats("first context, empty directory:", s);
+    uint64_t programs = s.programs_built;
+    assert_int_equal(programs, 2);
+    assert_string_equal(s.disk_cache_status, "");
+    clreduce_destroy(c);
+
+    char paths[2][1024];
+    assert_int_equal(list_files(dir, paths, 2), 2);
+    for (int d = 0; d < DAMAGE_COUNT; d++) {
+        cache_file f[2];
+        read_cache_file(paths[0], &f[0]);
+        read_cache_file(paths[1], &f[1]);
+        apply_damage((damage)d, &f[0], &f[1]);
+        apply_damage((damage)d, &f[1], &f[0]);
+
+        /* Compiled again, with correct results, and said. */
+        c = context_with_disk_cache(dir);
+        use_two_programs(c, 4097 + (size_t)d * 1001);
+        s = stats_of(c);
+        print_stats(damages[d].name, s);
+        assert_int_equal(s.programs_built, programs);
+        assert_int_equal(s.programs_loaded, 0);
+        if (!tc_contains(s.disk_cache_status, damages[d].says) ||
+            !tc_contains(s.disk_cache_status, ".bin: ") ||
+            !tc_contains(s.disk_cache_status, "compiled from source")) {
+            print_error("%s: disk_cache_status does not say \"%s\"\n", damages[d].name,
+                        damages[d].says);
+            fail();
+        }
+        clreduce_destroy(c);
+
+        /* The files were written anew, good: the next context loads them. */
+        for (int i = 0; i < 2; i++) {
+            cache_file good;
+            read_cache_file(f[i].path, &good);
+            free(good.bytes);
+            free(f[i].bytes);
+        }
+        c = context_with_disk_cache(dir);
+        use_two_programs(c, 999);
+        s = stats_of(c);
+        assert_int_equal(s.programs_built, 0);
+        assert_int_equal(s.programs_loaded, programs);
+        assert_string_equal(s.disk_cache_status, "");
+        clreduce_destroy(c);
+    }
+}
+
+/* ---- the cache directory -------------------------------------------------- */
+
+static void test_cache_directory(void **state)
+{
+    (void)state;
+    tc_seed_for("cache_directory");
+
+    /* Three levels that do not exist yet. */
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/one/two/three", g_tmp);
+    clreduce_ctx *c = context_with_disk_cache(dir);
+    use_two_programs(c, 3001);
+    check_counts("three missing levels:", c, 1, 0);
+    assert_string_equal(stats_of(c).disk_cache_status, "");
+    clreduce_destroy(c);
+    assert_int_equal(for_each_file(dir, COUNT_FILES), 2);
+    c = context_with_disk_cache(dir);
+    use_two_programs(c, 3002);
+    check_counts("three levels, second context:", c, 0, 1);
+    clreduce_destroy(c);
+
+    /* A regular file where a directory should be: above the cache, or the
+     * cache directory itself. */
+    char file[300];
+    snprintf(file, sizeof file, "%s/blocker", g_tmp);
+    write_file(file, "x", 1);
+    static const char *const below[] = {"/cache", "/a/b", ""};
+    for (int i = 0; i < 3; i++) {
+        snprintf(dir, sizeof dir, "%s%s", file, below[i]);
+        for (int round = 0; round < 2; round++) {
+            c = context_with_disk_cache(dir);
+            use_two_programs(c, 2000 + (size_t)round);
+            clreduce_cache_stats s = stats_of(c);
+            print_stats(dir + strlen(g_tmp), s);
+            assert_int_equal(s.programs_built, 2);
+            assert_int_equal(s.programs_loaded, 0);
+            assert_true(tc_contains(s.disk_cache_status, "blocker"));
+            assert_true(tc_contains(s.disk_cache_status, "not a directory"));
+            clreduce_destroy(c);
+        }
+    }
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    assert_true(S_ISREG(st.st_mode) && st.st_size == 1);
+
+    /* A directory the process may not write to (root writes anywhere). */
+    if (geteuid() != 0) {
+        snprintf(dir, sizeof dir, "%s/read-only", g_tmp);
+        assert_int_equal(mkdir(dir, 0555), 0);
+        c = context_with_disk_cache(dir);
+        use_two_programs(c, 1234);
+        clreduce_cache_stats s = stats_of(c);
+        print_stats("read-only directory:", s);
+        assert_int_equal(s.programs_built, 2);
+        assert_true(tc_contains(s.disk_cache_status, "cannot write"));
+        clreduce_destroy(c);
+        chmod(dir, 0755);
+    } else {
+        print_message("read-only directory: not tried (running as root)\n");
+    }
+
+    /* Nowhere to put it: off, and said. */
+    static const char *const vars[] = {"CLREDUCE_CACHE_DIR", "XDG_CACHE_HOME", "HOME"};
+    char *saved[3];
+    for (int i = 0; i < 3; i++) {
+        saved[i] = getenv(vars[i]) ? strdup(getenv(vars[i])) : NULL;
+        unsetenv(vars[i]);
+    }
+    c = NULL;
+    assert_int_equal(clreduce_create(clreduce_get_cl_context(g_ctx),
+                                     clreduce_get_cl_device(g_ctx), &c),
+                     CLREDUCE_SUCCESS);
+    for (int i = 0; i < 3; i++) {
+        if (saved[i])
+            setenv(vars[i], saved[i], 1);
+        free(saved[i]);
+    }
+    use_two_programs(c, 777);
+    clreduce_cache_stats s = stats_of(c);
+    print_stats("no HOME:", s);
+    assert_int_equal(s.programs_built, 2);
+    assert_true(tc_contains(s.disk_cache_status, "off") &&
+                tc_contains(s.disk_cache_status, "HOME"));
+    clreduce_destroy(c);
+
+    c = context_with_disk_cache("off");
+    s = stats_of(c);
+    assert_true(tc_contains(s.disk_cache_status, "off"));
+    clreduce_destroy(c);
+}
+
 /* Several threads asking for the same new kernel at once: all get correct
  * results, and later calls find it in the cache. */
 enum { THREADS = 4, PER_THREAD = 3, THREAD_N = 20000 };
@@ -410,6 +773,8 @@ int main(void)
         cmocka_unit_test(test_build_once),
         cmocka_unit_test(test_per_context),
         cmocka_unit_test(test_disk_cache),
+        cmocka_unit_test(test_damaged_files),
+        cmocka_unit_test(test_cache_directory),
         cmocka_unit_test(test_threads),
     };
     /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */

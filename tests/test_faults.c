@@ -27,8 +27,9 @@
  *    those of a context that never saw a fault, and destroying the context
  *    leaves exactly those alive before it was created.
  * The only calls whose failure does not fail the operation are those of the
- * disk cache of program binaries (a binary that does not load is compiled
- * from source, one that cannot be read back is not stored) and the growth
+ * disk cache of program binaries (a binary that does not load, or whose
+ * kernels cannot be created, is compiled from source; one that cannot be
+ * read back is not stored) and the growth
  * of the look-back's scratch (twice the old size is asked first, then what
  * is needed). There the call must succeed with the right result.
  *
@@ -106,15 +107,25 @@ static clreduce_status expected_status(cl_int err)
 
 /* Whether call k (from 1) of a trace belongs to the disk cache of program
  * binaries, whose failures fall back instead of failing: loading a binary
- * (clCreateProgramWithBinary and the clBuildProgram right after it) and
- * reading one back to store it (clGetProgramInfo). */
+ * (clCreateProgramWithBinary, the clBuildProgram right after it, and the
+ * clCreateKernel calls of the loaded program) and reading one back to store
+ * it (clGetProgramInfo). */
 static int is_disk_cache_call(const fault_call *calls, size_t n, unsigned k)
 {
     const char *f = calls[k - 1].function;
     if (strcmp(f, "clCreateProgramWithBinary") == 0 || strcmp(f, "clGetProgramInfo") == 0)
         return 1;
-    return strcmp(f, "clBuildProgram") == 0 && k >= 2 && k - 2 < n &&
-           strcmp(calls[k - 2].function, "clCreateProgramWithBinary") == 0;
+    if (strcmp(f, "clBuildProgram") == 0)
+        return k >= 2 && k - 2 < n &&
+               strcmp(calls[k - 2].function, "clCreateProgramWithBinary") == 0;
+    if (strcmp(f, "clCreateKernel") != 0)
+        return 0;
+    for (unsigned i = k - 1; i >= 1 && i <= n; i--) {
+        const char *g = calls[i - 1].function;
+        if (strcmp(g, "clCreateKernel") != 0 && strcmp(g, "clBuildProgram") != 0)
+            return strcmp(g, "clCreateProgramWithBinary") == 0;
+    }
+    return 0;
 }
 
 static void assert_live_equal(const char *what, const fault_objects *got,

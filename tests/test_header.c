@@ -72,10 +72,12 @@ int CHECK_FUNCTION(void)
     clreduce_default_settings(&settings);
     stats.programs_built = 0;
     stats.cache_hits = 0;
+    stats.disk_cache_status[0] = '\0';
     bad += st != 0 || op != 2 || type != 5 || v != 9 || path != 5;
     bad += CLREDUCE_VARIANT_COUNT != 10;
     bad += kind != 1 || scan_variant != 4 || CLREDUCE_SCAN_VARIANT_COUNT != 5;
     bad += settings.work_group_size != 0 || stats.cache_hits != 0;
+    bad += sizeof stats.disk_cache_status != 256 || stats.disk_cache_status[0] != '\0';
     bad += ctx != NULL || ev != NULL || size == 0;
     bad += clreduce_version_number() != CLREDUCE_VERSION_NUMBER;
     bad += clreduce_type_size(CLREDUCE_DOUBLE) != sizeof(double);

@@ -57,8 +57,14 @@
  * Programs are also kept on disk as device binaries, so that a new process
  * does not compile again: in $CLREDUCE_CACHE_DIR if set ("" or "off"
  * disables the disk cache), else $XDG_CACHE_HOME/clreduce, else
- * ~/.cache/clreduce. A file that is missing, stale or unreadable is simply
- * compiled again; the directory can be deleted at any time.
+ * ~/.cache/clreduce; missing directories are created, at any depth. Every
+ * file carries a checksum of its binary and of the program's identity, which
+ * is verified before the binary reaches the OpenCL runtime. A file that is
+ * missing, stale, damaged, unreadable, of another program, or whose binary
+ * the runtime refuses or lacks a kernel of, is compiled again from source and
+ * the file written anew (to a temporary name, then renamed); the directory
+ * can be deleted at any time. A disk cache that cannot be used never fails a
+ * call: clreduce_get_cache_stats() says why in disk_cache_status.
  *
  * Threads: a clreduce_ctx may be used from several threads at once.
  * clreduce_last_error() reports the calling thread's last failure.
@@ -477,15 +483,24 @@ CLREDUCE_API clreduce_subgroup_path clreduce_get_subgroup_path(const clreduce_ct
 CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clreduce_type type,
                                                  clreduce_settings *out);
 
-/* Counters of the context's program caches. */
+/* Counters of the context's program caches, and the state of its disk
+ * cache. */
 typedef struct clreduce_cache_stats {
     uint64_t programs_built;  /* programs compiled from source            */
     uint64_t programs_loaded; /* programs loaded from the disk cache      */
     uint64_t cache_hits;      /* kernel requests served from memory       */
+    /* "" while the disk cache has met no problem. Otherwise, in words and
+     * truncated to fit, why it is off ("off: CLREDUCE_CACHE_DIR is \"off\"",
+     * "off: none of CLREDUCE_CACHE_DIR, XDG_CACHE_HOME and HOME is set") or
+     * the latest problem it met in this context: a directory it cannot
+     * create or write ("cannot create directory /a/b: Not a directory"), or
+     * a file it did not use ("0123456789abcdef.bin: damaged (checksum
+     * mismatch); compiled from source"). None of these fails a call. */
+    char disk_cache_status[256];
 } clreduce_cache_stats;
 
-/* Copies the counters into *stats. Returns CLREDUCE_ERROR_INVALID_ARGUMENT
- * for a NULL argument. */
+/* Copies the counters and the disk cache's state into *stats. Returns
+ * CLREDUCE_ERROR_INVALID_ARGUMENT for a NULL argument. */
 CLREDUCE_API clreduce_status clreduce_get_cache_stats(const clreduce_ctx *ctx,
                                                       clreduce_cache_stats *stats);
 
