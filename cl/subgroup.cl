@@ -4,11 +4,12 @@
  * the device's capabilities.
  *
  * Compile-time parameters:
- *   CLR_SG_PATH  1 none, 2 NVIDIA inline PTX shfl.sync, 3 sub_group_shuffle_down
- *                (cl_khr_subgroup_shuffle_relative), 4 sub_group_shuffle
- *                (cl_khr_subgroup_shuffle), 5 sub_group_reduce_* only
- *                (cl_khr_subgroups). Values match clreduce_subgroup_path.
- *   CLR_WARP     warp size for path 2 (CL_DEVICE_WARP_SIZE_NV).
+ *   CLR_SG_PATH  a CLR_SG_* code of contract.h: NONE, NV_PTX (inline PTX
+ *                shfl.sync), SHUFFLE_RELATIVE (sub_group_shuffle_down,
+ *                cl_khr_subgroup_shuffle_relative), SHUFFLE (sub_group_shuffle,
+ *                cl_khr_subgroup_shuffle), REDUCE (sub_group_reduce_* only,
+ *                cl_khr_subgroups).
+ *   CLR_WARP     warp size for NV_PTX (CL_DEVICE_WARP_SIZE_NV).
  *
  * Provides, when CLR_HAS_SUBGROUPS is 1:
  *   clr_sg_lane(), clr_sg_id(), clr_sg_size(), clr_sg_count()
@@ -22,18 +23,18 @@
  *   clr_sg_first_lane(pred)  lowest lane whose pred is true, or the
  *                     sub-group size when none is
  *
- * For path 2 the work-group is one-dimensional and a multiple of CLR_WARP work-items, so
+ * For NV_PTX the work-group is one-dimensional and a multiple of CLR_WARP work-items, so
  * warp w holds local ids [w*CLR_WARP, (w+1)*CLR_WARP): that is how NVIDIA
  * lays out a work-group.
  */
 
 #ifndef CLR_SG_PATH
-#define CLR_SG_PATH 1
+#define CLR_SG_PATH CLR_SG_NONE
 #endif
 
-#define CLR_HAS_SUBGROUPS (CLR_SG_PATH >= 2)
+#define CLR_HAS_SUBGROUPS (CLR_SG_PATH != CLR_SG_NONE)
 
-#if CLR_SG_PATH == 2
+#if CLR_SG_PATH == CLR_SG_NV_PTX
 
 uint clr_sg_lane(void) { return (uint)get_local_id(0) & (CLR_WARP - 1); }
 uint clr_sg_id(void) { return (uint)get_local_id(0) / CLR_WARP; }
@@ -100,7 +101,8 @@ uint clr_sg_first_lane(int pred)
     return mask ? popcount((mask & (0u - mask)) - 1u) : CLR_WARP;
 }
 
-#elif CLR_SG_PATH >= 3 && CLR_SG_PATH <= 5
+#elif CLR_SG_PATH == CLR_SG_SHUFFLE_RELATIVE || CLR_SG_PATH == CLR_SG_SHUFFLE || \
+    CLR_SG_PATH == CLR_SG_REDUCE
 
 /* Built with -cl-std=CL2.0 or CL3.0, where the built-ins are declared as soon
  * as the device has the extension: no #pragma needed (and compilers warn). */
@@ -110,10 +112,10 @@ uint clr_sg_id(void) { return get_sub_group_id(); }
 uint clr_sg_size(void) { return get_sub_group_size(); }
 uint clr_sg_count(void) { return get_num_sub_groups(); }
 
-#if CLR_SG_PATH == 3
+#if CLR_SG_PATH == CLR_SG_SHUFFLE_RELATIVE
 T clr_shfl_down(T v, uint delta) { return sub_group_shuffle_down(v, delta); }
 T clr_shfl_up(T v, uint delta) { return sub_group_shuffle_up(v, delta); }
-#elif CLR_SG_PATH == 4
+#elif CLR_SG_PATH == CLR_SG_SHUFFLE
 /* An index past the sub-group gives an undefined value; clr_sg_reduce never
  * uses it, and clr_shfl_up's lanes below delta read their own. */
 T clr_shfl_down(T v, uint delta) { return sub_group_shuffle(v, get_sub_group_local_id() + delta); }
@@ -131,27 +133,27 @@ uint clr_sg_first_lane(int pred)
     return sub_group_reduce_min(pred ? get_sub_group_local_id() : get_sub_group_size());
 }
 
-#elif CLR_SG_PATH != 1
-#error "CLR_SG_PATH must be 1..5"
+#elif CLR_SG_PATH != CLR_SG_NONE
+#error "CLR_SG_PATH must be a CLR_SG_* code"
 #endif
 
 #if CLR_HAS_SUBGROUPS
 
-#if CLR_SG_PATH == 5
+#if CLR_SG_PATH == CLR_SG_REDUCE
 
 T clr_sg_reduce(T v)
 {
-#if CLR_OP == 0
+#if CLR_OP == CLR_OP_SUM
     return sub_group_reduce_add(v);
-#elif !CLR_IS_FLOAT && CLR_OP == 1
+#elif !CLR_IS_FLOAT && CLR_OP == CLR_OP_MIN
     return sub_group_reduce_min(v);
-#elif !CLR_IS_FLOAT && CLR_OP == 2
+#elif !CLR_IS_FLOAT && CLR_OP == CLR_OP_MAX
     return sub_group_reduce_max(v);
 #else
     /* The built-ins follow fmin/fmax, which drop NaN and may return either
      * zero: fix both up to clr_op's contract. */
     int any_nan = sub_group_any(isnan(v));
-#if CLR_OP == 1
+#if CLR_OP == CLR_OP_MIN
     T r = sub_group_reduce_min(v);
     int preferred_zero = sub_group_any(v == (T)0 && signbit(v));
     if (r == (T)0)
@@ -189,22 +191,22 @@ T clr_sg_reduce(T v)
 
 /* ---- scans ---------------------------------------------------------------- */
 
-#if CLR_SG_PATH == 5
+#if CLR_SG_PATH == CLR_SG_REDUCE
 
-#if CLR_OP == 0
+#if CLR_OP == CLR_OP_SUM
 T clr_sg_scan_inclusive(T v) { return sub_group_scan_inclusive_add(v); }
 T clr_sg_scan_exclusive(T v) { return sub_group_scan_exclusive_add(v); }
-#elif !CLR_IS_FLOAT && CLR_OP == 1
+#elif !CLR_IS_FLOAT && CLR_OP == CLR_OP_MIN
 T clr_sg_scan_inclusive(T v) { return sub_group_scan_inclusive_min(v); }
 T clr_sg_scan_exclusive(T v) { return sub_group_scan_exclusive_min(v); }
-#elif !CLR_IS_FLOAT && CLR_OP == 2
+#elif !CLR_IS_FLOAT && CLR_OP == CLR_OP_MAX
 T clr_sg_scan_inclusive(T v) { return sub_group_scan_inclusive_max(v); }
 T clr_sg_scan_exclusive(T v) { return sub_group_scan_exclusive_max(v); }
 #else
 /* As for clr_sg_reduce: the built-ins follow fmin/fmax, so NaN and the sign
  * of zero are fixed up from integer scans of flags (an empty exclusive
  * prefix scans to INT_MIN, hence the "> 0"). */
-#if CLR_OP == 1
+#if CLR_OP == CLR_OP_MIN
 #define CLR_SG_SCAN_FIX(KIND)                                                  \
     T r = sub_group_scan_##KIND##_min(v);                                      \
     int zero = sub_group_scan_##KIND##_max((v == (T)0 && signbit(v)) ? 1 : 0); \

@@ -2,19 +2,24 @@
  * types.cl — element type, operator and identity.
  *
  * Compile-time parameters (passed with -D by the host):
- *   CLR_TYPE  element type: 0 float, 1 double, 2 int, 3 uint, 4 long, 5 ulong.
+ *   CLR_TYPE  element type, a CLR_TYPE_* code of contract.h.
  *             (Signed sums are compiled as unsigned ones: the bits are the
  *             same and unsigned arithmetic wraps without undefined behaviour.)
- *   CLR_OP    operator: 0 sum, 1 min, 2 max.
+ *   CLR_OP    operator, a CLR_OP_* code.
  *   CLR_VEC   elements per vector load: 1, 2, 4, 8 or 16 (default 1).
  *
- * Provides: T, VT (vector of CLR_VEC T), CLR_IDENTITY, clr_op(T, T),
+ *   CLR_WG    work-group size of every kernel (CLR_KERNEL).
+ *
+ * Provides: CLR_KERNEL, T, VT (vector of CLR_VEC T), CLR_IDENTITY, clr_op(T, T),
  * clr_opv(VT, VT) (sums, integer min/max), clr_hreduce(VT) -> T, CLR_IS_FLOAT, CLR_IS_64, CLR_AS_T,
  * and the vector accumulator clr_acc (clr_acc_init/_add/_result).
  *
  * min and max propagate NaN and order -0.0 below +0.0, so that they are
  * commutative and associative on every input, bit for bit.
  */
+
+/* Every kernel is compiled for work-groups of exactly CLR_WG work-items. */
+#define CLR_KERNEL __attribute__((reqd_work_group_size(CLR_WG, 1, 1))) kernel void
 
 #define CLR_CAT_(a, b) a##b
 #define CLR_CAT(a, b) CLR_CAT_(a, b)
@@ -23,45 +28,45 @@
 #define CLR_VEC 1
 #endif
 
-#if CLR_TYPE == 0
+#if CLR_TYPE == CLR_TYPE_FLOAT
 #define T float
 #define CLR_IS_FLOAT 1
 #define CLR_IS_64 0
 #define CLR_MIN_VALUE (-INFINITY)
 #define CLR_MAX_VALUE INFINITY
-#elif CLR_TYPE == 1
+#elif CLR_TYPE == CLR_TYPE_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define T double
 #define CLR_IS_FLOAT 1
 #define CLR_IS_64 1
 #define CLR_MIN_VALUE (-(double)INFINITY)
 #define CLR_MAX_VALUE ((double)INFINITY)
-#elif CLR_TYPE == 2
+#elif CLR_TYPE == CLR_TYPE_INT
 #define T int
 #define CLR_IS_FLOAT 0
 #define CLR_IS_64 0
 #define CLR_MIN_VALUE INT_MIN
 #define CLR_MAX_VALUE INT_MAX
-#elif CLR_TYPE == 3
+#elif CLR_TYPE == CLR_TYPE_UINT
 #define T uint
 #define CLR_IS_FLOAT 0
 #define CLR_IS_64 0
 #define CLR_MIN_VALUE 0u
 #define CLR_MAX_VALUE UINT_MAX
-#elif CLR_TYPE == 4
+#elif CLR_TYPE == CLR_TYPE_LONG
 #define T long
 #define CLR_IS_FLOAT 0
 #define CLR_IS_64 1
 #define CLR_MIN_VALUE LONG_MIN
 #define CLR_MAX_VALUE LONG_MAX
-#elif CLR_TYPE == 5
+#elif CLR_TYPE == CLR_TYPE_ULONG
 #define T ulong
 #define CLR_IS_FLOAT 0
 #define CLR_IS_64 1
 #define CLR_MIN_VALUE 0ul
 #define CLR_MAX_VALUE ULONG_MAX
 #else
-#error "CLR_TYPE must be 0..5"
+#error "CLR_TYPE must be a CLR_TYPE_* code"
 #endif
 
 #define CLR_AS_T CLR_CAT(as_, T)
@@ -72,26 +77,26 @@
 #define VT CLR_CAT(T, CLR_VEC)
 #endif
 
-#if CLR_OP == 0
+#if CLR_OP == CLR_OP_SUM
 #define CLR_IDENTITY ((T)0)
-#elif CLR_OP == 1
+#elif CLR_OP == CLR_OP_MIN
 #define CLR_IDENTITY ((T)CLR_MAX_VALUE)
-#elif CLR_OP == 2
+#elif CLR_OP == CLR_OP_MAX
 #define CLR_IDENTITY ((T)CLR_MIN_VALUE)
 #else
-#error "CLR_OP must be 0..2"
+#error "CLR_OP must be a CLR_OP_* code"
 #endif
 
 /* Scalar operator. */
 T clr_op(T a, T b)
 {
-#if CLR_OP == 0
+#if CLR_OP == CLR_OP_SUM
     return a + b;
-#elif CLR_IS_FLOAT && CLR_OP == 1
+#elif CLR_IS_FLOAT && CLR_OP == CLR_OP_MIN
     return (isnan(a) || a < b || (a == b && signbit(a))) ? a : b;
-#elif CLR_IS_FLOAT && CLR_OP == 2
+#elif CLR_IS_FLOAT && CLR_OP == CLR_OP_MAX
     return (isnan(a) || a > b || (a == b && !signbit(a))) ? a : b;
-#elif CLR_OP == 1
+#elif CLR_OP == CLR_OP_MIN
     return min(a, b);
 #else
     return max(a, b);
@@ -102,11 +107,11 @@ T clr_op(T a, T b)
  * min/max combine vectors through the key accumulator below). */
 VT clr_opv(VT a, VT b)
 {
-#if CLR_OP == 0
+#if CLR_OP == CLR_OP_SUM
     return a + b;
 #elif CLR_VEC == 1
     return clr_op(a, b);
-#elif CLR_OP == 1
+#elif CLR_OP == CLR_OP_MIN
     return min(a, b);
 #else
     return max(a, b);
@@ -143,7 +148,7 @@ T clr_hreduce16(CLR_CAT(T, 16) v) { return clr_op(clr_hreduce8(v.lo), clr_hreduc
  * the sign of zero (on the H200 the two forms ran within run-to-run noise of
  * each other). NaN keys sort past +-inf's, so a second accumulator with the
  * opposite operator tells whether any NaN was seen. */
-#if CLR_IS_FLOAT && CLR_OP != 0
+#if CLR_IS_FLOAT && CLR_OP != CLR_OP_SUM
 #if CLR_IS_64
 #define KT long
 #define CLR_KEY_SHIFT 63
@@ -162,7 +167,7 @@ T clr_hreduce16(CLR_CAT(T, 16) v) { return clr_op(clr_hreduce8(v.lo), clr_hreduc
 #else
 #define KVT CLR_CAT(KT, CLR_VEC)
 #endif
-#if CLR_OP == 1
+#if CLR_OP == CLR_OP_MIN
 #define CLR_KEY_BEST min   /* the operator on keys     */
 #define CLR_KEY_OTHER max  /* the NaN guard            */
 #define CLR_KEY_START CLR_KEY_PINF

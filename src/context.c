@@ -130,7 +130,9 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
     ctx->cl_std_option = ctx->info.clc_major >= 3   ? "-cl-std=CL3.0"
                          : ctx->info.clc_major == 2 ? "-cl-std=CL2.0"
                                                     : "";
-    ctx->fence_kind = ctx->info.vendor == VENDOR_NVIDIA ? 2 : ctx->info.clc_major == 2 ? 1 : 0;
+    ctx->order_kind = ctx->info.vendor == VENDOR_NVIDIA ? CLR_ORDER_PTX
+                      : ctx->info.clc_major == 2        ? CLR_ORDER_CL20
+                                                        : CLR_ORDER_NONE;
 
     clRetainContext(context);
     clRetainDevice(device);
@@ -164,6 +166,13 @@ void clreduce_destroy(clreduce_ctx *ctx)
     clReleaseDevice(ctx->device);
     clReleaseContext(ctx->context);
     free(ctx);
+}
+
+int context_orders_work_groups(const clreduce_ctx *ctx)
+{
+    /* Without device-scope ordering, a CPU's coherent caches still make
+     * mem_fence and volatile accesses enough. */
+    return ctx->order_kind != CLR_ORDER_NONE || (ctx->info.type & CL_DEVICE_TYPE_CPU);
 }
 
 clreduce_status context_own_queue(clreduce_ctx *ctx, cl_command_queue *out)

@@ -192,3 +192,32 @@ clreduce_status device_info_query(cl_device_id device, device_info *info, char *
     free(extensions);
     return CLREDUCE_SUCCESS;
 }
+
+int path_usable(const device_info *info, clreduce_subgroup_path path, const char **lacks)
+{
+    switch (path) {
+    case CLREDUCE_SUBGROUP_PATH_NV_PTX:
+        *lacks = "an NVIDIA device with 32-wide warps (CL_DEVICE_WARP_SIZE_NV) for inline PTX shfl.sync";
+        return info->vendor == VENDOR_NVIDIA && info->nv_warp_size == 32;
+    case CLREDUCE_SUBGROUP_PATH_SHUFFLE_RELATIVE:
+        *lacks = "cl_khr_subgroup_shuffle_relative";
+        return info->has_subgroup_shuffle_relative;
+    case CLREDUCE_SUBGROUP_PATH_SHUFFLE:
+        *lacks = "cl_khr_subgroup_shuffle";
+        return info->has_subgroup_shuffle;
+    case CLREDUCE_SUBGROUP_PATH_REDUCE:
+        *lacks = "cl_khr_subgroups (or the OpenCL C 3.0 feature __opencl_c_subgroups)";
+        return info->has_subgroups;
+    default:
+        *lacks = "sub-group support (no cl_khr_subgroups, no __opencl_c_subgroups, not an NVIDIA GPU)";
+        return 0;
+    }
+}
+
+int path_needs_cl_std(clreduce_subgroup_path path)
+{
+    /* The cl_khr_subgroup* built-ins are declared only from OpenCL C 2.0 on;
+     * NV_PTX is inline assembly in any version. */
+    return path == CLREDUCE_SUBGROUP_PATH_SHUFFLE_RELATIVE ||
+           path == CLREDUCE_SUBGROUP_PATH_SHUFFLE || path == CLREDUCE_SUBGROUP_PATH_REDUCE;
+}

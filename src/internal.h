@@ -7,8 +7,11 @@
 #include <stdint.h>
 
 #include "clreduce/clreduce.h"
+#include "contract.h"     /* cl/: the codes and layouts shared with the kernels */
+#include "embedded_cl.h"  /* the kernels' sources, clreduce_cl_<file> */
 
-#define CLREDUCE_SINGLE_PASS_SCRATCH_HEADER 128 /* bytes before the partials */
+/* Declarations in the order of the data path: the device and its tuning,
+ * the request pipeline and what it calls, then the context and errors. */
 
 /* ---- device_info.c ------------------------------------------------------ */
 
@@ -44,6 +47,13 @@ typedef struct device_info {
 
 clreduce_status device_info_query(cl_device_id device, device_info *info, char *why, size_t why_size);
 
+/* Whether the device can run sub-group path `path`; *lacks names what is
+ * missing. */
+int path_usable(const device_info *info, clreduce_subgroup_path path, const char **lacks);
+
+/* Whether kernels on `path` must be built for OpenCL C 2.0 or later. */
+int path_needs_cl_std(clreduce_subgroup_path path);
+
 /* ---- tuning.c ------------------------------------------------------------ */
 
 typedef struct tuning {
@@ -63,6 +73,86 @@ typedef struct tuning {
 void tuning_for_device(const device_info *info, size_t element_size,
                        const clreduce_settings *overrides, tuning *out);
 
+/* ---- request.c -------------------------------------------------------------- */
+
+/* What a program is built from: embedded sources, lowest layer first
+ * (cl/contract.h first), and the names of its kernels. */
+typedef struct program_spec {
+    const char *const *sources;
+    size_t nsources;
+    const char *const *kernels;
+    size_t nkernels;
+    int orders_device; /* reads device_order.cl: needs the context's ordering */
+} program_spec;
+
+/* One call as the caller made it, for any operation family. */
+typedef struct request {
+    cl_command_queue queue;
+    clreduce_op op;
+    clreduce_type type;
+    int variant; /* the family's variant enum, as asked (AUTO too) */
+    int kind;    /* scans: clreduce_scan_kind */
+    cl_mem input;
+    size_t input_offset;
+    size_t count;
+    cl_mem output;
+    size_t output_offset;
+    cl_uint num_wait;
+    const cl_event *wait;
+} request;
+
+/* Everything a call needs to know, decided before anything is enqueued. */
+typedef struct plan {
+    clreduce_op op;
+    clreduce_type type;
+    size_t element_size;
+    int variant; /* resolved, never AUTO */
+    tuning t;
+    size_t work_group_size; /* of this family's kernels (CLR_WG) */
+    unsigned unroll;        /* CLR_UNROLL */
+    clreduce_subgroup_path path;
+    const program_spec *program;
+    char family_options[160]; /* the family's own -D options */
+} plan;
+
+typedef struct chain chain;
+typedef struct cached_kernel cached_kernel;
+
+/* What an operation family supplies to the pipeline. */
+typedef struct op_family {
+    const char *output_name;        /* in messages: "result", "output" */
+    const char *output_offset_name; /* "result_offset", "output_offset" */
+    const char *host_input_name;    /* the host call's input: "data", "input" */
+    int in_place;            /* input and output may be the same range */
+    size_t (*output_count)(size_t count);
+    /* Checks what is the family's own and fills *p, from plan_start(). */
+    clreduce_status (*plan)(clreduce_ctx *ctx, const request *r, plan *p);
+    /* The commands of a call of count 0 (wants_event: first or done asked). */
+    clreduce_status (*enqueue_empty)(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                     int wants_event);
+    clreduce_status (*enqueue)(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                               cached_kernel *k, int in_order);
+} op_family;
+
+/* The checks and fields every plan starts with: operator, type, fp64,
+ * element size, the context's tuning for the type. */
+clreduce_status plan_start(clreduce_ctx *ctx, const request *r, plan *p);
+
+/* The pipeline (request.c says its steps) on the caller's queue. */
+clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const request *r,
+                                cl_event *first, cl_event *done);
+
+/* The pipeline on host memory, through the context's own queue: r holds the
+ * operator, type, variant, kind and count; input and output are host
+ * arrays. */
+clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, const void *input,
+                             void *output);
+
+/* The plan's checks alone: whether the family can run op on type with
+ * `variant` on this context. */
+clreduce_status request_check_support(clreduce_ctx *ctx, const op_family *f, clreduce_op op,
+                                      clreduce_type type, int variant, int kind);
+
 /* ---- program_cache.c ---------------------------------------------------- */
 
 /* One compiled program, its kernels, and the lock that serialises setting
@@ -70,14 +160,14 @@ void tuning_for_device(const device_info *info, size_t element_size,
  * thread-safe). */
 #define CACHED_KERNELS_MAX 4
 
-typedef struct cached_kernel {
+struct cached_kernel {
+    const program_spec *spec;
     char *options;
     cl_program program;
-    cl_kernel kernel; /* kernels[0] */
     cl_kernel kernels[CACHED_KERNELS_MAX];
     pthread_mutex_t lock;
     struct cached_kernel *next;
-} cached_kernel;
+};
 
 typedef struct program_cache {
     pthread_mutex_t lock;
@@ -91,12 +181,10 @@ typedef struct program_cache {
 void program_cache_init(program_cache *cache);
 void program_cache_clear(program_cache *cache);
 
-/* Returns the program compiled with `options` and its kernels `names[0 ..
- * count)` (at most CACHED_KERNELS_MAX), building it on the first request.
- * `options` alone identify the program: the same options always come with
- * the same names. */
-clreduce_status program_cache_get(clreduce_ctx *ctx, const char *options, const char *const *names,
-                                  size_t count, cached_kernel **out);
+/* Returns the program of `spec` built with `options`, and its kernels,
+ * building it on the first request. */
+clreduce_status program_cache_get(clreduce_ctx *ctx, const program_spec *spec, const char *options,
+                                  cached_kernel **out);
 
 /* ---- disk_cache.c --------------------------------------------------------- */
 
@@ -186,51 +274,23 @@ struct clreduce_ctx {
     clreduce_subgroup_path subgroup_path; /* resolved, never _AUTO */
     tuning tuning_by_size[2];             /* [0] 4-byte, [1] 8-byte elements */
     const char *cl_std_option;            /* "" or "-cl-std=CL2.0"/"CL3.0" */
-    int fence_kind;                       /* CLR_FENCE for the single pass */
+    int order_kind;                       /* a CLR_ORDER_* code (device_order.cl) */
     program_cache cache;
     char *disk_cache_dir;                 /* NULL: no disk cache */
     scratch_pool scratch;
     pthread_mutex_t queue_lock;
-    cl_command_queue own_queue;           /* for clreduce_reduce_host */
+    cl_command_queue own_queue;           /* for the *_host calls */
 };
 
 /* Returns the context's own in-order queue, creating it on first use. */
 clreduce_status context_own_queue(clreduce_ctx *ctx, cl_command_queue *out);
 
-/* ---- command.c ------------------------------------------------------------ */
+/* Whether one work-group's global stores can be made visible to another
+ * (device_order.cl): what the single-pass reduction and the look-back scan
+ * need. */
+int context_orders_work_groups(const clreduce_ctx *ctx);
 
-/* The kernel's element type (a CLR_TYPE value): signed sums run as unsigned
- * ones. */
-int kernel_type(clreduce_op op, clreduce_type type);
-
-/* Writes the identity of op for type (clreduce_type_size bytes) to out. */
-void identity_value(clreduce_op op, clreduce_type type, void *out);
-
-/* Whether the device can run sub-group path `path`; *lacks names what is
- * missing. */
-int path_usable(const clreduce_ctx *ctx, clreduce_subgroup_path path, const char **lacks);
-
-size_t div_up(size_t a, size_t b);
-
-/* A chain of commands: each waits for the one before (the first for the
- * caller's wait list), so that the chain is ordered on out-of-order queues
- * too. */
-typedef struct chain {
-    cl_command_queue queue;
-    cl_uint num_wait;
-    const cl_event *wait;
-    cl_event first;
-    cl_event last;
-    int count;
-} chain;
-
-void chain_push(chain *c, cl_event ev);
-cl_uint chain_wait_count(const chain *c);
-const cl_event *chain_wait_list(const chain *c);
-void chain_finish(chain *c, cl_event *first, cl_event *done);
-
-clreduce_status enqueue_fill(clreduce_ctx *ctx, chain *c, cl_mem buffer, const void *pattern,
-                             size_t pattern_size, size_t offset, size_t size);
+/* ---- validate.c ---------------------------------------------------------- */
 
 /* Size in bytes of a caller's buffer, which must belong to ctx's context. */
 clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t *size);
@@ -264,6 +324,40 @@ clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset,
                               cl_mem output, const char *output_name, size_t out_offset,
                               size_t out_count, size_t element_size, int allow_same);
 
+/* ---- chain.c ---------------------------------------------------------------- */
+
+/* A call's commands in order (chain.c says how). */
+struct chain {
+    cl_command_queue queue;
+    cl_uint num_wait;
+    const cl_event *wait;
+    cl_event first; /* events, where c->events */
+    cl_event last;
+    cl_event next;  /* the slot the command being enqueued fills */
+    int count;      /* commands enqueued */
+    int in_order;
+    int events;     /* whether commands make events */
+};
+
+void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wait,
+                 const cl_event *wait, int events_wanted);
+/* What a command being enqueued waits for, and where its event goes (NULL:
+ * none); chain_push() after it was enqueued. */
+cl_uint chain_wait_count(const chain *c);
+const cl_event *chain_wait_list(const chain *c);
+cl_event *chain_event_slot(chain *c);
+void chain_push(chain *c);
+/* Hands the first and last events to the caller (NULL: released). */
+void chain_finish(chain *c, cl_event *first, cl_event *done);
+/* After a failure: waits for what was enqueued, then drops the events. */
+void chain_abandon(chain *c);
+
+clreduce_status enqueue_fill(clreduce_ctx *ctx, chain *c, cl_mem buffer, const void *pattern,
+                             size_t pattern_size, size_t offset, size_t size);
+
+/* A marker after the chain's last command (its event ends the chain). */
+clreduce_status enqueue_marker(clreduce_ctx *ctx, chain *c);
+
 /* One kernel argument: a value of `size` bytes. */
 typedef struct kernel_arg {
     size_t size;
@@ -277,6 +371,23 @@ typedef struct kernel_arg {
 clreduce_status enqueue_kernel_args(clreduce_ctx *ctx, chain *c, cached_kernel *k, int which,
                                     size_t groups, size_t work_group_size, const kernel_arg *args,
                                     cl_uint nargs);
+
+/* A buffer of `bytes` for a call's own temporary results. */
+clreduce_status create_temp(clreduce_ctx *ctx, size_t bytes, cl_mem *out);
+
+/* ---- types.c ---------------------------------------------------------------- */
+
+/* The kernel's element type (a CLR_TYPE value): signed sums run as unsigned
+ * ones. */
+int kernel_type(clreduce_op op, clreduce_type type);
+
+/* Writes the identity of op for type (clreduce_type_size bytes) to out. */
+void identity_value(clreduce_op op, clreduce_type type, void *out);
+
+static inline size_t div_up(size_t a, size_t b)
+{
+    return a / b + (a % b != 0);
+}
 
 /* ---- error.c ------------------------------------------------------------- */
 

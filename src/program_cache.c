@@ -1,11 +1,10 @@
-/* Compiled kernels, one per distinct set of build options, kept for the
- * context's lifetime so that a repeated call builds nothing; a program not
- * yet in memory comes from the disk cache where it can. */
+/* Compiled kernels, one per program spec and set of build options, kept
+ * for the context's lifetime so that a repeated call builds nothing; a
+ * program not yet in memory comes from the disk cache where it can. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "embedded_cl.h"
 #include "internal.h"
 
 void program_cache_init(program_cache *cache)
@@ -58,17 +57,13 @@ static void append_build_log(clreduce_ctx *ctx, cl_program program)
     free(log);
 }
 
-static const char *const sources[] = {clreduce_cl_types, clreduce_cl_subgroup,
-                                      clreduce_cl_workgroup, clreduce_cl_reduce,
-                                      clreduce_cl_scan};
-#define NSOURCES (sizeof sources / sizeof sources[0])
-
-/* Creates kernels names[0 .. count) of the entry's program. On failure the
+/* Creates the spec's kernels of the entry's program. On failure the
  * kernels made are released, *failed names the one that failed, and the
  * OpenCL error is returned. */
-static cl_int create_kernels(cached_kernel *entry, const char *const *names, size_t count,
-                             const char **failed)
+static cl_int create_kernels(cached_kernel *entry, const char **failed)
 {
+    const char *const *names = entry->spec->kernels;
+    size_t count = entry->spec->nkernels;
     for (size_t i = 0; i < count; i++) {
         cl_int err;
         entry->kernels[i] = clCreateKernel(entry->program, names[i], &err);
@@ -89,27 +84,27 @@ static cl_int create_kernels(cached_kernel *entry, const char *const *names, siz
  * kept. A binary that loads but lacks a kernel (another program's, stored
  * under this key) is as stale as one that fails to load: the caller builds
  * from source, which replaces the file. */
-static int load_entry(clreduce_ctx *ctx, cached_kernel *entry, const char *options,
-                      const char *const *names, size_t count)
+static int load_entry(clreduce_ctx *ctx, cached_kernel *entry)
 {
-    entry->program = disk_cache_load(ctx, options, sources, NSOURCES);
+    const program_spec *spec = entry->spec;
+    entry->program = disk_cache_load(ctx, entry->options, spec->sources, spec->nsources);
     if (!entry->program)
         return 0;
     const char *failed = NULL;
-    cl_int err = create_kernels(entry, names, count, &failed);
+    cl_int err = create_kernels(entry, &failed);
     if (err == CL_SUCCESS)
         return 1;
     char why[256];
     snprintf(why, sizeof why, "creating kernel %s of the binary failed (%s)", failed,
              cl_error_name(err));
-    disk_cache_reject(ctx, options, sources, NSOURCES, why);
+    disk_cache_reject(ctx, entry->options, spec->sources, spec->nsources, why);
     clReleaseProgram(entry->program);
     entry->program = NULL;
     return 0;
 }
 
-static clreduce_status build_entry(clreduce_ctx *ctx, const char *options,
-                                   const char *const *names, size_t count, cached_kernel **out)
+static clreduce_status build_entry(clreduce_ctx *ctx, const program_spec *spec,
+                                   const char *options, cached_kernel **out)
 {
     cl_int err;
     cached_kernel *entry = calloc(1, sizeof *entry);
@@ -117,17 +112,17 @@ static clreduce_status build_entry(clreduce_ctx *ctx, const char *options,
         free(entry);
         return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
+    entry->spec = spec;
     pthread_mutex_init(&entry->lock, NULL);
 
-    if (load_entry(ctx, entry, options, names, count)) {
+    if (load_entry(ctx, entry)) {
         ctx->cache.programs_loaded++;
-        entry->kernel = entry->kernels[0];
         *out = entry;
         return CLREDUCE_SUCCESS;
     }
 
-    entry->program = clCreateProgramWithSource(ctx->context, NSOURCES, (const char **)sources,
-                                               NULL, &err);
+    entry->program = clCreateProgramWithSource(ctx->context, (cl_uint)spec->nsources,
+                                               (const char **)spec->sources, NULL, &err);
     if (err != CL_SUCCESS) {
         entry->program = NULL;
         free_entry(entry);
@@ -146,7 +141,7 @@ static clreduce_status build_entry(clreduce_ctx *ctx, const char *options,
     }
     ctx->cache.programs_built++;
     const char *failed = NULL;
-    err = create_kernels(entry, names, count, &failed);
+    err = create_kernels(entry, &failed);
     if (err != CL_SUCCESS) {
         free_entry(entry);
         return set_error(ctx, status_from_cl(err), "creating kernel %s failed: %s", failed,
@@ -154,29 +149,26 @@ static clreduce_status build_entry(clreduce_ctx *ctx, const char *options,
     }
     /* Stored once its kernels exist, so that the disk never holds a binary
      * this library could not use. */
-    disk_cache_store(ctx, options, sources, NSOURCES, entry->program);
-    entry->kernel = entry->kernels[0];
+    disk_cache_store(ctx, options, spec->sources, spec->nsources, entry->program);
     *out = entry;
     return CLREDUCE_SUCCESS;
 }
 
-clreduce_status program_cache_get(clreduce_ctx *ctx, const char *options, const char *const *names,
-                                  size_t count, cached_kernel **out)
+clreduce_status program_cache_get(clreduce_ctx *ctx, const program_spec *spec, const char *options,
+                                  cached_kernel **out)
 {
-    if (count == 0 || count > CACHED_KERNELS_MAX)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "bad kernel count %zu", count);
     program_cache *cache = &ctx->cache;
     clreduce_status status = CLREDUCE_SUCCESS;
     pthread_mutex_lock(&cache->lock);
     cached_kernel *entry = cache->head;
-    while (entry && strcmp(entry->options, options) != 0)
+    while (entry && (entry->spec != spec || strcmp(entry->options, options) != 0))
         entry = entry->next;
     if (entry) {
         cache->cache_hits++;
     } else {
         /* Built under the lock: two threads asking for the same kernel get
          * one build, and builds are rare. */
-        status = build_entry(ctx, options, names, count, &entry);
+        status = build_entry(ctx, spec, options, &entry);
         if (status == CLREDUCE_SUCCESS) {
             entry->next = cache->head;
             cache->head = entry;

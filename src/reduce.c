@@ -1,59 +1,116 @@
-/* Reductions: check the request, plan the launches, build (or find) the
- * kernels, then enqueue them as one chain of events. Everything that can fail
- * for a reason other than the OpenCL runtime is checked before the first
- * command is enqueued. */
-#include <float.h>
-#include <math.h>
-#include <limits.h>
+/* Reductions, as an operation family of the request pipeline (request.c):
+ * the plan of a reduction (variant, sub-group path, atomic kind, program)
+ * and its launches. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
+/* ---- programs -------------------------------------------------------------- */
 
+#define LAYERS clreduce_cl_contract, clreduce_cl_types, clreduce_cl_subgroup, \
+               clreduce_cl_workgroup_reduce
 
+static const char *const ladder_sources[] = {LAYERS, clreduce_cl_reduce_ladder};
+static const char *const grid_sources[] = {LAYERS, clreduce_cl_reduce_grid};
+static const char *const ordered_grid_sources[] = {LAYERS, clreduce_cl_device_order,
+                                                   clreduce_cl_reduce_grid};
 
-/* Everything a call needs to know, decided before anything is enqueued. */
-typedef struct plan {
-    clreduce_op op;
-    clreduce_type type;
-    clreduce_variant variant; /* resolved, never AUTO */
-    size_t element_size;
-    tuning t;
-    clreduce_subgroup_path path; /* used by this variant's kernel */
-    int atomic_kind;
-} plan;
+/* Kernel names, by variant (clreduce_variant's values). */
+static const char *const kernel_names[CLREDUCE_VARIANT_COUNT] = {
+    NULL,
+    "clr_reduce_interleaved",
+    "clr_reduce_sequential",
+    "clr_reduce_first_add",
+    "clr_reduce_subgroup_tail",
+    "clr_reduce_subgroup",
+    "clr_reduce_unrolled",
+    "clr_reduce_grid_stride",
+    "clr_reduce_atomic",
+    "clr_reduce_single_pass",
+};
 
-static clreduce_status make_plan(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
-                                 clreduce_variant variant, plan *p)
+#define SPEC(sources, variant, orders)                                                          \
+    {sources, sizeof sources / sizeof *sources, &kernel_names[variant], 1, orders}
+
+static const program_spec programs[CLREDUCE_VARIANT_COUNT] = {
+    {NULL, 0, NULL, 0, 0},
+    SPEC(ladder_sources, CLREDUCE_INTERLEAVED, 0),
+    SPEC(ladder_sources, CLREDUCE_SEQUENTIAL, 0),
+    SPEC(ladder_sources, CLREDUCE_FIRST_ADD, 0),
+    SPEC(ladder_sources, CLREDUCE_SUBGROUP_TAIL, 0),
+    SPEC(ladder_sources, CLREDUCE_SUBGROUP, 0),
+    SPEC(ladder_sources, CLREDUCE_UNROLLED, 0),
+    SPEC(grid_sources, CLREDUCE_GRID_STRIDE, 0),
+    SPEC(grid_sources, CLREDUCE_ATOMIC, 0),
+    SPEC(ordered_grid_sources, CLREDUCE_SINGLE_PASS, 1),
+};
+
+/* The grid-sized variants walk the input with a grid that fills the device;
+ * the others (the classic ladder) run one tree per work-group, pass after
+ * pass. */
+static int is_grid_variant(clreduce_variant v)
 {
-    if ((unsigned)op > CLREDUCE_OP_MAX)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown op %d", (int)op);
-    if ((unsigned)type > CLREDUCE_UINT64)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown type %d", (int)type);
-    if ((unsigned)variant >= CLREDUCE_VARIANT_COUNT)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown variant %d", (int)variant);
-    if (type == CLREDUCE_DOUBLE && !ctx->info.has_fp64)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "double needs cl_khr_fp64, which device \"%s\" lacks", ctx->info.name);
+    return v == CLREDUCE_GRID_STRIDE || v == CLREDUCE_ATOMIC || v == CLREDUCE_SINGLE_PASS;
+}
 
-    memset(p, 0, sizeof *p);
-    p->op = op;
-    p->type = type;
-    p->variant = variant == CLREDUCE_AUTO ? clreduce_auto_variant(ctx, type) : variant;
-    p->element_size = clreduce_type_size(type);
-    p->t = *CONTEXT_TUNING(ctx, p->element_size);
+/* Classic variants whose work-items read one element, not two. */
+static int reads_one_per_item(clreduce_variant v)
+{
+    return v == CLREDUCE_INTERLEAVED || v == CLREDUCE_SEQUENTIAL;
+}
+
+/* ---- plan ---------------------------------------------------------------------- */
+
+clreduce_variant clreduce_auto_variant(const clreduce_ctx *ctx, clreduce_type type)
+{
+    (void)type;
+    if (!ctx)
+        return CLREDUCE_GRID_STRIDE;
+    /* The single pass needs one work-group's stores to be visible to another
+     * after a fence (device_order.cl); others take the two-launch grid
+     * stride. */
+    return context_orders_work_groups(ctx) ? CLREDUCE_SINGLE_PASS : CLREDUCE_GRID_STRIDE;
+}
+
+/* How the atomic variant combines work-group results on this device, or -1
+ * when it cannot. */
+static int atomic_kind(const clreduce_ctx *ctx, clreduce_op op, clreduce_type type)
+{
+    int is64 = clreduce_type_size(type) == 8;
+    int is_float = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
+    if (is_float && op == CLREDUCE_OP_SUM && ctx->info.vendor == VENDOR_NVIDIA)
+        return CLR_ATOMIC_NV_FLOAT;
+    if (is64 && !ctx->info.has_int64_atomics)
+        return -1;
+    if (!is_float && (!is64 || op == CLREDUCE_OP_SUM))
+        return CLR_ATOMIC_BUILTIN;
+    return CLR_ATOMIC_CAS;
+}
+
+static clreduce_status reduce_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    if ((unsigned)r->variant >= CLREDUCE_VARIANT_COUNT)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown variant %d", r->variant);
+    clreduce_status status = plan_start(ctx, r, p);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    clreduce_variant v = r->variant == CLREDUCE_AUTO ? clreduce_auto_variant(ctx, p->type)
+                                                     : (clreduce_variant)r->variant;
+    p->variant = v;
+    p->work_group_size = p->t.work_group_size;
+    p->unroll = p->t.loads_per_work_item;
+    p->program = &programs[v];
 
     const char *lacks = "";
-    int usable = path_usable(ctx, ctx->subgroup_path, &lacks);
-    switch (p->variant) {
+    int usable = path_usable(&ctx->info, ctx->subgroup_path, &lacks);
+    switch (v) {
     case CLREDUCE_SUBGROUP_TAIL:
     case CLREDUCE_SUBGROUP:
         if (!usable)
             return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                              "variant %s needs sub-groups (path %s): device \"%s\" lacks %s",
-                             clreduce_variant_name(p->variant),
+                             clreduce_variant_name(v),
                              clreduce_subgroup_path_name(ctx->subgroup_path), ctx->info.name,
                              lacks);
         p->path = ctx->subgroup_path;
@@ -63,75 +120,24 @@ static clreduce_status make_plan(clreduce_ctx *ctx, clreduce_op op, clreduce_typ
                       ? CLREDUCE_SUBGROUP_PATH_NV_PTX
                       : CLREDUCE_SUBGROUP_PATH_NONE;
         break;
-    case CLREDUCE_GRID_STRIDE:
-    case CLREDUCE_ATOMIC:
-    case CLREDUCE_SINGLE_PASS:
-        p->path = usable ? ctx->subgroup_path : CLREDUCE_SUBGROUP_PATH_NONE;
-        break;
     default:
-        p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+        p->path = is_grid_variant(v) && usable ? ctx->subgroup_path : CLREDUCE_SUBGROUP_PATH_NONE;
         break;
     }
 
-    if (p->variant == CLREDUCE_ATOMIC) {
-        int is64 = p->element_size == 8;
-        int is_float = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
-        if (is64 && !ctx->info.has_int64_atomics && !(is_float && op == CLREDUCE_OP_SUM &&
-                                                     ctx->info.vendor == VENDOR_NVIDIA))
-            return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                             "variant atomic on %s needs cl_khr_int64_base_atomics, which device "
-                             "\"%s\" lacks",
-                             clreduce_type_name(type), ctx->info.name);
-        if (is_float && op == CLREDUCE_OP_SUM && ctx->info.vendor == VENDOR_NVIDIA)
-            p->atomic_kind = 2;
-        else if (!is_float && (!is64 || op == CLREDUCE_OP_SUM))
-            p->atomic_kind = 1;
-        else
-            p->atomic_kind = 0;
-    }
+    int atomic = CLR_ATOMIC_CAS;
+    if (v == CLREDUCE_ATOMIC && (atomic = atomic_kind(ctx, r->op, p->type)) < 0)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "variant atomic on %s needs cl_khr_int64_base_atomics, which device "
+                         "\"%s\" lacks",
+                         clreduce_type_name(p->type), ctx->info.name);
+    snprintf(p->family_options, sizeof p->family_options,
+             "-DCLR_VARIANT=%d -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d -DCLR_ATOMIC=%d", (int)v,
+             p->t.segmented, p->t.nv_load, atomic);
     return CLREDUCE_SUCCESS;
 }
 
-clreduce_variant clreduce_auto_variant(const clreduce_ctx *ctx, clreduce_type type)
-{
-    (void)type;
-    if (!ctx)
-        return CLREDUCE_GRID_STRIDE;
-    /* The single pass needs stores of one work-group to be visible to another
-     * after a fence: NVIDIA (PTX membar.gl), CPUs (coherent caches), and
-     * devices with OpenCL 2.0 fences. Others take the two-launch grid stride. */
-    if (ctx->fence_kind != 0 || (ctx->info.type & CL_DEVICE_TYPE_CPU))
-        return CLREDUCE_SINGLE_PASS;
-    return CLREDUCE_GRID_STRIDE;
-}
-
-clreduce_status clreduce_check_support(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
-                                       clreduce_variant variant)
-{
-    clear_error(ctx);
-    if (!ctx)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    plan p;
-    return make_plan(ctx, op, type, variant, &p);
-}
-
-/* Build options for the kernel of plan p; the program cache's key. */
-static void kernel_options(const clreduce_ctx *ctx, const plan *p, char *out, size_t size)
-{
-    int khr = p->path >= CLREDUCE_SUBGROUP_PATH_SHUFFLE_RELATIVE;
-    int needs_std = khr || (p->variant == CLREDUCE_SINGLE_PASS && ctx->fence_kind == 1);
-    snprintf(out, size,
-             "-DCLR_TYPE=%d -DCLR_OP=%d -DCLR_VARIANT=%d -DCLR_WG=%zu -DCLR_SG_PATH=%d "
-             "-DCLR_WARP=%u -DCLR_VEC=%u -DCLR_UNROLL=%u -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d "
-             "-DCLR_FENCE=%d -DCLR_ATOMIC=%d %s %s",
-             kernel_type(p->op, p->type), (int)p->op, (int)p->variant, p->t.work_group_size,
-             (int)p->path, ctx->info.nv_warp_size ? ctx->info.nv_warp_size : 32,
-             p->t.vector_width, p->t.loads_per_work_item, p->t.segmented,
-             p->t.nv_load, ctx->fence_kind,
-             p->atomic_kind, needs_std ? ctx->cl_std_option : "",
-             ctx->settings.build_options ? ctx->settings.build_options : "");
-}
-
+/* ---- launches -------------------------------------------------------------------- */
 
 /* Work-groups for the grid-sized variants: enough to cover n once with every
  * load of every work-item, at most the tuning's groups per compute unit. */
@@ -149,14 +155,8 @@ static size_t single_pass_scratch_size(const clreduce_ctx *ctx)
 {
     /* Enough partials for the largest grid any setting allows (64 groups per
      * compute unit) of the widest type, so the size never changes. */
-    return CLREDUCE_SINGLE_PASS_SCRATCH_HEADER + (size_t)ctx->info.compute_units * 64 * 8;
+    return CLR_SCRATCH_HEADER + (size_t)ctx->info.compute_units * 64 * 8;
 }
-
-
-
-
-
-
 
 /* Sets the result element to the operator's identity (count 0, and the
  * starting value of the atomic variant). */
@@ -180,49 +180,30 @@ static clreduce_status enqueue_kernel(clreduce_ctx *ctx, chain *c, cached_kernel
     return enqueue_kernel_args(ctx, c, k, 0, groups, work_group_size, args, scratch ? 6 : 5);
 }
 
-static clreduce_status get_kernel(clreduce_ctx *ctx, const plan *p, cached_kernel **k)
-{
-    char options[1536];
-    kernel_options(ctx, p, options, sizeof options);
-    /* No check of CL_KERNEL_WORK_GROUP_SIZE: NVIDIA reports 256 for kernels
-     * whose reqd_work_group_size is 512 or 1024, and runs them; a size the
-     * device cannot run fails at enqueue with CL_INVALID_WORK_GROUP_SIZE. */
-    static const char *const name = "clr_reduce";
-    return program_cache_get(ctx, options, &name, 1, k);
-}
-
-
-
-/* Variants 1 to 6: passes of the same kernel until one value is left. The
- * partial results of every pass but the last share one temporary buffer. */
+/* The classic variants: passes of the same kernel until one value is left.
+ * The partial results of every pass but the last share one temporary
+ * buffer. */
 static clreduce_status enqueue_multi_pass(clreduce_ctx *ctx, chain *c, const plan *p,
-                                          cached_kernel *k, cl_mem input, size_t offset,
-                                          size_t count, cl_mem result, size_t result_offset)
+                                          cached_kernel *k, const request *r)
 {
     size_t wg = p->t.work_group_size;
-    size_t per_group = p->variant <= CLREDUCE_SEQUENTIAL ? wg : 2 * wg;
+    size_t per_group = reads_one_per_item(p->variant) ? wg : 2 * wg;
     size_t temp_count = 0;
-    for (size_t n = div_up(count, per_group); n > 1; n = div_up(n, per_group))
+    for (size_t n = div_up(r->count, per_group); n > 1; n = div_up(n, per_group))
         temp_count += n;
 
     cl_mem temp = NULL;
-    if (temp_count) {
-        cl_int err;
-        temp = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, temp_count * p->element_size, NULL,
-                              &err);
-        if (err != CL_SUCCESS)
-            return set_error(ctx, status_from_cl(err),
-                             "allocating %zu bytes for partial results failed: %s",
-                             temp_count * p->element_size, cl_error_name(err));
-    }
     clreduce_status status = CLREDUCE_SUCCESS;
-    cl_mem in = input;
-    size_t in_off = offset, n = count, temp_used = 0;
+    if (temp_count && (status = create_temp(ctx, temp_count * p->element_size, &temp)) !=
+                          CLREDUCE_SUCCESS)
+        return status;
+    cl_mem in = r->input;
+    size_t in_off = r->input_offset, n = r->count, temp_used = 0;
     for (;;) {
         size_t groups = div_up(n, per_group);
         int last = groups == 1;
-        cl_mem out = last ? result : temp;
-        size_t out_off = last ? result_offset : temp_used;
+        cl_mem out = last ? r->output : temp;
+        size_t out_off = last ? r->output_offset : temp_used;
         status = enqueue_kernel(ctx, c, k, wg, groups, in, in_off, n, out, out_off, NULL);
         if (status != CLREDUCE_SUCCESS || last)
             break;
@@ -231,26 +212,23 @@ static clreduce_status enqueue_multi_pass(clreduce_ctx *ctx, chain *c, const pla
         n = groups;
         temp_used += groups;
     }
-    /* Deleted once the commands that use it have completed. */
     if (temp)
-        clReleaseMemObject(temp);
+        clReleaseMemObject(temp); /* deleted once the commands using it are done */
     return status;
 }
 
 static clreduce_status enqueue_grid(clreduce_ctx *ctx, chain *c, const plan *p, cached_kernel *k,
-                                    int in_order, cl_mem input, size_t offset, size_t count,
-                                    cl_mem result, size_t result_offset)
+                                    const request *r, int in_order)
 {
     size_t wg = p->t.work_group_size;
-    size_t groups = grid_groups(ctx, p, count);
+    size_t groups = grid_groups(ctx, p, r->count);
     clreduce_status status;
-    cl_int err;
 
     if (p->variant == CLREDUCE_ATOMIC) {
-        status = enqueue_identity(ctx, c, p, result, result_offset);
+        status = enqueue_identity(ctx, c, p, r->output, r->output_offset);
         if (status == CLREDUCE_SUCCESS)
-            status = enqueue_kernel(ctx, c, k, wg, groups, input, offset, count, result,
-                                    result_offset, NULL);
+            status = enqueue_kernel(ctx, c, k, wg, groups, r->input, r->input_offset, r->count,
+                                    r->output, r->output_offset, NULL);
         return status;
     }
 
@@ -260,25 +238,67 @@ static clreduce_status enqueue_grid(clreduce_ctx *ctx, chain *c, const plan *p, 
                                    &scratch);
         if (status != CLREDUCE_SUCCESS)
             return status;
-        status = enqueue_kernel(ctx, c, k, wg, groups, input, offset, count, result,
-                                result_offset, scratch);
+        status = enqueue_kernel(ctx, c, k, wg, groups, r->input, r->input_offset, r->count,
+                                r->output, r->output_offset, scratch);
         clReleaseMemObject(scratch);
         return status;
     }
 
     /* GRID_STRIDE: partial results, then one work-group over them. */
     if (groups == 1)
-        return enqueue_kernel(ctx, c, k, wg, 1, input, offset, count, result, result_offset, NULL);
-    cl_mem temp = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, groups * p->element_size, NULL,
-                                 &err);
-    if (err != CL_SUCCESS)
-        return set_error(ctx, status_from_cl(err), "allocating partial results failed: %s",
-                         cl_error_name(err));
-    status = enqueue_kernel(ctx, c, k, wg, groups, input, offset, count, temp, 0, NULL);
+        return enqueue_kernel(ctx, c, k, wg, 1, r->input, r->input_offset, r->count, r->output,
+                              r->output_offset, NULL);
+    cl_mem temp;
+    if ((status = create_temp(ctx, groups * p->element_size, &temp)) != CLREDUCE_SUCCESS)
+        return status;
+    status = enqueue_kernel(ctx, c, k, wg, groups, r->input, r->input_offset, r->count, temp, 0,
+                            NULL);
     if (status == CLREDUCE_SUCCESS)
-        status = enqueue_kernel(ctx, c, k, wg, 1, temp, 0, groups, result, result_offset, NULL);
+        status = enqueue_kernel(ctx, c, k, wg, 1, temp, 0, groups, r->output, r->output_offset,
+                                NULL);
     clReleaseMemObject(temp);
     return status;
+}
+
+static clreduce_status reduce_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                      const plan *p, cached_kernel *k, int in_order)
+{
+    if (is_grid_variant(p->variant))
+        return enqueue_grid(ctx, c, p, k, r, in_order);
+    return enqueue_multi_pass(ctx, c, p, k, r);
+}
+
+/* A reduction of nothing writes the identity. */
+static clreduce_status reduce_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
+                                            const plan *p, int wants_event)
+{
+    (void)wants_event;
+    return enqueue_identity(ctx, c, p, r->output, r->output_offset);
+}
+
+static size_t one_result(size_t count)
+{
+    (void)count;
+    return 1;
+}
+
+static const op_family reductions = {
+    .output_name = "result",
+    .output_offset_name = "result_offset",
+    .host_input_name = "data",
+    .in_place = 0,
+    .output_count = one_result,
+    .plan = reduce_plan,
+    .enqueue_empty = reduce_enqueue_empty,
+    .enqueue = reduce_enqueue,
+};
+
+/* ---- API ------------------------------------------------------------------------------ */
+
+clreduce_status clreduce_check_support(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
+                                       clreduce_variant variant)
+{
+    return request_check_support(ctx, &reductions, op, type, (int)variant, 0);
 }
 
 clreduce_status clreduce_reduce_profiled(clreduce_ctx *ctx, cl_command_queue queue,
@@ -288,55 +308,9 @@ clreduce_status clreduce_reduce_profiled(clreduce_ctx *ctx, cl_command_queue que
                                          cl_uint num_wait, const cl_event *wait, cl_event *first,
                                          cl_event *done)
 {
-    clear_error(ctx);
-    if (!ctx)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    clreduce_status status = check_call(ctx, queue, input, result, "result", num_wait, wait);
-    if (status != CLREDUCE_SUCCESS)
-        return status;
-    plan p;
-    if ((status = make_plan(ctx, op, type, variant, &p)) != CLREDUCE_SUCCESS)
-        return status;
-
-    int in_order = 1;
-    size_t in_elems, out_elems;
-    if ((status = check_buffers(ctx, queue, input, result, "result", p.element_size, &in_order,
-                                &in_elems, &out_elems)) != CLREDUCE_SUCCESS ||
-        (status = check_range(ctx, "input", offset, count, in_elems, type)) != CLREDUCE_SUCCESS)
-        return status;
-    if (result_offset >= out_elems)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "result_offset %zu lies past the end of result (%zu elements of %s)",
-                         result_offset, out_elems, clreduce_type_name(type));
-    if ((status = check_overlap(ctx, input, offset, count, result, "result", result_offset, 1,
-                                p.element_size, 0)) != CLREDUCE_SUCCESS)
-        return status;
-
-    chain c = {queue, num_wait, wait, NULL, NULL, 0};
-    if (count == 0) {
-        status = enqueue_identity(ctx, &c, &p, result, result_offset);
-    } else {
-        cached_kernel *k;
-        status = get_kernel(ctx, &p, &k);
-        if (status != CLREDUCE_SUCCESS)
-            return status;
-        if (p.variant >= CLREDUCE_GRID_STRIDE)
-            status = enqueue_grid(ctx, &c, &p, k, in_order, input, offset, count, result,
-                                  result_offset);
-        else
-            status = enqueue_multi_pass(ctx, &c, &p, k, input, offset, count, result,
-                                        result_offset);
-    }
-    if (status != CLREDUCE_SUCCESS) {
-        /* A command already enqueued runs regardless; wait for it so that no
-         * work of this call is left behind, then drop its events. */
-        if (c.count)
-            clWaitForEvents(1, &c.last);
-        chain_finish(&c, NULL, NULL);
-        return status;
-    }
-    chain_finish(&c, first, done);
-    return CLREDUCE_SUCCESS;
+    request r = {queue, op, type, (int)variant, 0, input, offset, count, result, result_offset,
+                 num_wait, wait};
+    return request_enqueue(ctx, &reductions, &r, first, done);
 }
 
 clreduce_status clreduce_reduce(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op,
@@ -352,55 +326,6 @@ clreduce_status clreduce_reduce_host(clreduce_ctx *ctx, clreduce_op op, clreduce
                                      clreduce_variant variant, const void *data, size_t count,
                                      void *result)
 {
-    clear_error(ctx);
-    if (!ctx)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    if (!result || (!data && count > 0))
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
-                         !result ? "result" : "data");
-    plan p;
-    clreduce_status status = make_plan(ctx, op, type, variant, &p);
-    if (status != CLREDUCE_SUCCESS)
-        return status;
-    if (count == 0) {
-        identity_value(op, type, result);
-        return CLREDUCE_SUCCESS;
-    }
-    if (count > ctx->info.max_alloc_size / p.element_size)
-        return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY,
-                         "%zu elements of %s exceed the device's largest allocation "
-                         "(CL_DEVICE_MAX_MEM_ALLOC_SIZE = %llu bytes)",
-                         count, clreduce_type_name(type),
-                         (unsigned long long)ctx->info.max_alloc_size);
-
-    cl_command_queue queue;
-    if ((status = context_own_queue(ctx, &queue)) != CLREDUCE_SUCCESS)
-        return status;
-    cl_int err;
-    cl_mem in = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                               count * p.element_size, (void *)data, &err);
-    if (err != CL_SUCCESS)
-        return set_error(ctx, status_from_cl(err), "allocating the input buffer failed: %s",
-                         cl_error_name(err));
-    cl_mem out = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, p.element_size, NULL, &err);
-    if (err != CL_SUCCESS) {
-        clReleaseMemObject(in);
-        return set_error(ctx, status_from_cl(err), "allocating the result buffer failed: %s",
-                         cl_error_name(err));
-    }
-    cl_event done = NULL;
-    status = clreduce_reduce(ctx, queue, op, type, variant, in, 0, count, out, 0, 0, NULL, &done);
-    if (status == CLREDUCE_SUCCESS) {
-        unsigned char value[8];
-        err = clEnqueueReadBuffer(queue, out, CL_TRUE, 0, p.element_size, value, 1, &done, NULL);
-        clReleaseEvent(done);
-        if (err == CL_SUCCESS)
-            memcpy(result, value, p.element_size);
-        else
-            status = set_error(ctx, status_from_cl(err), "reading the result failed: %s",
-                               cl_error_name(err));
-    }
-    clReleaseMemObject(out);
-    clReleaseMemObject(in);
-    return status;
+    request r = {NULL, op, type, (int)variant, 0, NULL, 0, count, NULL, 0, 0, NULL};
+    return request_host(ctx, &reductions, &r, data, result);
 }

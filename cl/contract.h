@@ -1,0 +1,85 @@
+/*
+ * contract.h — the codes and layouts the host and the kernels agree on.
+ *
+ * Read by the C host (src/) and by every OpenCL C program, where it is
+ * embedded first, so that no number means something in two places. Only
+ * preprocessor definitions: it is valid C and OpenCL C alike. The host passes
+ * these codes with -D; the public enums of clreduce.h that share values with
+ * them are pinned by _Static_assert in src/contract_check.c.
+ */
+#ifndef CLR_CONTRACT_H
+#define CLR_CONTRACT_H
+
+/* CLR_TYPE: the kernel's element type (clreduce_type's values; signed sums
+ * are compiled as unsigned ones). */
+#define CLR_TYPE_FLOAT 0
+#define CLR_TYPE_DOUBLE 1
+#define CLR_TYPE_INT 2
+#define CLR_TYPE_UINT 3
+#define CLR_TYPE_LONG 4
+#define CLR_TYPE_ULONG 5
+
+/* CLR_OP: the operator (clreduce_op's values). */
+#define CLR_OP_SUM 0
+#define CLR_OP_MIN 1
+#define CLR_OP_MAX 2
+
+/* CLR_SG_PATH: how sub-group primitives are implemented
+ * (clreduce_subgroup_path's values). */
+#define CLR_SG_NONE 1
+#define CLR_SG_NV_PTX 2
+#define CLR_SG_SHUFFLE_RELATIVE 3
+#define CLR_SG_SHUFFLE 4
+#define CLR_SG_REDUCE 5
+
+/* CLR_VARIANT: which reduction kernel a program holds. */
+#define CLR_REDUCE_INTERLEAVED 1
+#define CLR_REDUCE_SEQUENTIAL 2
+#define CLR_REDUCE_FIRST_ADD 3
+#define CLR_REDUCE_SUBGROUP_TAIL 4
+#define CLR_REDUCE_SUBGROUP 5
+#define CLR_REDUCE_UNROLLED 6
+#define CLR_REDUCE_GRID_STRIDE 7
+#define CLR_REDUCE_ATOMIC 8
+#define CLR_REDUCE_SINGLE_PASS 9
+
+/* CLR_SCAN: which scan kernels a program holds. */
+#define CLR_SCAN_HILLIS_STEELE 1
+#define CLR_SCAN_BLELLOCH 2
+#define CLR_SCAN_REDUCE_THEN_SCAN 3
+#define CLR_SCAN_LOOKBACK 4
+
+/* CLR_ORDER: how one work-group's global stores become visible to another,
+ * for the single-pass reduction and the look-back scan (device_order.cl).
+ * NONE: the device promises nothing beyond OpenCL 1.2's mem_fence, which a
+ * CPU's coherent caches make enough (elsewhere those variants are not used);
+ * CL20: OpenCL C 2.0 atomics and fences at device scope; PTX: NVIDIA's
+ * release/acquire instructions at GPU scope (mem_fence orders only within a
+ * work-group there). */
+#define CLR_ORDER_NONE 0
+#define CLR_ORDER_CL20 1
+#define CLR_ORDER_PTX 2
+
+/* CLR_ATOMIC: how the atomic reduction combines work-group results. */
+#define CLR_ATOMIC_CAS 0     /* a compare-and-swap loop on the bits */
+#define CLR_ATOMIC_BUILTIN 1 /* the integer atomic built-ins */
+#define CLR_ATOMIC_NV_FLOAT 2 /* PTX red.global.add.f32/.f64 */
+
+/* Scratch kept between launches (src/scratch.c): a ticket counter at byte 0,
+ * the rest from CLR_SCRATCH_HEADER bytes on, so that the ticket has a cache
+ * line of its own. */
+#define CLR_SCRATCH_HEADER 128
+
+/* The look-back scan's scratch, laid out for a capacity of tiles fixed by the
+ * buffer's size: one 8-byte status slot per tile, then each tile's aggregate
+ * and inclusive prefix in regions of 8 bytes per tile each. */
+#define CLR_LOOKBACK_SLOT_BYTES 8
+#define CLR_LOOKBACK_TILE_BYTES 24
+
+/* A look-back status word: (epoch << CLR_STATUS_STATE_BITS) | state. */
+#define CLR_STATUS_STATE_BITS 2
+#define CLR_STATUS_AGGREGATE 1u /* the tile's aggregate is published */
+#define CLR_STATUS_INCLUSIVE 2u /* its inclusive prefix is published */
+#define CLR_EPOCH_LIMIT (1u << (32 - CLR_STATUS_STATE_BITS))
+
+#endif

@@ -1,0 +1,144 @@
+/* Chains of commands: a call's commands run in order, the first after the
+ * caller's wait list. On an in-order queue the queue orders them; on an
+ * out-of-order queue each waits for the event of the one before. Events
+ * are made only where something needs them (an out-of-order queue, or the
+ * caller asking for `first` or `done`), since each costs the driver time.
+ * And the commands themselves: fills, markers, kernel launches, temporary
+ * buffers. */
+#include "internal.h"
+
+void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wait,
+                 const cl_event *wait, int events_wanted)
+{
+    c->queue = queue;
+    c->num_wait = num_wait;
+    c->wait = wait;
+    c->first = c->last = NULL;
+    c->count = 0;
+    c->in_order = in_order;
+    c->events = events_wanted || !in_order;
+}
+
+cl_event *chain_event_slot(chain *c)
+{
+    return c->events ? &c->next : NULL;
+}
+
+/* Counts a command just enqueued and takes ownership of its event, if it
+ * has one. `first` holds a reference of its own, so that it outlives the
+ * later commands' events. */
+void chain_push(chain *c)
+{
+    if (c->events) {
+        if (c->count == 0) {
+            clRetainEvent(c->next);
+            c->first = c->next;
+        } else {
+            clReleaseEvent(c->last);
+        }
+        c->last = c->next;
+    }
+    c->count++;
+}
+
+cl_uint chain_wait_count(const chain *c)
+{
+    if (c->count == 0)
+        return c->num_wait;
+    return c->in_order ? 0 : 1;
+}
+
+const cl_event *chain_wait_list(const chain *c)
+{
+    if (c->count == 0)
+        return c->num_wait ? c->wait : NULL;
+    return c->in_order ? NULL : &c->last;
+}
+
+void chain_finish(chain *c, cl_event *first, cl_event *done)
+{
+    if (c->count == 0 || !c->events)
+        return;
+    if (done)
+        *done = c->last;
+    else
+        clReleaseEvent(c->last);
+    if (first)
+        *first = c->first;
+    else
+        clReleaseEvent(c->first);
+}
+
+void chain_abandon(chain *c)
+{
+    if (c->count == 0)
+        return;
+    if (c->events)
+        clWaitForEvents(1, &c->last);
+    else
+        clFinish(c->queue);
+    chain_finish(c, NULL, NULL);
+}
+
+clreduce_status enqueue_fill(clreduce_ctx *ctx, chain *c, cl_mem buffer, const void *pattern,
+                                    size_t pattern_size, size_t offset, size_t size)
+{
+    cl_int err = clEnqueueFillBuffer(c->queue, buffer, pattern, pattern_size, offset, size,
+                                     chain_wait_count(c), chain_wait_list(c),
+                                     chain_event_slot(c));
+    if (err != CL_SUCCESS)
+        return set_error(ctx, status_from_cl(err), "clEnqueueFillBuffer failed: %s",
+                         cl_error_name(err));
+    chain_push(c);
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status enqueue_marker(clreduce_ctx *ctx, chain *c)
+{
+    cl_int err = clEnqueueMarkerWithWaitList(c->queue, chain_wait_count(c), chain_wait_list(c),
+                                             chain_event_slot(c));
+    if (err != CL_SUCCESS)
+        return set_error(ctx, status_from_cl(err), "clEnqueueMarkerWithWaitList failed: %s",
+                         cl_error_name(err));
+    chain_push(c);
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status enqueue_kernel_args(clreduce_ctx *ctx, chain *c, cached_kernel *k, int which,
+                                    size_t groups, size_t work_group_size, const kernel_arg *args,
+                                    cl_uint nargs)
+{
+    cl_kernel kernel = k->kernels[which];
+    size_t global = groups * work_group_size;
+    cl_int err = CL_SUCCESS;
+    pthread_mutex_lock(&k->lock);
+    for (cl_uint i = 0; i < nargs && err == CL_SUCCESS; i++)
+        err = clSetKernelArg(kernel, i, args[i].size, args[i].value);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(c->queue, kernel, 1, NULL, &global, &work_group_size,
+                                     chain_wait_count(c), chain_wait_list(c),
+                                     chain_event_slot(c));
+    pthread_mutex_unlock(&k->lock);
+    if (err == CL_INVALID_WORK_GROUP_SIZE)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "the device cannot run this kernel with %zu work-items per work-group: "
+                         "choose a smaller work_group_size",
+                         work_group_size);
+    if (err != CL_SUCCESS)
+        return set_error(ctx, status_from_cl(err), "enqueueing kernel %d failed: %s", which,
+                         cl_error_name(err));
+    chain_push(c);
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status create_temp(clreduce_ctx *ctx, size_t bytes, cl_mem *out)
+{
+    cl_int err;
+    *out = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) {
+        *out = NULL;
+        return set_error(ctx, status_from_cl(err), "allocating %zu bytes of temporary results "
+                         "failed: %s", bytes, cl_error_name(err));
+    }
+    return CLREDUCE_SUCCESS;
+}

@@ -1,0 +1,217 @@
+/* The request pipeline every operation family goes through, written once:
+ *
+ *   validate  the caller's arguments, queue and buffers, ranges and overlap;
+ *   plan      the family's decisions (variant, tuning, kernels), before
+ *             anything is enqueued, so that every failure not the runtime's
+ *             is found first;
+ *   program   the plan's program, from the context's cache or built;
+ *   enqueue   the family's launches, as one chain of events;
+ *   unwind    on a failure after the first command, wait for what was
+ *             enqueued and drop its events; else hand the events out.
+ *
+ * A family (reduce.c, scan.c) supplies only its plan and its launches. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- program -------------------------------------------------------------- */
+
+/* The -D options of a plan's program: the parameters every layer reads
+ * (types.cl, subgroup.cl, the work-group and tile layers, device_order.cl),
+ * then the family's own. */
+static void program_options(const clreduce_ctx *ctx, const plan *p, char *out, size_t size)
+{
+    int needs_std = path_needs_cl_std(p->path) ||
+                    (p->program->orders_device && ctx->order_kind == CLR_ORDER_CL20);
+    snprintf(out, size,
+             "-DCLR_TYPE=%d -DCLR_OP=%d -DCLR_WG=%zu -DCLR_SG_PATH=%d -DCLR_WARP=%u "
+             "-DCLR_VEC=%u -DCLR_UNROLL=%u -DCLR_ORDER=%d %s %s %s",
+             kernel_type(p->op, p->type), (int)p->op, p->work_group_size, (int)p->path,
+             ctx->info.nv_warp_size ? ctx->info.nv_warp_size : 32, p->t.vector_width, p->unroll,
+             ctx->order_kind, p->family_options, needs_std ? ctx->cl_std_option : "",
+             ctx->settings.build_options ? ctx->settings.build_options : "");
+}
+
+/* ---- plan ------------------------------------------------------------------- */
+
+clreduce_status plan_start(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    if ((unsigned)r->op > CLREDUCE_OP_MAX)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown op %d", (int)r->op);
+    if ((unsigned)r->type > CLREDUCE_UINT64)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown type %d", (int)r->type);
+    if (r->type == CLREDUCE_DOUBLE && !ctx->info.has_fp64)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "double needs cl_khr_fp64, which device \"%s\" lacks", ctx->info.name);
+    memset(p, 0, sizeof *p);
+    p->op = r->op;
+    p->type = r->type;
+    p->element_size = clreduce_type_size(r->type);
+    p->t = *CONTEXT_TUNING(ctx, p->element_size);
+    return CLREDUCE_SUCCESS;
+}
+
+/* ---- the pipeline ----------------------------------------------------------- */
+
+/* Checks the request against the queue and its buffers: sizes, ranges,
+ * overlap. */
+static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, const request *r,
+                                        const plan *p, int *in_order)
+{
+    size_t in_elems, out_elems;
+    clreduce_status status;
+    size_t out_count = f->output_count(r->count);
+    if ((status = check_buffers(ctx, r->queue, r->input, r->output, f->output_name,
+                                p->element_size, in_order, &in_elems, &out_elems)) !=
+            CLREDUCE_SUCCESS ||
+        (status = check_range(ctx, "input", r->input_offset, r->count, in_elems, p->type)) !=
+            CLREDUCE_SUCCESS)
+        return status;
+    if (r->output_offset > out_elems || out_count > out_elems - r->output_offset)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%s %zu: elements [%zu, %zu + %zu) lie past the end of %s (%zu elements "
+                         "of %s)",
+                         f->output_offset_name, r->output_offset, r->output_offset,
+                         r->output_offset, out_count, f->output_name, out_elems,
+                         clreduce_type_name(p->type));
+    return check_overlap(ctx, r->input, r->input_offset, r->count, r->output, f->output_name,
+                         r->output_offset, out_count, p->element_size, f->in_place);
+}
+
+clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const request *r,
+                                cl_event *first, cl_event *done)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    clreduce_status status = check_call(ctx, r->queue, r->input, r->output, f->output_name,
+                                        r->num_wait, r->wait);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    plan p;
+    if ((status = f->plan(ctx, r, &p)) != CLREDUCE_SUCCESS)
+        return status;
+    int in_order = 1;
+    if ((status = validate_buffers(ctx, f, r, &p, &in_order)) != CLREDUCE_SUCCESS)
+        return status;
+
+    chain c;
+    chain_start(&c, r->queue, in_order, r->num_wait, r->wait, first || done);
+    if (r->count == 0) {
+        status = f->enqueue_empty(ctx, &c, r, &p, first || done);
+    } else {
+        char options[1536];
+        program_options(ctx, &p, options, sizeof options);
+        cached_kernel *k;
+        status = program_cache_get(ctx, p.program, options, &k);
+        if (status != CLREDUCE_SUCCESS)
+            return status;
+        status = f->enqueue(ctx, &c, r, &p, k, in_order);
+    }
+    if (status != CLREDUCE_SUCCESS) {
+        /* A command already enqueued runs regardless: no work of this call
+         * is left behind. */
+        chain_abandon(&c);
+        return status;
+    }
+    chain_finish(&c, first, done);
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status request_check_support(clreduce_ctx *ctx, const op_family *f, clreduce_op op,
+                                      clreduce_type type, int variant, int kind)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    request r;
+    memset(&r, 0, sizeof r);
+    r.op = op;
+    r.type = type;
+    r.variant = variant;
+    r.kind = kind;
+    plan p;
+    return f->plan(ctx, &r, &p);
+}
+
+/* ---- host memory --------------------------------------------------------------- */
+
+clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, const void *input,
+                             void *output)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    size_t out_count = f->output_count(r->count);
+    if ((out_count > 0 && !output) || (r->count > 0 && !input))
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
+                         out_count > 0 && !output ? f->output_name : f->host_input_name);
+    plan p;
+    clreduce_status status = f->plan(ctx, r, &p);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if (r->count == 0) {
+        if (out_count)
+            identity_value(p.op, p.type, output);
+        return CLREDUCE_SUCCESS;
+    }
+    if (r->count > ctx->info.max_alloc_size / p.element_size)
+        return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY,
+                         "%zu elements of %s exceed the device's largest allocation "
+                         "(CL_DEVICE_MAX_MEM_ALLOC_SIZE = %llu bytes)",
+                         r->count, clreduce_type_name(p.type),
+                         (unsigned long long)ctx->info.max_alloc_size);
+    size_t in_bytes = r->count * p.element_size, out_bytes = out_count * p.element_size;
+    const unsigned char *in_b = input, *out_b = output;
+    int in_place = f->in_place && in_b == out_b && in_bytes == out_bytes;
+    if (!in_place && in_b < out_b + out_bytes && out_b < in_b + in_bytes)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "input and %s overlap without being the same array", f->output_name);
+
+    if ((status = context_own_queue(ctx, &r->queue)) != CLREDUCE_SUCCESS)
+        return status;
+    /* The input is uploaded with the buffer; a family that works in place
+     * reads its output back from the same buffer. */
+    cl_int err;
+    r->input = clCreateBuffer(ctx->context,
+                              (f->in_place ? CL_MEM_READ_WRITE : CL_MEM_READ_ONLY) |
+                                  CL_MEM_COPY_HOST_PTR,
+                              in_bytes, (void *)input, &err);
+    if (err != CL_SUCCESS)
+        return set_error(ctx, status_from_cl(err), "allocating the input buffer failed: %s",
+                         cl_error_name(err));
+    r->output = r->input;
+    if (!f->in_place) {
+        r->output = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, out_bytes, NULL, &err);
+        if (err != CL_SUCCESS) {
+            clReleaseMemObject(r->input);
+            return set_error(ctx, status_from_cl(err), "allocating the %s buffer failed: %s",
+                             f->output_name, cl_error_name(err));
+        }
+    }
+    r->input_offset = r->output_offset = 0;
+    r->num_wait = 0;
+    r->wait = NULL;
+    cl_event done = NULL;
+    status = request_enqueue(ctx, f, r, NULL, &done);
+    if (status == CLREDUCE_SUCCESS) {
+        /* A single result goes through a copy, so that a failed read leaves
+         * the caller's untouched. */
+        unsigned char one[8];
+        void *into = out_bytes <= sizeof one ? one : output;
+        err = clEnqueueReadBuffer(r->queue, r->output, CL_TRUE, 0, out_bytes, into, 1, &done,
+                                  NULL);
+        clReleaseEvent(done);
+        if (err == CL_SUCCESS && into == one)
+            memcpy(output, one, out_bytes);
+        else if (err != CL_SUCCESS)
+            status = set_error(ctx, status_from_cl(err), "reading the %s failed: %s",
+                               f->output_name, cl_error_name(err));
+    }
+    if (r->output != r->input)
+        clReleaseMemObject(r->output);
+    clReleaseMemObject(r->input);
+    return status;
+}
