@@ -214,6 +214,8 @@ clreduce_status clreduce_get_cache_stats(const clreduce_ctx *ctx, clreduce_cache
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
                          !ctx ? "ctx" : "stats");
     program_cache *cache = (program_cache *)&ctx->cache;
+    /* Every byte defined, so that two snapshots compare with memcmp. */
+    memset(stats, 0, sizeof *stats);
     pthread_mutex_lock(&cache->lock);
     stats->programs_built = cache->programs_built;
     stats->programs_loaded = cache->programs_loaded;
