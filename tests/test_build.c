@@ -117,6 +117,53 @@ static void test_build_failure_reports_log(void **state)
     clreduce_destroy(ctx);
 }
 
+/* The line of cl/<file> that holds `text`, or 0. CLREDUCE_CL_DIR names the
+ * kernels' source directory. */
+static unsigned source_line(const char *file, const char *text)
+{
+    const char *dir = getenv("CLREDUCE_CL_DIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : "cl", file);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[512];
+    unsigned n = 0, found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        n++;
+        if (strstr(line, text))
+            found = n;
+    }
+    fclose(f);
+    return found;
+}
+
+/* Every embedded source starts with #line, so a compiler's message names
+ * the source file and its own line, not a line counted across every source
+ * of the program. */
+static void test_build_error_names_file_and_line(void **state)
+{
+    (void)state;
+    /* subgroup.cl comes after other sources in every program. */
+    unsigned line = source_line("subgroup.cl", "#error \"CLR_SG_PATH must be");
+    if (!line)
+        fail_msg("cl/subgroup.cl not found: set CLREDUCE_CL_DIR");
+    clreduce_ctx *ctx = new_context("-DCLR_SG_PATH=42");
+    float got = -1.0f;
+    assert_int_equal(clreduce_reduce_host(ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO,
+                                          data, COUNT, &got),
+                     CLREDUCE_ERROR_BUILD);
+    const char *msg = clreduce_last_error(ctx);
+    /* Clang-based compilers write "subgroup.cl:N:", others "subgroup.cl",
+     * line N. */
+    char clang[64], edg[64];
+    snprintf(clang, sizeof clang, "subgroup.cl:%u:", line);
+    snprintf(edg, sizeof edg, "\"subgroup.cl\", line %u", line);
+    if (!strstr(msg, clang) && !strstr(msg, edg))
+        fail_msg("the build log does not name subgroup.cl:%u:\n%s", line, msg);
+    clreduce_destroy(ctx);
+}
+
 static void test_disk_cache_unusable_or_disabled(void **state)
 {
     (void)state;
@@ -162,6 +209,7 @@ int main(void)
     fresh_data();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build_failure_reports_log),
+        cmocka_unit_test(test_build_error_names_file_and_line),
         cmocka_unit_test(test_disk_cache_unusable_or_disabled),
     };
     int failed = cmocka_run_group_tests_name("build", tests, NULL, NULL);
