@@ -1,8 +1,9 @@
 /*
- * clreduce — parallel reductions on OpenCL devices.
+ * clreduce — parallel reductions and prefix scans on OpenCL devices.
  *
- * clreduce reduces a buffer of numbers to one value (sum, minimum or maximum)
- * on any OpenCL 1.2+ device. Its kernels are OpenCL C compiled at run time for
+ * clreduce reduces a buffer of numbers to one value (sum, minimum or maximum),
+ * or scans it into the running sums, minima or maxima of its prefixes, on any
+ * OpenCL 1.2+ device. Its kernels are OpenCL C compiled at run time for
  * the device at hand; on NVIDIA GPUs they use the warp shuffle instructions
  * through inline PTX, elsewhere the device's sub-group extensions where it has
  * them. Compiled programs are cached inside the context, so only the first
