@@ -190,30 +190,42 @@ static int call_result_right(const stateful_call *c, cl_command_queue q, cl_mem 
     return ok;
 }
 
-/* A fresh queue's first call waits for a user event that then fails, so its
- * commands never run; the calls after it on that queue must still be right
- * (and must not hang). Runtimes differ in whether they run commands queued
- * behind a failed one; each later call is checked on a queue of its own
- * read, after the failed command has been given time to settle. */
-static void test_failed_first_dependency(void **state)
+/* A buffer of n int32 ones. */
+static cl_mem ones_buffer(size_t n)
 {
-    (void)state;
-    const size_t n = TC_LARGE_COUNT;
     int32_t *ones = malloc(n * sizeof *ones);
     assert_non_null(ones);
     for (size_t i = 0; i < n; i++)
         ones[i] = 1;
-    cl_context context = clreduce_get_cl_context(g_ctx);
+    cl_mem m = make_buffer(n * sizeof *ones, ones);
+    free(ones);
+    return m;
+}
+
+static cl_event user_event(void)
+{
+    cl_int err;
+    cl_event e = clCreateUserEvent(clreduce_get_cl_context(g_ctx), &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return e;
+}
+
+/* A fresh queue's first call waits for a user event that then fails, so its
+ * commands never run; the calls after it on that queue must still be right
+ * and must not hang, whether or not the runtime runs commands queued behind
+ * a failed one. */
+static void test_failed_first_dependency(void **state)
+{
+    (void)state;
+    const size_t n = TC_LARGE_COUNT;
+    cl_mem in = ones_buffer(n), out = make_buffer(n * sizeof(int32_t), NULL);
     for (size_t k = 0; k < sizeof stateful_calls / sizeof *stateful_calls; k++) {
         const stateful_call *c = &stateful_calls[k];
         if (!call_supported(c))
             continue;
         cl_command_queue q = tc_create_queue(g_ctx, 0);
         assert_non_null(q);
-        cl_mem in = make_buffer(n * sizeof *ones, ones), out = make_buffer(n * sizeof *ones, NULL);
-        cl_int err;
-        cl_event user = clCreateUserEvent(context, &err);
-        assert_int_equal(err, CL_SUCCESS);
+        cl_event user = user_event();
         assert_int_equal(enqueue_call(c, q, in, n, out, 1, &user), CLREDUCE_SUCCESS);
         assert_int_equal(clSetUserEventStatus(user, -1), CL_SUCCESS);
         clReleaseEvent(user);
@@ -238,11 +250,10 @@ static void test_failed_first_dependency(void **state)
                 fail_msg("%s after a failed first dependency: wrong result in call %d", c->name,
                          r + 1);
         }
-        clReleaseMemObject(in);
-        clReleaseMemObject(out);
         clReleaseCommandQueue(q);
     }
-    free(ones);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
 }
 
 /* A fresh queue's first call waits for a user event that completes only
@@ -251,23 +262,17 @@ static void test_late_first_dependency(void **state)
 {
     (void)state;
     const size_t n = TC_LARGE_COUNT;
-    int32_t *ones = malloc(n * sizeof *ones);
-    assert_non_null(ones);
-    for (size_t i = 0; i < n; i++)
-        ones[i] = 1;
-    cl_context context = clreduce_get_cl_context(g_ctx);
+    cl_mem in = ones_buffer(n);
     for (size_t k = 0; k < sizeof stateful_calls / sizeof *stateful_calls; k++) {
         const stateful_call *c = &stateful_calls[k];
         if (!call_supported(c))
             continue;
         cl_command_queue q = tc_create_queue(g_ctx, 0);
         assert_non_null(q);
-        cl_mem in = make_buffer(n * sizeof *ones, ones), out[3];
-        cl_int err;
-        cl_event user = clCreateUserEvent(context, &err);
-        assert_int_equal(err, CL_SUCCESS);
+        cl_event user = user_event();
+        cl_mem out[3];
         for (int r = 0; r < 3; r++) {
-            out[r] = make_buffer(n * sizeof *ones, NULL);
+            out[r] = make_buffer(n * sizeof(int32_t), NULL);
             assert_int_equal(enqueue_call(c, q, in, n, out[r], r == 0, r == 0 ? &user : NULL),
                              CLREDUCE_SUCCESS);
         }
@@ -281,10 +286,9 @@ static void test_late_first_dependency(void **state)
                          r + 1);
             clReleaseMemObject(out[r]);
         }
-        clReleaseMemObject(in);
         clReleaseCommandQueue(q);
     }
-    free(ones);
+    clReleaseMemObject(in);
 }
 
 /* ---- queues that come and go ------------------------------------------------ */
@@ -311,11 +315,8 @@ static void churn_queues(cl_mem in, cl_mem out, size_t n, size_t count)
 static void test_released_queues_are_freed(void **state)
 {
     (void)state;
-    enum { n = 4099 };
-    int32_t ones[n];
-    for (size_t i = 0; i < n; i++)
-        ones[i] = 1;
-    cl_mem in = make_buffer(sizeof ones, ones), out = make_buffer(sizeof ones, NULL);
+    const size_t n = 4099;
+    cl_mem in = ones_buffer(n), out = make_buffer(n * sizeof(int32_t), NULL);
     fault_objects before, middle, after;
     fault_live(&before);
     churn_queues(in, out, n, 100);
