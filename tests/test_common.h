@@ -8,6 +8,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A monotonic clock, in seconds. */
+static inline double tc_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Meson reads this exit status as "skipped". */
 #define TC_EXIT_SKIP 77

@@ -18,8 +18,6 @@
 
 #include "test_common.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 enum { INPUT_COUNT = 100, RESULT_COUNT = 4 };
 
 static clreduce_ctx *g_ctx;

@@ -51,8 +51,6 @@
 #include "fault_shim.h"
 #include "test_common.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 /* Any context handle a create function could hand out is not this. */
 #define CTX_SENTINEL ((clreduce_ctx *)(uintptr_t)0x5e5e5e5e)
 

@@ -33,7 +33,6 @@ static const clreduce_op all_ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE
 static const clreduce_type all_types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLREDUCE_INT32,
                                           CLREDUCE_UINT32, CLREDUCE_INT64, CLREDUCE_UINT64};
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_REPORTS 25
 
 /* Where the cases of one test run, and how many of them failed. */
@@ -63,13 +62,6 @@ static tc_layout layout_for(size_t k)
     l.use_wait_list = (int)((k >> 2) & 1);
     l.read_queue = g_read_queue;
     return l;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* zero_sign: -1 or +1 when the result must be -0.0 or +0.0 (checked with
@@ -284,7 +276,7 @@ static void test_variant(void **state)
     char name[64];
     snprintf(name, sizeof name, "variant_%s", tc_variant_name(v));
     tc_seed_for(name);
-    double t0 = now_seconds();
+    double t0 = tc_now_seconds();
     suite s = make_suite(g_ctx, "default context");
     void *data = malloc(TC_LARGE_COUNT * 8);
     assert_non_null(data);
@@ -334,7 +326,7 @@ static void test_variant(void **state)
         determinism_case(&s, v, data);
     free(data);
     print_message("%s: %zu cases, %d failed, %d op/type combinations unsupported, %.1f s\n",
-                  name, s.cases, s.failures, unsupported, now_seconds() - t0);
+                  name, s.cases, s.failures, unsupported, tc_now_seconds() - t0);
     assert_int_equal(s.failures, 0);
     if (!supported) {
         print_message("note: variant %s is not supported by this device: skipped\n",

@@ -25,7 +25,6 @@
 
 #include "test_common.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_REPORTS 25
 
 /* 3 * 2^20 + 1: many more tiles than TC_LARGE_COUNT, for the look-back. */
@@ -43,13 +42,6 @@ static const clreduce_op all_ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE
 static const clreduce_type all_types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLREDUCE_INT32,
                                           CLREDUCE_UINT32, CLREDUCE_INT64, CLREDUCE_UINT64};
 static const clreduce_scan_kind all_kinds[] = {CLREDUCE_INCLUSIVE, CLREDUCE_EXCLUSIVE};
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static size_t esize(clreduce_type type)
 {
@@ -643,7 +635,7 @@ static void test_variant(void **state)
     char name[64];
     snprintf(name, sizeof name, "variant_%s", tc_scan_variant_name(v));
     tc_seed_for(name);
-    double t0 = now_seconds();
+    double t0 = tc_now_seconds();
     suite s = make_suite(g_ctx, "default context");
     void *data = malloc(TC_LARGE_COUNT * 8);
     assert_non_null(data);
@@ -699,7 +691,7 @@ static void test_variant(void **state)
         special_cases(&s, v, CLREDUCE_DOUBLE, data);
     free(data);
     print_message("%s: %zu cases, %d failed, %d op/type combinations unsupported, %.1f s\n", name,
-                  s.cases, s.failures, unsupported, now_seconds() - t0);
+                  s.cases, s.failures, unsupported, tc_now_seconds() - t0);
     assert_int_equal(s.failures, 0);
     if (!supported) {
         print_message("note: scan variant %s is not supported by this device: skipped\n",
@@ -1468,7 +1460,7 @@ static int repeated_lookback(clreduce_ctx *ctx, const char *label, clreduce_type
     cl_mem in = make_buffer((in_off + n) * es, data);
     cl_mem out = make_buffer(out_count * es, NULL);
     int failures = 0;
-    double t0 = now_seconds();
+    double t0 = tc_now_seconds();
     for (int r = 0; r < runs; r++) {
         clreduce_scan_kind kind = (r % 4 == 3) ? CLREDUCE_EXCLUSIVE : CLREDUCE_INCLUSIVE;
         assert_int_equal(scan_and_read(ctx, g_queue, CLREDUCE_OP_SUM, type, kind,
@@ -1493,7 +1485,7 @@ static int repeated_lookback(clreduce_ctx *ctx, const char *label, clreduce_type
                         outside == SIZE_MAX ? "" : "; elements outside the range changed");
     }
     print_message("[%s] lookback sum %s n=%zu: %d runs, %d wrong, %.1f s\n", label,
-                  tc_type_name(type), n, runs, failures, now_seconds() - t0);
+                  tc_type_name(type), n, runs, failures, tc_now_seconds() - t0);
     clReleaseMemObject(in);
     clReleaseMemObject(out);
     free(data);

@@ -31,7 +31,6 @@
 
 #include "test_common.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_THREADS 64
 #define MAX_COUNT ((size_t)262147)
 #define MAX_OFFSET 17
@@ -77,13 +76,6 @@ static const combo mix[] = {
 };
 
 static const size_t sizes[] = {1, 2, 3, 255, 256, 257, 1000, 4097, 65537, 100003, MAX_COUNT};
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* ---- per-thread state ------------------------------------------------------------ */
 
@@ -354,9 +346,9 @@ static int combo_supported(const combo *c)
 static void *mixed_worker(void *arg)
 {
     worker *w = arg;
-    double deadline = now_seconds() + g_seconds;
+    double deadline = tc_now_seconds() + g_seconds;
     unsigned round = 0;
-    while ((now_seconds() < deadline || round < 4) && !w->failed) {
+    while ((tc_now_seconds() < deadline || round < 4) && !w->failed) {
         const combo *c = &mix[next_random(w) % ARRAY_SIZE(mix)];
         if (!combo_supported(c)) {
             w->skipped++;
@@ -452,14 +444,14 @@ static void run_workers(worker *workers, void *(*fn)(void *))
         atomic_init(&workers[i].doing_count, 0);
         assert_int_equal(pthread_create(&threads[i], NULL, worker_main, &workers[i]), 0);
     }
-    double limit = now_seconds() + g_seconds + WATCHDOG_SECONDS;
+    double limit = tc_now_seconds() + g_seconds + WATCHDOG_SECONDS;
     for (;;) {
         int running = 0;
         for (int i = 0; i < g_nthreads; i++)
             running += !atomic_load(&workers[i].finished);
         if (!running)
             break;
-        if (now_seconds() > limit) {
+        if (tc_now_seconds() > limit) {
             for (int i = 0; i < g_nthreads; i++) {
                 int doing = atomic_load(&workers[i].doing);
                 if (atomic_load(&workers[i].finished))
@@ -497,9 +489,9 @@ static void test_mixed(void **state)
     worker workers[MAX_THREADS];
     for (int i = 0; i < g_nthreads; i++)
         assert_int_equal(worker_setup(&workers[i], i), 0);
-    double t0 = now_seconds();
+    double t0 = tc_now_seconds();
     run_workers(workers, mixed_worker);
-    double elapsed = now_seconds() - t0;
+    double elapsed = tc_now_seconds() - t0;
 
     unsigned long calls = 0, host = 0, mem = 0, scans = 0, errors = 0;
     unsigned long per_combo[ARRAY_SIZE(mix)] = {0};
