@@ -1,6 +1,6 @@
 /* Helpers shared by the clreduce test programs: device set-up, random data,
  * CPU reference results, and one device reduction with its buffers checked
- * around it. */
+ * around it (test_common.c, test_common_data.c, test_common_run.c). */
 #ifndef CLREDUCE_TEST_COMMON_H
 #define CLREDUCE_TEST_COMMON_H
 
@@ -95,6 +95,9 @@ int tc_is_float_type(clreduce_type type);
  * never equal the type's extreme values (those are the poison for min and
  * max, see tc_poison). */
 void tc_fill_random(clreduce_type type, void *data, size_t n);
+
+/* Bytes of one element of `type` (4 for an unknown type). */
+size_t tc_elem_size(clreduce_type type);
 
 /* Element i of an array of `type`, and setting it from a double (floats) or
  * from bits (integers: tc_value's u64, truncated). */
