@@ -243,32 +243,21 @@ int tc_contains(const char *text, const char *word)
     return n == 0;
 }
 
-const char *tc_variant_name(clreduce_variant v)
+static const char *or_unknown(const char *name)
 {
-    const char *name = clreduce_variant_name(v);
     return name ? name : "?";
 }
 
-const char *tc_op_name(clreduce_op op)
-{
-    const char *name = clreduce_op_name(op);
-    return name ? name : "?";
-}
-
-const char *tc_type_name(clreduce_type type)
-{
-    const char *name = clreduce_type_name(type);
-    return name ? name : "?";
-}
+const char *tc_variant_name(clreduce_variant v) { return or_unknown(clreduce_variant_name(v)); }
+const char *tc_op_name(clreduce_op op) { return or_unknown(clreduce_op_name(op)); }
+const char *tc_type_name(clreduce_type type) { return or_unknown(clreduce_type_name(type)); }
 
 const char *tc_scan_kind_name(clreduce_scan_kind kind)
 {
-    const char *name = clreduce_scan_kind_name(kind);
-    return name ? name : "?";
+    return or_unknown(clreduce_scan_kind_name(kind));
 }
 
 const char *tc_scan_variant_name(clreduce_scan_variant v)
 {
-    const char *name = clreduce_scan_variant_name(v);
-    return name ? name : "?";
+    return or_unknown(clreduce_scan_variant_name(v));
 }
