@@ -1,6 +1,13 @@
 /* Helpers shared by the clreduce test programs (see test_common.h). */
 #include "test_common.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -260,4 +267,41 @@ const char *tc_scan_kind_name(clreduce_scan_kind kind)
 const char *tc_scan_variant_name(clreduce_scan_variant v)
 {
     return or_unknown(clreduce_scan_variant_name(v));
+}
+
+/* ---- OpenCL calls that must succeed --------------------------------------------- */
+
+cl_mem tc_make_buffer(const clreduce_ctx *ctx, size_t bytes, const void *init)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(clreduce_get_cl_context(ctx),
+                              CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                              (void *)init, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return m;
+}
+
+void tc_read_buffer(cl_command_queue q, cl_mem mem, void *out, size_t bytes, cl_uint nwait,
+                    const cl_event *wait)
+{
+    assert_int_equal(clEnqueueReadBuffer(q, mem, CL_TRUE, 0, bytes, out, nwait, wait, NULL),
+                     CL_SUCCESS);
+}
+
+cl_int tc_event_status(cl_event ev)
+{
+    cl_int st = CL_QUEUED;
+    assert_int_equal(
+        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL), CL_SUCCESS);
+    return st;
+}
+
+cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what)
+{
+    cl_ulong t = 0;
+    cl_int err = clGetEventProfilingInfo(ev, what, sizeof t, &t, NULL);
+    if (err != CL_SUCCESS)
+        print_error("clGetEventProfilingInfo: %s\n", clreduce_opencl_error_name(err));
+    assert_int_equal(err, CL_SUCCESS);
+    return t;
 }

@@ -48,6 +48,13 @@ void tc_set_double(clreduce_type type, void *data, size_t i, double x)
     tc_set(type, data, i, &v);
 }
 
+double tc_get_double(clreduce_type type, const void *data, size_t i)
+{
+    tc_value v;
+    tc_get(type, data, i, &v);
+    return type == CLREDUCE_FLOAT ? (double)v.f : v.d;
+}
+
 /* Near the limits (so that sums overflow) one time in two, but never on them. */
 static uint64_t random_bits(unsigned bits, int is_signed)
 {
@@ -226,6 +233,119 @@ int tc_matches(clreduce_op op, clreduce_type type, const tc_value *got, const tc
     return fabsl(g - r) <= tol; /* false for a NaN */
 }
 
+/* ---- data shaped for an operator ------------------------------------------------- */
+
+static const char *const data_mode_names[] = {"small", "full range", "uniform", "records"};
+
+const char *tc_data_mode_name(tc_data_mode mode)
+{
+    return (unsigned)mode < ARRAY_SIZE(data_mode_names) ? data_mode_names[mode] : "?";
+}
+
+tc_data_mode tc_mode_for(clreduce_op op, size_t k)
+{
+    if (op == CLREDUCE_OP_SUM)
+        return (k & 1) ? TC_DATA_FULL : TC_DATA_SMALL;
+    return (k & 1) ? TC_DATA_RECORDS : TC_DATA_UNIFORM;
+}
+
+static unsigned type_bits(clreduce_type type)
+{
+    return (unsigned)tc_elem_size(type) * 8;
+}
+
+static int type_signed(clreduce_type type)
+{
+    return type == CLREDUCE_INT32 || type == CLREDUCE_INT64;
+}
+
+/* An integer element from a key in [0, 2^bits) that orders like the value. */
+static void set_from_key(clreduce_type type, void *data, size_t i, uint64_t key)
+{
+    tc_value v;
+    memset(&v, 0, sizeof v);
+    unsigned bits = type_bits(type);
+    if (type_signed(type))
+        key ^= UINT64_C(1) << (bits - 1);
+    if (bits == 32)
+        v.u32 = (uint32_t)key;
+    else
+        v.u64 = key;
+    tc_set(type, data, i, &v);
+}
+
+static uint64_t key_mask(clreduce_type type)
+{
+    return type_bits(type) == 64 ? UINT64_MAX : (UINT64_C(1) << type_bits(type)) - 1;
+}
+
+/* t in [0, 1) to a key, with random low bits. */
+static uint64_t key_from_unit(clreduce_type type, double t)
+{
+    unsigned bits = type_bits(type);
+    double top = ldexp(1.0, (int)bits);
+    double k = t * top;
+    uint64_t key = k >= top ? key_mask(type) : (uint64_t)k;
+    if (bits == 64)
+        key ^= tc_rand64() & 0x7ff; /* below the double's precision */
+    return key & key_mask(type);
+}
+
+void tc_fill_mode(clreduce_op op, clreduce_type type, tc_data_mode mode, void *data, size_t n)
+{
+    int is_float = tc_is_float_type(type);
+    int down = op == CLREDUCE_OP_MIN; /* records fall for min, rise for max */
+    switch (mode) {
+    case TC_DATA_SMALL:
+        for (size_t i = 0; i < n; i++) {
+            if (is_float) {
+                tc_set_double(type, data, i, 2.0 * tc_rand_unit() - 1.0);
+            } else {
+                tc_value v;
+                memset(&v, 0, sizeof v);
+                int64_t x = (int64_t)tc_rand_below(2001) - (type_signed(type) ? 1000 : 0);
+                if (type_bits(type) == 32)
+                    v.u32 = (uint32_t)x;
+                else
+                    v.u64 = (uint64_t)x;
+                tc_set(type, data, i, &v);
+            }
+        }
+        break;
+    case TC_DATA_FULL:
+        tc_fill_random(type, data, n);
+        break;
+    case TC_DATA_UNIFORM:
+        for (size_t i = 0; i < n; i++) {
+            if (is_float)
+                tc_set_double(type, data, i, 2.0 * tc_rand_unit() - 1.0);
+            else
+                set_from_key(type, data, i, tc_rand64() & key_mask(type));
+        }
+        if (!is_float && n >= 4) {
+            /* The identity's value and its opposite extreme. */
+            set_from_key(type, data, tc_rand_below(n), 0);
+            set_from_key(type, data, tc_rand_below(n), key_mask(type));
+        }
+        break;
+    case TC_DATA_RECORDS:
+        for (size_t i = 0; i < n; i++) {
+            /* Rises through [0, 1) with noise of about 16 elements' worth. */
+            double t = ((double)i + 16.0 * tc_rand_unit()) / ((double)n + 16.0);
+            if (down)
+                t = 1.0 - t;
+            if (t >= 1.0)
+                t = 0.9999999;
+            if (t < 0.0)
+                t = 0.0;
+            if (is_float)
+                tc_set_double(type, data, i, 2.0 * t - 1.0);
+            else
+                set_from_key(type, data, i, key_from_unit(type, t));
+        }
+        break;
+    }
+}
 /* ---- prefix scans --------------------------------------------------------------- */
 
 /* The running state of the reference scan after some prefix of the input. */
@@ -386,16 +506,39 @@ void tc_reference_scan(clreduce_op op, clreduce_type type, clreduce_scan_kind ki
     }
 }
 
+void tc_format_scan_mismatch(clreduce_op op, clreduce_type type, const tc_scan_mismatch *m,
+                             char *buf, size_t size)
+{
+    char got[96], want[96], exact[96] = "";
+    tc_format(type, &m->got, got, sizeof got);
+    tc_format(type, &m->expected, want, sizeof want);
+    if (op == CLREDUCE_OP_SUM && tc_is_float_type(type))
+        snprintf(exact, sizeof exact, " (exact %.21Lg, tolerance %.3Lg)", m->exact,
+                 m->tolerance);
+    snprintf(buf, size, "element %zu: got %s, expected %s%s; %zu element(s) wrong, the last at %zu",
+             m->index, got, want, exact, m->wrong, m->last);
+}
+
 int tc_scan_matches(clreduce_op op, clreduce_type type, clreduce_scan_kind kind,
                     const void *input, size_t n, const void *output, char *why, size_t why_size)
 {
     tc_scan_mismatch m;
     if (tc_check_scan(op, type, kind, input, n, output, &m))
         return 1;
-    char got[96], expected[96];
-    tc_format(type, &m.got, got, sizeof got);
-    tc_format(type, &m.expected, expected, sizeof expected);
-    snprintf(why, why_size, "%zu of %zu elements wrong; first: element %zu = %s, expected %s",
-             m.wrong, n, m.index, got, expected);
+    tc_format_scan_mismatch(op, type, &m, why, why_size);
     return 0;
+}
+
+size_t tc_first_changed_outside(const void *buf, size_t count, size_t from, size_t n,
+                                size_t elem_size)
+{
+    const unsigned char *p = buf;
+    for (size_t i = 0; i < count; i++) {
+        if (i >= from && i < from + n)
+            continue;
+        for (size_t b = 0; b < elem_size; b++)
+            if (p[i * elem_size + b] != TC_SENTINEL_BYTE)
+                return i;
+    }
+    return SIZE_MAX;
 }

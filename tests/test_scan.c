@@ -43,11 +43,6 @@ static const clreduce_type all_types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLRED
                                           CLREDUCE_UINT32, CLREDUCE_INT64, CLREDUCE_UINT64};
 static const clreduce_scan_kind all_kinds[] = {CLREDUCE_INCLUSIVE, CLREDUCE_EXCLUSIVE};
 
-static size_t esize(clreduce_type type)
-{
-    return clreduce_type_size(type);
-}
-
 /* "auto (lookback)" for AUTO, else the variant's name. */
 static const char *variant_label(clreduce_ctx *ctx, clreduce_scan_variant v, clreduce_type type,
                                  char *buf, size_t size)
@@ -60,165 +55,29 @@ static const char *variant_label(clreduce_ctx *ctx, clreduce_scan_variant v, clr
     return buf;
 }
 
-/* ---- random data ------------------------------------------------------------ */
-
-typedef enum data_mode {
-    DATA_SMALL,   /* sums: small integers, floats in [-1, 1) */
-    DATA_FULL,    /* sums: integers near the limits, so that prefixes wrap;
-                     floats of mixed magnitudes */
-    DATA_UNIFORM, /* min/max: uniform over the type's range, with both
-                     extreme values planted */
-    DATA_RECORDS  /* min/max: a noisy trend through the whole range, so that
-                     the prefix changes every few elements */
-} data_mode;
-
-static const char *const data_mode_names[] = {"small", "full range", "uniform", "records"};
-
-static unsigned type_bits(clreduce_type type)
-{
-    return (unsigned)esize(type) * 8;
-}
-
-static int type_signed(clreduce_type type)
-{
-    return type == CLREDUCE_INT32 || type == CLREDUCE_INT64;
-}
-
-/* An integer element from a key in [0, 2^bits) that orders like the value. */
-static void set_from_key(clreduce_type type, void *data, size_t i, uint64_t key)
-{
-    tc_value v;
-    memset(&v, 0, sizeof v);
-    unsigned bits = type_bits(type);
-    if (type_signed(type))
-        key ^= UINT64_C(1) << (bits - 1);
-    if (bits == 32)
-        v.u32 = (uint32_t)key;
-    else
-        v.u64 = key;
-    tc_set(type, data, i, &v);
-}
-
-static uint64_t key_mask(clreduce_type type)
-{
-    return type_bits(type) == 64 ? UINT64_MAX : (UINT64_C(1) << type_bits(type)) - 1;
-}
-
-/* t in [0, 1) to a key, with random low bits. */
-static uint64_t key_from_unit(clreduce_type type, double t)
-{
-    unsigned bits = type_bits(type);
-    double top = ldexp(1.0, (int)bits);
-    double k = t * top;
-    uint64_t key = k >= top ? key_mask(type) : (uint64_t)k;
-    if (bits == 64)
-        key ^= tc_rand64() & 0x7ff; /* below the double's precision */
-    return key & key_mask(type);
-}
-
-static void fill_data(clreduce_op op, clreduce_type type, data_mode mode, void *data, size_t n)
-{
-    int is_float = tc_is_float_type(type);
-    int down = op == CLREDUCE_OP_MIN; /* records fall for min, rise for max */
-    switch (mode) {
-    case DATA_SMALL:
-        for (size_t i = 0; i < n; i++) {
-            if (is_float) {
-                tc_set_double(type, data, i, 2.0 * tc_rand_unit() - 1.0);
-            } else {
-                tc_value v;
-                memset(&v, 0, sizeof v);
-                int64_t x = (int64_t)tc_rand_below(2001) - (type_signed(type) ? 1000 : 0);
-                if (type_bits(type) == 32)
-                    v.u32 = (uint32_t)x;
-                else
-                    v.u64 = (uint64_t)x;
-                tc_set(type, data, i, &v);
-            }
-        }
-        break;
-    case DATA_FULL:
-        tc_fill_random(type, data, n);
-        break;
-    case DATA_UNIFORM:
-        for (size_t i = 0; i < n; i++) {
-            if (is_float)
-                tc_set_double(type, data, i, 2.0 * tc_rand_unit() - 1.0);
-            else
-                set_from_key(type, data, i, tc_rand64() & key_mask(type));
-        }
-        if (!is_float && n >= 4) {
-            /* The identity's value and its opposite extreme. */
-            set_from_key(type, data, tc_rand_below(n), 0);
-            set_from_key(type, data, tc_rand_below(n), key_mask(type));
-        }
-        break;
-    case DATA_RECORDS:
-        for (size_t i = 0; i < n; i++) {
-            /* Rises through [0, 1) with noise of about 16 elements' worth. */
-            double t = ((double)i + 16.0 * tc_rand_unit()) / ((double)n + 16.0);
-            if (down)
-                t = 1.0 - t;
-            if (t >= 1.0)
-                t = 0.9999999;
-            if (t < 0.0)
-                t = 0.0;
-            if (is_float)
-                tc_set_double(type, data, i, 2.0 * t - 1.0);
-            else
-                set_from_key(type, data, i, key_from_unit(type, t));
-        }
-        break;
-    }
-}
-
-/* The modes used for op: two per op, alternated from case to case. */
-static data_mode mode_for(clreduce_op op, size_t k)
-{
-    if (op == CLREDUCE_OP_SUM)
-        return (k & 1) ? DATA_FULL : DATA_SMALL;
-    return (k & 1) ? DATA_RECORDS : DATA_UNIFORM;
-}
-
 /* ---- one scan on the device, with its buffers checked around it -------------- */
 
-typedef enum placement {
-    SEPARATE,       /* input and output in two buffers */
-    OUTPUT_AFTER,   /* one buffer: the output range after the input range */
-    OUTPUT_BEFORE,  /* one buffer: the output range before the input range */
-    IN_PLACE        /* one buffer, one range */
-} placement;
-
-static const char *const placement_names[] = {"separate buffers", "one buffer, output after input",
-                                              "one buffer, output before input", "in place"};
-
-typedef struct scan_layout {
-    placement where;
-    size_t lead; /* elements before the first range */
-    size_t gap;  /* elements between the ranges (one buffer, two ranges) */
-    size_t tail; /* elements after the last range (of each buffer) */
-    size_t out_lead; /* SEPARATE: elements before the output range */
-    int use_wait_list; /* upload on another queue and pass its event */
-} scan_layout;
-
 /* Offsets vary from case to case, never zero and never equal for input and
- * output; one case in two uses a wait list. */
-static scan_layout layout_for(size_t k, placement where)
+ * output; one case in two uses a wait list, uploading on another queue. */
+static tc_scan_layout layout_for(size_t k, tc_placement where)
 {
-    scan_layout l;
+    tc_scan_layout l;
     l.where = where;
     l.lead = (k & 1) ? 5 : 3;
     l.out_lead = 1 + (k >> 1) % 3 + ((k >> 1) % 3 == 2); /* 1, 2 or 4 */
     l.gap = ((k >> 2) & 1) ? 0 : 7;                      /* 0: the ranges touch */
     l.tail = (k % 3) ? 17 : 0;
     l.use_wait_list = (int)((k >> 1) & 1);
+    l.upload_queue = g_upload_queue;
+    l.read_queue = g_read_queue;
     return l;
 }
 
-/* Rotates over the placements with SEPARATE in every other case. */
-static placement placement_for(size_t k)
+/* Rotates over the placements with TC_SEPARATE in every other case. */
+static tc_placement placement_for(size_t k)
 {
-    static const placement order[] = {SEPARATE, OUTPUT_AFTER, SEPARATE, OUTPUT_BEFORE};
+    static const tc_placement order[] = {TC_SEPARATE, TC_OUTPUT_AFTER, TC_SEPARATE,
+                                         TC_OUTPUT_BEFORE};
     return order[k % 4];
 }
 
@@ -231,247 +90,27 @@ typedef struct scan_case {
     clreduce_scan_variant variant;
     size_t n;
     const void *data; /* the input range */
-    scan_layout layout;
+    tc_scan_layout layout;
     const char *tag;  /* what the data is, in messages */
 } scan_case;
 
-typedef struct scan_result {
-    clreduce_status status;
-    size_t in_off, out_off;
-    int ok;
-    tc_scan_mismatch mismatch;
-    int range_checked;       /* the output range was compared with the reference */
-    size_t outside_changed;  /* elements outside the output range that changed */
-    size_t first_changed;    /* the first of them, in its buffer */
-    int changed_in_input;    /* it was in the input buffer (SEPARATE) */
-    char problem[256];       /* the harness, the events, the out-parameter */
-    void *output;            /* the output range after the scan (malloc'd) */
-} scan_result;
-
-/* Buffers of one case: images before the scan and after it. */
-typedef struct buffers {
-    size_t count[2];        /* elements of buffer 0 (input) and 1 (output) */
-    unsigned char *before[2], *after[2];
-    cl_mem mem[2];
-    int nbuf;
-} buffers;
-
-static void fill_elements(clreduce_type type, unsigned char *buf, size_t from, size_t to,
-                          const tc_value *v)
+static int run_case(const scan_case *c, tc_scan_run *r)
 {
-    for (size_t i = from; i < to; i++)
-        tc_set(type, buf, i, v);
-}
-
-static void free_buffers(buffers *b)
-{
-    for (int i = 0; i < 2; i++) {
-        free(b->before[i]);
-        free(b->after[i]);
-        if (b->mem[i])
-            clReleaseMemObject(b->mem[i]);
-    }
-}
-
-/* Runs one scan; returns 1 when everything was right, else 0 with
- * res->... telling what went wrong. res->output is left for the caller to
- * free. */
-static int run_scan(const scan_case *c, scan_result *res)
-{
-    memset(res, 0, sizeof *res);
-    res->status = CLREDUCE_ERROR_OPENCL;
-    const size_t es = esize(c->type), n = c->n;
-    const scan_layout *l = &c->layout;
-    buffers b;
-    memset(&b, 0, sizeof b);
-    tc_value poison, sentinel;
-    tc_poison(c->op, c->type, &poison);
-    memset(&sentinel, TC_SENTINEL_BYTE, sizeof sentinel);
-    int out_buf = 0;
-
-    switch (l->where) {
-    case SEPARATE:
-        b.nbuf = 2;
-        out_buf = 1;
-        res->in_off = l->lead;
-        res->out_off = l->out_lead;
-        b.count[0] = l->lead + n + l->tail;
-        b.count[1] = l->out_lead + n + l->tail;
-        break;
-    case OUTPUT_AFTER:
-        b.nbuf = 1;
-        res->in_off = l->lead;
-        res->out_off = l->lead + n + l->gap;
-        b.count[0] = res->out_off + n + l->tail;
-        break;
-    case OUTPUT_BEFORE:
-        b.nbuf = 1;
-        res->out_off = l->lead;
-        res->in_off = l->lead + n + l->gap;
-        b.count[0] = res->in_off + n + l->tail;
-        break;
-    case IN_PLACE:
-        b.nbuf = 1;
-        res->in_off = res->out_off = l->lead;
-        b.count[0] = l->lead + n + l->tail;
-        break;
-    }
-    for (int i = 0; i < b.nbuf; i++) {
-        b.before[i] = malloc(b.count[i] * es);
-        b.after[i] = malloc(b.count[i] * es);
-        if (!b.before[i] || !b.after[i]) {
-            snprintf(res->problem, sizeof res->problem, "out of host memory");
-            free_buffers(&b);
-            return 0;
-        }
-    }
-    /* Poison around the input, sentinel bytes around and in the output. */
-    unsigned char *img = b.before[0];
-    switch (l->where) {
-    case SEPARATE:
-        fill_elements(c->type, img, 0, b.count[0], &poison);
-        memset(b.before[1], TC_SENTINEL_BYTE, b.count[1] * es);
-        break;
-    case OUTPUT_AFTER:
-        fill_elements(c->type, img, 0, res->in_off, &poison);
-        memset(img + (res->in_off + n) * es, TC_SENTINEL_BYTE,
-               (b.count[0] - res->in_off - n) * es);
-        break;
-    case OUTPUT_BEFORE:
-        memset(img, TC_SENTINEL_BYTE, res->in_off * es);
-        fill_elements(c->type, img, res->in_off + n, b.count[0], &poison);
-        break;
-    case IN_PLACE:
-        fill_elements(c->type, img, 0, res->in_off, &poison);
-        memset(img + (res->in_off + n) * es, TC_SENTINEL_BYTE, l->tail * es);
-        break;
-    }
-    if (n)
-        memcpy(img + res->in_off * es, c->data, n * es);
-
-    cl_context cl = clreduce_get_cl_context(c->ctx);
-    cl_int err = CL_SUCCESS;
-    cl_event upload = NULL, done = TC_EVENT_SENTINEL;
-    for (int i = 0; i < b.nbuf && err == CL_SUCCESS; i++)
-        b.mem[i] = clCreateBuffer(cl, CL_MEM_READ_WRITE, b.count[i] * es, NULL, &err);
-    if (err == CL_SUCCESS && b.nbuf == 2)
-        err = clEnqueueWriteBuffer(c->queue, b.mem[1], CL_TRUE, 0, b.count[1] * es, b.before[1],
-                                   0, NULL, NULL);
-    if (err == CL_SUCCESS) {
-        /* Through the wait list: uploaded on another queue, so that only the
-         * event orders it before the scan. */
-        if (l->use_wait_list)
-            err = clEnqueueWriteBuffer(g_upload_queue, b.mem[0], CL_FALSE, 0, b.count[0] * es,
-                                       b.before[0], 0, NULL, &upload);
-        else
-            err = clEnqueueWriteBuffer(c->queue, b.mem[0], CL_TRUE, 0, b.count[0] * es,
-                                       b.before[0], 0, NULL, NULL);
-    }
-    if (err != CL_SUCCESS) {
-        snprintf(res->problem, sizeof res->problem, "setting up the buffers failed: %d",
-                 (int)err);
-        goto finish;
-    }
-
-    res->status = clreduce_scan(c->ctx, c->queue, c->op, c->type, c->kind, c->variant, b.mem[0],
-                                res->in_off, n, b.mem[out_buf], res->out_off, upload ? 1 : 0,
-                                upload ? &upload : NULL, &done);
-    int have_done = res->status == CLREDUCE_SUCCESS && done && done != TC_EVENT_SENTINEL;
-    if (res->status == CLREDUCE_SUCCESS && !have_done) {
-        snprintf(res->problem, sizeof res->problem, "success but no done event");
-    } else if (have_done) {
-        cl_int st = CL_QUEUED;
-        cl_command_queue eq = NULL;
-        err = clWaitForEvents(1, &done);
-        if (err == CL_SUCCESS)
-            err = clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
-        if (err == CL_SUCCESS)
-            err = clGetEventInfo(done, CL_EVENT_COMMAND_QUEUE, sizeof eq, &eq, NULL);
-        if (err != CL_SUCCESS)
-            snprintf(res->problem, sizeof res->problem, "waiting on done failed: %d", (int)err);
-        else if (st != CL_COMPLETE)
-            snprintf(res->problem, sizeof res->problem,
-                     "done event not complete after clWaitForEvents (status %d)", (int)st);
-        else if (eq != c->queue)
-            snprintf(res->problem, sizeof res->problem, "done event belongs to another queue");
-    } else if (done != TC_EVENT_SENTINEL) {
-        snprintf(res->problem, sizeof res->problem, "done written although the call failed (%s)",
-                 clreduce_status_string(res->status));
-    }
-    /* Read behind the done event only, on another queue. */
-    for (int i = 0; i < b.nbuf && err == CL_SUCCESS; i++)
-        err = clEnqueueReadBuffer(have_done ? g_read_queue : c->queue, b.mem[i], CL_TRUE, 0,
-                                  b.count[i] * es, b.after[i], have_done ? 1 : 0,
-                                  have_done ? &done : NULL, NULL);
-    if (have_done)
-        clReleaseEvent(done);
-    if (err == CL_SUCCESS)
-        err = clFinish(c->queue);
-    if (err != CL_SUCCESS) {
-        if (!res->problem[0])
-            snprintf(res->problem, sizeof res->problem, "reading the buffers failed: %d",
-                     (int)err);
-        goto finish;
-    }
-
-    /* Everything outside the output range is as it was (on failure, the
-     * output range too). */
-    size_t out_from = res->status == CLREDUCE_SUCCESS ? res->out_off : 0;
-    size_t out_to = res->status == CLREDUCE_SUCCESS ? res->out_off + n : 0;
-    for (int i = 0; i < b.nbuf; i++)
-        for (size_t e = 0; e < b.count[i]; e++) {
-            if (i == out_buf && e >= out_from && e < out_to)
-                continue;
-            if (memcmp(b.before[i] + e * es, b.after[i] + e * es, es) != 0) {
-                if (!res->outside_changed++) {
-                    res->first_changed = e;
-                    res->changed_in_input = i != out_buf;
-                }
-            }
-        }
-    if (res->status == CLREDUCE_SUCCESS) {
-        res->output = malloc(n ? n * es : 1);
-        if (!res->output) {
-            snprintf(res->problem, sizeof res->problem, "out of host memory");
-            goto finish;
-        }
-        memcpy(res->output, b.after[out_buf] + res->out_off * es, n * es);
-        res->range_checked = 1;
-        res->ok = tc_check_scan(c->op, c->type, c->kind, c->data, n, res->output,
-                                &res->mismatch) &&
-                  res->outside_changed == 0 && !res->problem[0];
-    }
-
-finish:
-    if (upload) {
-        clWaitForEvents(1, &upload);
-        clReleaseEvent(upload);
-    }
-    free_buffers(&b);
-    return res->ok;
+    return tc_run_scan(c->ctx, c->queue, c->op, c->type, c->kind, c->variant, c->data, c->n,
+                       &c->layout, r);
 }
 
 /* Prints what went wrong in one case. */
-static void report(const char *label, const scan_case *c, const scan_result *r)
+static void report(const char *label, const scan_case *c, const tc_scan_run *r)
 {
-    char vname[64], got[96], want[96];
+    char vname[64];
     const char *msg = r->status == CLREDUCE_SUCCESS ? "" : clreduce_last_error(c->ctx);
     variant_label(c->ctx, c->variant, c->type, vname, sizeof vname);
     char where[640] = "";
-    if (r->status != CLREDUCE_SUCCESS) {
+    if (r->status != CLREDUCE_SUCCESS)
         snprintf(where, sizeof where, "status %s: %s", clreduce_status_string(r->status), msg);
-    } else if (r->range_checked && r->mismatch.wrong) {
-        tc_format(c->type, &r->mismatch.got, got, sizeof got);
-        tc_format(c->type, &r->mismatch.expected, want, sizeof want);
-        int fsum = c->op == CLREDUCE_OP_SUM && tc_is_float_type(c->type);
-        char exact[96] = "";
-        if (fsum)
-            snprintf(exact, sizeof exact, " (exact %.21Lg, tolerance %.3Lg)", r->mismatch.exact,
-                     r->mismatch.tolerance);
-        snprintf(where, sizeof where,
-                 "element %zu: got %s, expected %s%s; %zu element(s) wrong, the last at %zu",
-                 r->mismatch.index, got, want, exact, r->mismatch.wrong, r->mismatch.last);
-    }
+    else if (r->range_checked && r->mismatch.wrong)
+        tc_format_scan_mismatch(c->op, c->type, &r->mismatch, where, sizeof where);
     char outside[160] = "";
     if (r->outside_changed)
         snprintf(outside, sizeof outside,
@@ -482,7 +121,7 @@ static void report(const char *label, const scan_case *c, const scan_result *r)
     print_error("FAILED [%s] %s: variant=%s kind=%s op=%s type=%s size=%zu layout=%s "
                 "input_offset=%zu output_offset=%zu wait_list=%d seed=%" PRIu64 ": %s%s%s%s\n",
                 label, c->tag, vname, tc_scan_kind_name(c->kind), tc_op_name(c->op),
-                tc_type_name(c->type), c->n, placement_names[c->layout.where], r->in_off,
+                tc_type_name(c->type), c->n, tc_placement_name(c->layout.where), r->in_off,
                 r->out_off, c->layout.use_wait_list, tc_seed(), where, outside,
                 r->problem[0] ? "; " : "", r->problem);
 }
@@ -508,9 +147,9 @@ static int check_case(suite *s, const char *tag, clreduce_op op, clreduce_type t
 {
     size_t k = s->cases++;
     scan_case c = {s->ctx, g_queue, op, type, kind, v, n, data,
-                   layout_for(k, in_place ? IN_PLACE : placement_for(k)), tag};
-    scan_result r;
-    int ok = run_scan(&c, &r);
+                   layout_for(k, in_place ? TC_IN_PLACE : placement_for(k)), tag};
+    tc_scan_run r;
+    int ok = run_case(&c, &r);
     if (!ok && ++s->failures <= MAX_REPORTS)
         report(s->label, &c, &r);
     free(r.output);
@@ -523,12 +162,12 @@ static void check_unsupported(suite *s, clreduce_op op, clreduce_type type,
                               clreduce_scan_variant v, void *data)
 {
     const size_t n = 1000;
-    fill_data(op, type, DATA_FULL, data, n);
+    tc_fill_mode(op, type, TC_DATA_FULL, data, n);
     size_t k = s->cases++;
     scan_case c = {s->ctx, g_queue, op, type, CLREDUCE_INCLUSIVE, v, n, data,
-                   layout_for(k, SEPARATE), "unsupported"};
-    scan_result r;
-    run_scan(&c, &r);
+                   layout_for(k, TC_SEPARATE), "unsupported"};
+    tc_scan_run r;
+    run_case(&c, &r);
     const char *msg = clreduce_last_error(s->ctx);
     if (r.status != CLREDUCE_ERROR_UNSUPPORTED || r.outside_changed || r.problem[0] || !msg[0]) {
         s->failures++;
@@ -543,13 +182,6 @@ static void check_unsupported(suite *s, clreduce_op op, clreduce_type type,
 
 /* ---- special floating-point values -------------------------------------------- */
 
-static double get_double(clreduce_type type, const void *data, size_t i)
-{
-    tc_value v;
-    tc_get(type, data, i, &v);
-    return type == CLREDUCE_FLOAT ? (double)v.f : v.d;
-}
-
 /* NaN, infinities and signed zeros in min and max, and infinities in sums,
  * for one floating-point type, both kinds. */
 static void special_cases(suite *s, clreduce_scan_variant v, clreduce_type type, void *data)
@@ -562,24 +194,24 @@ static void special_cases(suite *s, clreduce_scan_variant v, clreduce_type type,
             size_t n = special_sizes[si];
             for (size_t ki = 0; ki < ARRAY_SIZE(all_kinds); ki++) {
                 clreduce_scan_kind kind = all_kinds[ki];
-                fill_data(op, type, mode_for(op, si + ki), data, n);
+                tc_fill_mode(op, type, tc_mode_for(op, si + ki), data, n);
                 size_t nans = 1 + tc_rand_below(3);
                 for (size_t j = 0; j < nans; j++)
                     tc_set_double(type, data, tc_rand_below(n), (double)NAN);
                 check_case(s, "NaN at random positions", op, type, kind, v, data, n, 0);
                 if (n >= 2) {
-                    fill_data(op, type, DATA_RECORDS, data, n);
+                    tc_fill_mode(op, type, TC_DATA_RECORDS, data, n);
                     tc_set_double(type, data, n / 2 + tc_rand_below(n - n / 2), (double)NAN);
                     check_case(s, "NaN in the second half", op, type, kind, v, data, n, 0);
-                    fill_data(op, type, DATA_UNIFORM, data, n);
+                    tc_fill_mode(op, type, TC_DATA_UNIFORM, data, n);
                     tc_set_double(type, data, 0, (double)NAN);
                     check_case(s, "NaN first", op, type, kind, v, data, n, 0);
-                    fill_data(op, type, DATA_RECORDS, data, n);
+                    tc_fill_mode(op, type, TC_DATA_RECORDS, data, n);
                     tc_set_double(type, data, n - 1, (double)NAN);
                     check_case(s, "NaN last", op, type, kind, v, data, n, 0);
                 }
 
-                fill_data(op, type, DATA_RECORDS, data, n);
+                tc_fill_mode(op, type, TC_DATA_RECORDS, data, n);
                 tc_set_double(type, data, tc_rand_below(n), (double)INFINITY);
                 if (n >= 2)
                     tc_set_double(type, data, tc_rand_below(n), -(double)INFINITY);
@@ -599,9 +231,9 @@ static void special_cases(suite *s, clreduce_scan_variant v, clreduce_type type,
                     check_case(s, "zeros of both signs", op, type, kind, v, data, n, 0);
                     /* +0.0 first, -0.0 later (min), the reverse for max: the
                      * prefix must switch at the later zero. */
-                    fill_data(op, type, DATA_UNIFORM, data, n);
+                    tc_fill_mode(op, type, TC_DATA_UNIFORM, data, n);
                     for (size_t i = 0; i < n; i++) {
-                        double d = fabs(get_double(type, data, i)) + 0.001;
+                        double d = fabs(tc_get_double(type, data, i)) + 0.001;
                         tc_set_double(type, data, i, op == CLREDUCE_OP_MIN ? d : -d);
                     }
                     size_t first = tc_rand_below(n - 1);
@@ -617,7 +249,7 @@ static void special_cases(suite *s, clreduce_scan_variant v, clreduce_type type,
     if (clreduce_check_scan_support(s->ctx, CLREDUCE_OP_SUM, type, v) == CLREDUCE_SUCCESS) {
         const size_t n = 4097;
         for (size_t ki = 0; ki < ARRAY_SIZE(all_kinds); ki++) {
-            fill_data(CLREDUCE_OP_SUM, type, DATA_SMALL, data, n);
+            tc_fill_mode(CLREDUCE_OP_SUM, type, TC_DATA_SMALL, data, n);
             tc_set_double(type, data, 1000 + tc_rand_below(1000), (double)INFINITY);
             check_case(s, "+inf in a sum", CLREDUCE_OP_SUM, type, all_kinds[ki], v, data, n, 0);
             tc_set_double(type, data, 2500 + tc_rand_below(1000), -(double)INFINITY);
@@ -670,17 +302,17 @@ static void test_variant(void **state)
             for (size_t si = 0; si < ARRAY_SIZE(all_sizes); si++)
                 for (size_t ki = 0; ki < ARRAY_SIZE(all_kinds); ki++) {
                     size_t n = all_sizes[si];
-                    data_mode mode = mode_for(op, si + ki);
-                    fill_data(op, type, mode, data, n);
-                    check_case(&s, data_mode_names[mode], op, type, all_kinds[ki], v, data, n,
+                    tc_data_mode mode = tc_mode_for(op, si + ki);
+                    tc_fill_mode(op, type, mode, data, n);
+                    check_case(&s, tc_data_mode_name(mode), op, type, all_kinds[ki], v, data, n,
                                0);
                 }
             for (size_t si = 0; si < ARRAY_SIZE(in_place_sizes); si++)
                 for (size_t ki = 0; ki < ARRAY_SIZE(all_kinds); ki++) {
                     size_t n = in_place_sizes[si];
-                    data_mode mode = mode_for(op, si + ki + 1);
-                    fill_data(op, type, mode, data, n);
-                    check_case(&s, data_mode_names[mode], op, type, all_kinds[ki], v, data, n,
+                    tc_data_mode mode = tc_mode_for(op, si + ki + 1);
+                    tc_fill_mode(op, type, mode, data, n);
+                    check_case(&s, tc_data_mode_name(mode), op, type, all_kinds[ki], v, data, n,
                                1);
                 }
         }
@@ -754,7 +386,7 @@ static void test_scan_host(void **state)
         for (size_t ci = 0; ci < ARRAY_SIZE(combos); ci++) {
             clreduce_op op = combos[ci].op;
             clreduce_type type = combos[ci].type;
-            size_t es = esize(type);
+            size_t es = tc_elem_size(type);
             if (clreduce_check_scan_support(g_ctx, op, type, v) != CLREDUCE_SUCCESS)
                 continue;
             for (size_t si = 0; si < ARRAY_SIZE(sizes); si++)
@@ -762,8 +394,8 @@ static void test_scan_host(void **state)
                     for (int in_place = 0; in_place < 2; in_place++) {
                         clreduce_scan_kind kind = all_kinds[ki];
                         size_t n = sizes[si];
-                        data_mode mode = mode_for(op, si + ki + (size_t)in_place);
-                        fill_data(op, type, mode, data, n);
+                        tc_data_mode mode = tc_mode_for(op, si + ki + (size_t)in_place);
+                        tc_fill_mode(op, type, mode, data, n);
                         memcpy(copy, data, n * es);
                         /* The output between sentinel elements; in place the
                          * data sits there. */
@@ -785,22 +417,16 @@ static void test_scan_host(void **state)
                             continue;
                         if (++failures > MAX_REPORTS)
                             continue;
-                        char vname[64], g[96], w[96], detail[320] = "";
+                        char vname[64], detail[320] = "";
                         variant_label(g_ctx, v, type, vname, sizeof vname);
-                        if (st != CLREDUCE_SUCCESS) {
+                        if (st != CLREDUCE_SUCCESS)
                             snprintf(detail, sizeof detail, "status %s: %s",
                                      clreduce_status_string(st), clreduce_last_error(g_ctx));
-                        } else if (!range_ok) {
-                            tc_format(type, &m.got, g, sizeof g);
-                            tc_format(type, &m.expected, w, sizeof w);
-                            snprintf(detail, sizeof detail,
-                                     "element %zu: got %s, expected %s (exact %.21Lg, tolerance "
-                                     "%.3Lg); %zu element(s) wrong",
-                                     m.index, g, w, m.exact, m.tolerance, m.wrong);
-                        }
+                        else if (!range_ok)
+                            tc_format_scan_mismatch(op, type, &m, detail, sizeof detail);
                         print_error("FAILED scan_host %s: variant=%s kind=%s op=%s type=%s "
                                     "size=%zu %s seed=%" PRIu64 ": %s%s%s\n",
-                                    data_mode_names[mode], vname, tc_scan_kind_name(kind),
+                                    tc_data_mode_name(mode), vname, tc_scan_kind_name(kind),
                                     tc_op_name(op), tc_type_name(type), n,
                                     in_place ? "in place (output == input)" : "output != input",
                                     tc_seed(), detail,
@@ -819,31 +445,6 @@ static void test_scan_host(void **state)
 
 /* ---- count 0 ---------------------------------------------------------------------- */
 
-static cl_int event_status(cl_event ev)
-{
-    cl_int st = CL_QUEUED;
-    assert_int_equal(
-        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL), CL_SUCCESS);
-    return st;
-}
-
-static cl_mem make_buffer(size_t bytes, const void *init)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(clreduce_get_cl_context(g_ctx),
-                              CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                              (void *)init, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    return m;
-}
-
-static void read_all(cl_command_queue q, cl_mem m, void *out, size_t bytes, cl_uint nwait,
-                     const cl_event *wait)
-{
-    assert_int_equal(clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, out, nwait, wait, NULL),
-                     CL_SUCCESS);
-}
-
 /* Nothing is written; with a done event asked for it completes, behind the
  * wait list; the offsets may be at the very end of the buffers. */
 static void test_count_zero(void **state)
@@ -855,8 +456,8 @@ static void test_count_zero(void **state)
     for (int i = 0; i < COUNT; i++)
         init_in[i] = 1000 + i;
     memset(sentinel, TC_SENTINEL_BYTE, sizeof sentinel);
-    cl_mem in = make_buffer(sizeof init_in, init_in);
-    cl_mem out = make_buffer(sizeof sentinel, sentinel);
+    cl_mem in = tc_make_buffer(g_ctx, sizeof init_in, init_in);
+    cl_mem out = tc_make_buffer(g_ctx, sizeof sentinel, sentinel);
     cl_context cl = clreduce_get_cl_context(g_ctx);
     for (int vi = 0; vi < CLREDUCE_SCAN_VARIANT_COUNT; vi++) {
         clreduce_scan_variant v = (clreduce_scan_variant)vi;
@@ -892,23 +493,23 @@ static void test_count_zero(void **state)
                     if (with_done) {
                         assert_true(done != NULL && done != TC_EVENT_SENTINEL);
                         if (gate) {
-                            if (event_status(done) == CL_COMPLETE)
+                            if (tc_event_status(done) == CL_COMPLETE)
                                 print_error("count 0, %s: done complete before its wait list\n",
                                             tc_scan_variant_name(v));
-                            assert_int_not_equal(event_status(done), CL_COMPLETE);
+                            assert_int_not_equal(tc_event_status(done), CL_COMPLETE);
                             assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE),
                                              CL_SUCCESS);
                         }
                         assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
-                        assert_int_equal(event_status(done), CL_COMPLETE);
+                        assert_int_equal(tc_event_status(done), CL_COMPLETE);
                         assert_int_equal(clReleaseEvent(done), CL_SUCCESS);
                     }
                     if (gate)
                         clReleaseEvent(gate);
                     assert_int_equal(clFinish(g_queue), CL_SUCCESS);
-                    read_all(g_queue, in, after, sizeof init_in, 0, NULL);
+                    tc_read_buffer(g_queue, in, after, sizeof init_in, 0, NULL);
                     assert_memory_equal(after, init_in, sizeof init_in);
-                    read_all(g_queue, out, after, sizeof sentinel, 0, NULL);
+                    tc_read_buffer(g_queue, out, after, sizeof sentinel, 0, NULL);
                     assert_memory_equal(after, sentinel, sizeof sentinel);
                 }
         /* The host entry point. */
@@ -952,12 +553,12 @@ static void test_event_chain(void **state)
         if (clreduce_check_scan_support(g_ctx, CLREDUCE_OP_SUM, type, v) != CLREDUCE_SUCCESS ||
             clreduce_check_scan_support(g_ctx, CLREDUCE_OP_MAX, type, v) != CLREDUCE_SUCCESS)
             continue;
-        fill_data(CLREDUCE_OP_SUM, type, DATA_FULL, stale, n + in_off);
-        fill_data(CLREDUCE_OP_SUM, type, DATA_FULL, fresh, n + in_off);
+        tc_fill_mode(CLREDUCE_OP_SUM, type, TC_DATA_FULL, stale, n + in_off);
+        tc_fill_mode(CLREDUCE_OP_SUM, type, TC_DATA_FULL, fresh, n + in_off);
         memset(mid, TC_SENTINEL_BYTE, (n + out_off) * es);
-        cl_mem in = make_buffer((n + in_off) * es, stale);
-        cl_mem m1 = make_buffer((n + out_off) * es, mid);
-        cl_mem m2 = make_buffer((n + out_off) * es, mid);
+        cl_mem in = tc_make_buffer(g_ctx, (n + in_off) * es, stale);
+        cl_mem m1 = tc_make_buffer(g_ctx, (n + out_off) * es, mid);
+        cl_mem m2 = tc_make_buffer(g_ctx, (n + out_off) * es, mid);
         cl_int err;
         cl_event gate = clCreateUserEvent(cl, &err);
         assert_int_equal(err, CL_SUCCESS);
@@ -981,14 +582,14 @@ static void test_event_chain(void **state)
         clFlush(g_upload_queue);
         struct timespec pause = {0, 50 * 1000 * 1000};
         nanosleep(&pause, NULL);
-        if (event_status(done1) == CL_COMPLETE || event_status(done2) == CL_COMPLETE) {
+        if (tc_event_status(done1) == CL_COMPLETE || tc_event_status(done2) == CL_COMPLETE) {
             print_error("event chain %s: a scan completed before its wait list\n",
                         tc_scan_variant_name(v));
             failures++;
         }
         assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-        read_all(g_read_queue, m1, mid, (n + out_off) * es, 1, &done1);
-        read_all(g_read_queue, m2, fin, (n + out_off) * es, 1, &done2);
+        tc_read_buffer(g_read_queue, m1, mid, (n + out_off) * es, 1, &done1);
+        tc_read_buffer(g_read_queue, m2, fin, (n + out_off) * es, 1, &done2);
         tc_scan_mismatch m;
         char vname[64];
         variant_label(g_ctx, v, type, vname, sizeof vname);
@@ -1019,8 +620,8 @@ static void test_event_chain(void **state)
                 print_error("event chain %s: element %zu before the output range changed\n",
                             vname, i);
             }
-        assert_int_equal(event_status(done1), CL_COMPLETE);
-        assert_int_equal(event_status(done2), CL_COMPLETE);
+        assert_int_equal(tc_event_status(done1), CL_COMPLETE);
+        assert_int_equal(tc_event_status(done2), CL_COMPLETE);
         clReleaseEvent(done1);
         clReleaseEvent(done2);
         clReleaseEvent(upload);
@@ -1047,7 +648,7 @@ static clreduce_status scan_and_read(clreduce_ctx *ctx, cl_command_queue q, clre
                                      cl_mem out, size_t out_off, size_t out_count, void *host_out)
 {
     const unsigned char pattern = TC_SENTINEL_BYTE;
-    size_t bytes = out_count * esize(type);
+    size_t bytes = out_count * tc_elem_size(type);
     assert_int_equal(clEnqueueFillBuffer(q, out, &pattern, 1, 0, bytes, 0, NULL, NULL),
                      CL_SUCCESS);
     cl_event done = NULL;
@@ -1059,34 +660,9 @@ static clreduce_status scan_and_read(clreduce_ctx *ctx, cl_command_queue q, clre
                     clreduce_status_string(st), clreduce_last_error(ctx));
         return st;
     }
-    read_all(g_read_queue, out, host_out, bytes, 1, &done);
+    tc_read_buffer(g_read_queue, out, host_out, bytes, 1, &done);
     clReleaseEvent(done);
     return st;
-}
-
-/* Elements of buf outside [from, from + n) still hold the sentinel bytes;
- * returns the first that does not, or SIZE_MAX. */
-static size_t first_changed_outside(const unsigned char *buf, size_t count, size_t from, size_t n,
-                                    size_t es)
-{
-    for (size_t i = 0; i < count; i++) {
-        if (i >= from && i < from + n)
-            continue;
-        for (size_t b = 0; b < es; b++)
-            if (buf[i * es + b] != TC_SENTINEL_BYTE)
-                return i;
-    }
-    return SIZE_MAX;
-}
-
-static cl_ulong profiling_time(cl_event ev, cl_profiling_info what)
-{
-    cl_ulong t = 0;
-    cl_int err = clGetEventProfilingInfo(ev, what, sizeof t, &t, NULL);
-    if (err != CL_SUCCESS)
-        print_error("clGetEventProfilingInfo: %s\n", clreduce_opencl_error_name(err));
-    assert_int_equal(err, CL_SUCCESS);
-    return t;
 }
 
 /* clreduce_scan_profiled: `first` and `done` (each optional) are returned,
@@ -1113,8 +689,8 @@ static void test_profiled_events(void **state)
     const size_t out_count = out_off + max_n + 3;
     unsigned char *data = malloc((in_off + max_n) * 8), *res = malloc(out_count * 8);
     assert_true(data && res);
-    cl_mem in = make_buffer((in_off + max_n) * 8, NULL);
-    cl_mem out = make_buffer(out_count * 8, NULL);
+    cl_mem in = tc_make_buffer(g_ctx, (in_off + max_n) * 8, NULL);
+    cl_mem out = tc_make_buffer(g_ctx, out_count * 8, NULL);
     int failures = 0;
     for (int vi = 0; vi < CLREDUCE_SCAN_VARIANT_COUNT; vi++) {
         clreduce_scan_variant v = (clreduce_scan_variant)vi;
@@ -1122,12 +698,12 @@ static void test_profiled_events(void **state)
             clreduce_op op = combos[ci].op;
             clreduce_type type = combos[ci].type;
             clreduce_scan_kind kind = combos[ci].kind;
-            size_t es = esize(type);
+            size_t es = tc_elem_size(type);
             if (clreduce_check_scan_support(g_ctx, op, type, v) != CLREDUCE_SUCCESS)
                 continue;
             for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
                 size_t n = sizes[si];
-                fill_data(op, type, mode_for(op, si), data, in_off + max_n);
+                tc_fill_mode(op, type, tc_mode_for(op, si), data, in_off + max_n);
                 assert_int_equal(clEnqueueWriteBuffer(q, in, CL_TRUE, 0, (in_off + max_n) * es,
                                                       data, 0, NULL, NULL),
                                  CL_SUCCESS);
@@ -1152,17 +728,17 @@ static void test_profiled_events(void **state)
                         assert_true(done != NULL && done != TC_EVENT_SENTINEL);
                     if (which & 2) {
                         assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
-                        assert_int_equal(event_status(done), CL_COMPLETE);
+                        assert_int_equal(tc_event_status(done), CL_COMPLETE);
                     }
                     if (which & 1) {
                         assert_int_equal(clWaitForEvents(1, &first), CL_SUCCESS);
-                        assert_int_equal(event_status(first), CL_COMPLETE);
+                        assert_int_equal(tc_event_status(first), CL_COMPLETE);
                     }
                     if (which == 3) {
-                        cl_ulong start = profiling_time(first, CL_PROFILING_COMMAND_START);
-                        cl_ulong first_end = profiling_time(first, CL_PROFILING_COMMAND_END);
-                        cl_ulong done_start = profiling_time(done, CL_PROFILING_COMMAND_START);
-                        cl_ulong end = profiling_time(done, CL_PROFILING_COMMAND_END);
+                        cl_ulong start = tc_profiling_time(first, CL_PROFILING_COMMAND_START);
+                        cl_ulong first_end = tc_profiling_time(first, CL_PROFILING_COMMAND_END);
+                        cl_ulong done_start = tc_profiling_time(done, CL_PROFILING_COMMAND_START);
+                        cl_ulong end = tc_profiling_time(done, CL_PROFILING_COMMAND_END);
                         if (si == 2 || n == 0)
                             print_message("profiled %s %s %s %s n=%zu: %s, %.3f ms\n",
                                           tc_scan_variant_name(v), tc_scan_kind_name(kind),
@@ -1180,9 +756,9 @@ static void test_profiled_events(void **state)
                         assert_int_equal(clReleaseEvent(done), CL_SUCCESS);
                     /* Without `done`, the queue's end is the scan's end. */
                     assert_int_equal(clFinish(q), CL_SUCCESS);
-                    read_all(q, out, res, out_count * es, 0, NULL);
+                    tc_read_buffer(q, out, res, out_count * es, 0, NULL);
                     tc_scan_mismatch m;
-                    size_t outside = first_changed_outside(res, out_count, out_off, n, es);
+                    size_t outside = tc_first_changed_outside(res, out_count, out_off, n, es);
                     if (!tc_check_scan(op, type, kind, data + in_off * es, n,
                                        res + out_off * es, &m) ||
                         outside != SIZE_MAX) {
@@ -1245,17 +821,17 @@ static void test_out_of_order_queue(void **state)
         clreduce_scan_kind kind = combos[ci].kind;
         clreduce_scan_kind chain_kind =
             kind == CLREDUCE_INCLUSIVE ? CLREDUCE_EXCLUSIVE : CLREDUCE_INCLUSIVE;
-        size_t es = esize(type);
+        size_t es = tc_elem_size(type);
         unsigned char *stale = malloc((n + in_off) * es), *fresh = malloc((n + in_off) * es);
         unsigned char *res = malloc(out_count * es), *res2 = malloc((n + 2 * gap) * es);
         assert_true(stale && fresh && res && res2);
-        fill_data(op, type, mode_for(op, 0), stale, n + in_off);
-        fill_data(op, type, mode_for(op, 1), fresh, n + in_off);
+        tc_fill_mode(op, type, tc_mode_for(op, 0), stale, n + in_off);
+        tc_fill_mode(op, type, tc_mode_for(op, 1), fresh, n + in_off);
         memset(res, TC_SENTINEL_BYTE, out_count * es);
         memset(res2, TC_SENTINEL_BYTE, (n + 2 * gap) * es);
-        cl_mem in = make_buffer((n + in_off) * es, stale);
-        cl_mem out = make_buffer(out_count * es, res);
-        cl_mem out2 = make_buffer((n + 2 * gap) * es, res2);
+        cl_mem in = tc_make_buffer(g_ctx, (n + in_off) * es, stale);
+        cl_mem out = tc_make_buffer(g_ctx, out_count * es, res);
+        cl_mem out2 = tc_make_buffer(g_ctx, (n + 2 * gap) * es, res2);
         cl_int err;
         cl_event gate = clCreateUserEvent(cl, &err);
         assert_int_equal(err, CL_SUCCESS);
@@ -1289,13 +865,13 @@ static void test_out_of_order_queue(void **state)
         struct timespec pause = {0, 50 * 1000 * 1000};
         nanosleep(&pause, NULL);
         for (cl_uint i = 0; i <= ndone; i++)
-            if (event_status(done[i]) == CL_COMPLETE) {
+            if (tc_event_status(done[i]) == CL_COMPLETE) {
                 print_error("out-of-order: scan %u completed before its wait list\n", i);
                 failures++;
             }
         assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-        read_all(q, out, res, out_count * es, ndone, done);
-        read_all(q, out2, res2, (n + 2 * gap) * es, 1, &done[ndone]);
+        tc_read_buffer(q, out, res, out_count * es, ndone, done);
+        tc_read_buffer(q, out2, res2, (n + 2 * gap) * es, 1, &done[ndone]);
 
         for (int vi = 0; vi < NV; vi++) {
             size_t from = gap + (size_t)vi * (n + gap);
@@ -1303,7 +879,7 @@ static void test_out_of_order_queue(void **state)
             memset(&m, 0, sizeof m);
             int ok = ran[vi] ? tc_check_scan(op, type, kind, fresh + in_off * es, n,
                                              res + from * es, &m)
-                             : first_changed_outside(res + from * es, n, 0, 0, es) == SIZE_MAX;
+                             : tc_first_changed_outside(res + from * es, n, 0, 0, es) == SIZE_MAX;
             if (!ok) {
                 char vname[64], g[96], w[96];
                 tc_format(type, &m.got, g, sizeof g);
@@ -1318,7 +894,7 @@ static void test_out_of_order_queue(void **state)
                             in_off, from, tc_seed(), m.wrong, m.index, g, w);
             }
             /* The gap before each range. */
-            if (first_changed_outside(res + (from - gap) * es, gap, 0, 0, es) != SIZE_MAX) {
+            if (tc_first_changed_outside(res + (from - gap) * es, gap, 0, 0, es) != SIZE_MAX) {
                 failures++;
                 print_error("FAILED out-of-order: elements before output range %d changed\n",
                             vi);
@@ -1327,7 +903,7 @@ static void test_out_of_order_queue(void **state)
         tc_scan_mismatch m;
         if (!tc_check_scan(combos[ci].chain_op, type, chain_kind, res + gap * es, n,
                            res2 + gap * es, &m) ||
-            first_changed_outside(res2, n + 2 * gap, gap, n, es) != SIZE_MAX) {
+            tc_first_changed_outside(res2, n + 2 * gap, gap, n, es) != SIZE_MAX) {
             char g[96], w[96];
             tc_format(type, &m.got, g, sizeof g);
             tc_format(type, &m.expected, w, sizeof w);
@@ -1368,8 +944,8 @@ static void test_determinism(void **state)
     unsigned char *data = malloc((in_off + max_n) * 8);
     unsigned char *a = malloc(out_count * 8), *b = malloc(out_count * 8);
     assert_true(data && a && b);
-    cl_mem in = make_buffer((in_off + max_n) * 8, NULL);
-    cl_mem out = make_buffer(out_count * 8, NULL);
+    cl_mem in = tc_make_buffer(g_ctx, (in_off + max_n) * 8, NULL);
+    cl_mem out = tc_make_buffer(g_ctx, out_count * 8, NULL);
     int failures = 0, checked = 0;
     for (int vi = 0; vi < CLREDUCE_SCAN_VARIANT_COUNT; vi++) {
         clreduce_scan_variant v = (clreduce_scan_variant)vi;
@@ -1379,14 +955,14 @@ static void test_determinism(void **state)
             continue; /* documented as not bitwise reproducible for float sums */
         for (int ti = 0; ti < 2; ti++) {
             clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
-            size_t es = esize(type);
+            size_t es = tc_elem_size(type);
             if (clreduce_check_scan_support(g_ctx, CLREDUCE_OP_SUM, type, v) != CLREDUCE_SUCCESS)
                 continue;
             for (size_t si = 0; si < ARRAY_SIZE(sizes); si++)
                 for (size_t ki = 0; ki < ARRAY_SIZE(all_kinds); ki++) {
                     size_t n = sizes[si];
                     clreduce_scan_kind kind = all_kinds[ki];
-                    fill_data(CLREDUCE_OP_SUM, type, DATA_FULL, data, in_off + n);
+                    tc_fill_mode(CLREDUCE_OP_SUM, type, TC_DATA_FULL, data, in_off + n);
                     assert_int_equal(clEnqueueWriteBuffer(g_queue, in, CL_TRUE, 0,
                                                           (in_off + n) * es, data, 0, NULL,
                                                           NULL),
@@ -1425,14 +1001,13 @@ static void test_determinism(void **state)
                                     out_off, tc_seed(), diff - out_off, ga, gb);
                     }
                     if (!right) {
-                        tc_format(type, &m.got, ga, sizeof ga);
-                        tc_format(type, &m.expected, gb, sizeof gb);
+                        char why[320];
+                        tc_format_scan_mismatch(CLREDUCE_OP_SUM, type, &m, why, sizeof why);
                         print_error("FAILED determinism: variant=%s kind=%s op=sum type=%s "
-                                    "size=%zu seed=%" PRIu64 ": element %zu: got %s, expected "
-                                    "%s (exact %.21Lg, tolerance %.3Lg); %zu wrong\n",
+                                    "size=%zu seed=%" PRIu64 ": %s\n",
                                     variant_label(g_ctx, v, type, vname, sizeof vname),
                                     tc_scan_kind_name(kind), tc_type_name(type), n, tc_seed(),
-                                    m.index, ga, gb, m.exact, m.tolerance, m.wrong);
+                                    why);
                     }
                 }
         }
@@ -1453,12 +1028,12 @@ static void test_determinism(void **state)
 static int repeated_lookback(clreduce_ctx *ctx, const char *label, clreduce_type type, size_t n,
                              int runs)
 {
-    const size_t in_off = 1, out_off = 3, out_count = out_off + n + 5, es = esize(type);
+    const size_t in_off = 1, out_off = 3, out_count = out_off + n + 5, es = tc_elem_size(type);
     unsigned char *data = malloc((in_off + n) * es), *res = malloc(out_count * es);
     assert_true(data && res);
-    fill_data(CLREDUCE_OP_SUM, type, DATA_FULL, data, in_off + n);
-    cl_mem in = make_buffer((in_off + n) * es, data);
-    cl_mem out = make_buffer(out_count * es, NULL);
+    tc_fill_mode(CLREDUCE_OP_SUM, type, TC_DATA_FULL, data, in_off + n);
+    cl_mem in = tc_make_buffer(g_ctx, (in_off + n) * es, data);
+    cl_mem out = tc_make_buffer(g_ctx, out_count * es, NULL);
     int failures = 0;
     double t0 = tc_now_seconds();
     for (int r = 0; r < runs; r++) {
@@ -1468,20 +1043,18 @@ static int repeated_lookback(clreduce_ctx *ctx, const char *label, clreduce_type
                                        out_count, res),
                          CLREDUCE_SUCCESS);
         tc_scan_mismatch m;
-        size_t outside = first_changed_outside(res, out_count, out_off, n, es);
+        size_t outside = tc_first_changed_outside(res, out_count, out_off, n, es);
         if (tc_check_scan(CLREDUCE_OP_SUM, type, kind, data + in_off * es, n, res + out_off * es,
                           &m) &&
             outside == SIZE_MAX)
             continue;
-        char g[96], w[96];
-        tc_format(type, &m.got, g, sizeof g);
-        tc_format(type, &m.expected, w, sizeof w);
+        char why[320];
+        tc_format_scan_mismatch(CLREDUCE_OP_SUM, type, &m, why, sizeof why);
         if (++failures <= MAX_REPORTS)
             print_error("FAILED [%s] lookback run %d of %d: kind=%s op=sum type=%s size=%zu "
-                        "input_offset=%zu output_offset=%zu seed=%" PRIu64 ": %zu element(s) "
-                        "wrong, from %zu to %zu; element %zu: got %s, expected %s%s\n",
+                        "input_offset=%zu output_offset=%zu seed=%" PRIu64 ": %s%s\n",
                         label, r + 1, runs, tc_scan_kind_name(kind), tc_type_name(type), n,
-                        in_off, out_off, tc_seed(), m.wrong, m.index, m.last, m.index, g, w,
+                        in_off, out_off, tc_seed(), m.wrong ? why : "the range is right",
                         outside == SIZE_MAX ? "" : "; elements outside the range changed");
     }
     print_message("[%s] lookback sum %s n=%zu: %d runs, %d wrong, %.1f s\n", label,
@@ -1552,9 +1125,9 @@ static void test_small_work_groups(void **state)
                 continue;
             for (size_t si = 0; si < ARRAY_SIZE(sizes); si++)
                 for (size_t ki = 0; ki < ARRAY_SIZE(all_kinds); ki++) {
-                    data_mode mode = mode_for(combos[ci].op, si + ki);
-                    fill_data(combos[ci].op, combos[ci].type, mode, data, sizes[si]);
-                    check_case(&s, data_mode_names[mode], combos[ci].op, combos[ci].type,
+                    tc_data_mode mode = tc_mode_for(combos[ci].op, si + ki);
+                    tc_fill_mode(combos[ci].op, combos[ci].type, mode, data, sizes[si]);
+                    check_case(&s, tc_data_mode_name(mode), combos[ci].op, combos[ci].type,
                                all_kinds[ki], v, data, sizes[si], si % 4 == 3);
                 }
         }
@@ -1615,7 +1188,7 @@ static void *scan_worker(void *arg)
         int sum = r % 2 == 0;
         clreduce_op op = sum ? CLREDUCE_OP_SUM : CLREDUCE_OP_MIN;
         clreduce_type type = sum ? CLREDUCE_INT32 : CLREDUCE_INT64;
-        size_t n = sizes[r % 3 == 2], tes = esize(type);
+        size_t n = sizes[r % 3 == 2], tes = tc_elem_size(type);
         for (size_t i = 0; i < in_off + n; i++) {
             tc_value x;
             memset(&x, 0, sizeof x);
@@ -1754,8 +1327,8 @@ static void check_failure(const char *what, clreduce_status got, clreduce_status
     unsigned char out[sizeof g_err_sentinel];
     float in[ERR_COUNT];
     assert_int_equal(clFinish(g_queue), CL_SUCCESS);
-    read_all(g_queue, g_err_out, out, sizeof out, 0, NULL);
-    read_all(g_queue, g_err_in, in, sizeof in, 0, NULL);
+    tc_read_buffer(g_queue, g_err_out, out, sizeof out, 0, NULL);
+    tc_read_buffer(g_queue, g_err_in, in, sizeof in, 0, NULL);
     assert_memory_equal(out, g_err_sentinel, sizeof out);
     assert_memory_equal(in, g_err_in_data, sizeof in);
 }
@@ -2089,8 +1662,8 @@ int main(void)
     for (int i = 0; i < ERR_COUNT; i++)
         g_err_in_data[i] = (float)i - 40.5f;
     memset(g_err_sentinel, TC_SENTINEL_BYTE, sizeof g_err_sentinel);
-    g_err_in = make_buffer(sizeof g_err_in_data, g_err_in_data);
-    g_err_out = make_buffer(sizeof g_err_sentinel, g_err_sentinel);
+    g_err_in = tc_make_buffer(g_ctx, sizeof g_err_in_data, g_err_in_data);
+    g_err_out = tc_make_buffer(g_ctx, sizeof g_err_sentinel, g_err_sentinel);
 
     static clreduce_scan_variant variants[CLREDUCE_SCAN_VARIANT_COUNT];
     static char names[CLREDUCE_SCAN_VARIANT_COUNT][48];
