@@ -305,3 +305,60 @@ cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what)
     assert_int_equal(err, CL_SUCCESS);
     return t;
 }
+
+/* ---- failed calls ------------------------------------------------------------------ */
+
+clreduce_cache_stats tc_cache_stats(const clreduce_ctx *ctx)
+{
+    clreduce_cache_stats st;
+    assert_int_equal(clreduce_get_cache_stats(ctx, &st), CLREDUCE_SUCCESS);
+    return st;
+}
+
+void tc_check_status_and_message(const char *what, clreduce_status got, clreduce_status want,
+                                 const clreduce_ctx *msg_ctx, const char *const *words)
+{
+    char msg[1024];
+    const char *m = clreduce_last_error(msg_ctx);
+    assert_non_null(m);
+    snprintf(msg, sizeof msg, "%s", m);
+    print_message("%-52s -> %s: \"%s\"\n", what, clreduce_status_string(got), msg);
+    if (got != want)
+        print_error("%s: expected %s, got %s\n", what, clreduce_status_string(want),
+                    clreduce_status_string(got));
+    assert_int_equal(got, want);
+    if (!msg[0])
+        print_error("%s: clreduce_last_error is empty\n", what);
+    assert_true(msg[0] != '\0');
+    for (size_t i = 0; words && words[i]; i++) {
+        if (!tc_contains(msg, words[i]))
+            print_error("%s: message \"%s\" does not mention \"%s\"\n", what, msg, words[i]);
+        assert_true(tc_contains(msg, words[i]));
+    }
+}
+
+void tc_check_nothing_built(const char *what, const clreduce_ctx *ctx,
+                            const clreduce_cache_stats *before)
+{
+    clreduce_cache_stats after = tc_cache_stats(ctx);
+    if (memcmp(&after, before, sizeof after) != 0)
+        print_error("%s: programs_built %llu -> %llu, programs_loaded %llu -> %llu, cache_hits "
+                    "%llu -> %llu\n",
+                    what, (unsigned long long)before->programs_built,
+                    (unsigned long long)after.programs_built,
+                    (unsigned long long)before->programs_loaded,
+                    (unsigned long long)after.programs_loaded,
+                    (unsigned long long)before->cache_hits, (unsigned long long)after.cache_hits);
+    assert_true(after.programs_built == before->programs_built);
+    assert_true(after.programs_loaded == before->programs_loaded);
+    assert_true(after.cache_hits == before->cache_hits);
+}
+
+void tc_check_buffer_unchanged(cl_command_queue q, cl_mem mem, const void *bytes, size_t size)
+{
+    unsigned char *now = malloc(size);
+    assert_non_null(now);
+    tc_read_buffer(q, mem, now, size, 0, NULL);
+    assert_memory_equal(now, bytes, size);
+    free(now);
+}

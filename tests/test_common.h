@@ -207,6 +207,25 @@ void tc_read_buffer(cl_command_queue q, cl_mem mem, void *out, size_t bytes, cl_
 cl_int tc_event_status(cl_event ev);
 cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what);
 
+/* ---- failed calls (cmocka asserts) ------------------------------------------------- */
+
+clreduce_cache_stats tc_cache_stats(const clreduce_ctx *ctx);
+
+/* Prints and checks a failed call: status `want`, and a message of msg_ctx
+ * (NULL: of the calling thread's last failed create) that is not empty and
+ * contains every word of `words` (NULL-terminated, may be NULL),
+ * case-insensitively. */
+void tc_check_status_and_message(const char *what, clreduce_status got, clreduce_status want,
+                                 const clreduce_ctx *msg_ctx, const char *const *words);
+
+/* Checks that ctx built, loaded from disk or even looked up no program since
+ * its counters were *before. */
+void tc_check_nothing_built(const char *what, const clreduce_ctx *ctx,
+                            const clreduce_cache_stats *before);
+
+/* Checks that the first `size` bytes of mem, read on q, still are `bytes`. */
+void tc_check_buffer_unchanged(cl_command_queue q, cl_mem mem, const void *bytes, size_t size);
+
 /* ---- one reduction on the device -------------------------------------------- */
 
 typedef struct tc_layout {
