@@ -1,8 +1,8 @@
 /* unit.reduce: every variant, operator, type and size against a CPU
  * reference, with the input at an offset between poisoned elements and the
  * result at an offset between sentinels; special values, empty ranges,
- * determinism, events, out-of-order queues, sub-buffers, sub-group paths and
- * tuning.
+ * determinism, sub-buffers, sub-group paths and tuning. Events and queues
+ * are in unit.events.
  *
  * CLREDUCE_TEST_SEED=n repeats a run's random data; CLREDUCE_TEST_FILTER=glob
  * runs only the matching tests. */
@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "test_common.h"
 
@@ -550,226 +549,6 @@ static void test_reduce_host(void **state)
     assert_int_equal(failures, 0);
 }
 
-static cl_ulong profiling_time(cl_event ev, cl_profiling_info what)
-{
-    cl_ulong t = 0;
-    assert_int_equal(clGetEventProfilingInfo(ev, what, sizeof t, &t, NULL), CL_SUCCESS);
-    return t;
-}
-
-static cl_int event_status(cl_event ev)
-{
-    cl_int st = CL_QUEUED;
-    assert_int_equal(
-        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL), CL_SUCCESS);
-    return st;
-}
-
-/* clreduce_reduce_profiled: `first` and `done` are both returned, complete,
- * span the operation on a profiling queue, and are released by the caller. */
-static void test_profiled_events(void **state)
-{
-    (void)state;
-    tc_seed_for("profiled_events");
-    if (!tc_device_supports_queue(g_ctx, CL_QUEUE_PROFILING_ENABLE)) {
-        print_message("note: the device has no profiling queues\n");
-        skip();
-    }
-    cl_command_queue q = tc_create_queue(g_ctx, CL_QUEUE_PROFILING_ENABLE);
-    assert_non_null(q);
-    static const struct {
-        clreduce_variant v;
-        size_t n;
-    } cases[] = {
-        {CLREDUCE_INTERLEAVED, 100},     {CLREDUCE_SEQUENTIAL, 65537},
-        {CLREDUCE_GRID_STRIDE, TC_LARGE_COUNT}, {CLREDUCE_ATOMIC, 4097},
-        {CLREDUCE_SINGLE_PASS, 4097},    {CLREDUCE_SINGLE_PASS, 4097},
-        {CLREDUCE_AUTO, 1000},           {CLREDUCE_SEQUENTIAL, 0},
-    };
-    const size_t max_n = TC_LARGE_COUNT;
-    float *data = malloc(max_n * sizeof *data);
-    assert_non_null(data);
-    cl_int err;
-    cl_context cl = clreduce_get_cl_context(g_ctx);
-    cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE, max_n * sizeof(float), NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE, 4 * sizeof(float), NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-        size_t n = cases[i].n;
-        tc_fill_random(CLREDUCE_FLOAT, data, max_n);
-        assert_int_equal(clEnqueueWriteBuffer(q, in, CL_TRUE, 0, max_n * sizeof(float), data, 0,
-                                              NULL, NULL),
-                         CL_SUCCESS);
-        for (int with_events = 1; with_events >= 0; with_events--) {
-            cl_event first = TC_EVENT_SENTINEL, done = TC_EVENT_SENTINEL;
-            clreduce_status st = clreduce_reduce_profiled(
-                g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, cases[i].v, in, 0, n, out, 2, 0, NULL,
-                with_events ? &first : NULL, with_events ? &done : NULL);
-            if (st != CLREDUCE_SUCCESS)
-                print_error("reduce_profiled %s n=%zu: %s\n", tc_variant_name(cases[i].v), n,
-                            clreduce_last_error(g_ctx));
-            assert_int_equal(st, CLREDUCE_SUCCESS);
-            if (with_events) {
-                assert_true(first != NULL && first != TC_EVENT_SENTINEL);
-                assert_true(done != NULL && done != TC_EVENT_SENTINEL);
-                assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
-                assert_int_equal(clWaitForEvents(1, &first), CL_SUCCESS);
-                assert_int_equal(event_status(first), CL_COMPLETE);
-                assert_int_equal(event_status(done), CL_COMPLETE);
-                cl_ulong start = profiling_time(first, CL_PROFILING_COMMAND_START);
-                cl_ulong end = profiling_time(done, CL_PROFILING_COMMAND_END);
-                cl_ulong done_start = profiling_time(done, CL_PROFILING_COMMAND_START);
-                print_message("profiled %s n=%zu: %s, %.3f ms\n", tc_variant_name(cases[i].v),
-                              n, first == done ? "one command" : "several commands",
-                              (double)(end - start) * 1e-6);
-                assert_true(start <= done_start);
-                assert_true(start <= end);
-                assert_int_equal(clReleaseEvent(first), CL_SUCCESS);
-                assert_int_equal(clReleaseEvent(done), CL_SUCCESS);
-            } else {
-                assert_int_equal(clFinish(q), CL_SUCCESS);
-            }
-            float got = 0;
-            assert_int_equal(clEnqueueReadBuffer(q, out, CL_TRUE, 2 * sizeof(float),
-                                                 sizeof(float), &got, 0, NULL, NULL),
-                             CL_SUCCESS);
-            tc_value g, ref;
-            long double abs_sum;
-            g.f = got;
-            tc_reference(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, data, n, &ref, &abs_sum);
-            if (!tc_matches(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, &g, &ref, abs_sum))
-                print_error("profiled %s n=%zu: got %.9g, expected %.9g\n",
-                            tc_variant_name(cases[i].v), n, (double)got, (double)ref.f);
-            assert_true(tc_matches(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, &g, &ref, abs_sum));
-        }
-    }
-    clReleaseMemObject(in);
-    clReleaseMemObject(out);
-    clReleaseCommandQueue(q);
-    free(data);
-}
-
-/* An out-of-order queue: the reductions wait for an upload that waits for a
- * user event, so nothing may run (and the stale data in the buffer must not
- * be read) until the user event is set; a second reduction chained on the
- * first one's done event reads its result. */
-static void test_out_of_order_queue(void **state)
-{
-    (void)state;
-    tc_seed_for("out_of_order_queue");
-    if (!tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
-        print_message("note: the device has no out-of-order queues: skipped\n");
-        skip();
-    }
-    cl_command_queue q = tc_create_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-    assert_non_null(q);
-    static const clreduce_variant variants[] = {CLREDUCE_SINGLE_PASS, CLREDUCE_GRID_STRIDE,
-                                                CLREDUCE_ATOMIC, CLREDUCE_SEQUENTIAL,
-                                                CLREDUCE_AUTO};
-    static const struct {
-        clreduce_op op;
-        clreduce_type type;
-    } kinds[] = {{CLREDUCE_OP_SUM, CLREDUCE_FLOAT}, {CLREDUCE_OP_MAX, CLREDUCE_INT32}};
-    enum { NV = ARRAY_SIZE(variants), NK = ARRAY_SIZE(kinds) };
-    const size_t n = 65537, off = 5;
-    cl_context cl = clreduce_get_cl_context(g_ctx);
-    cl_int err;
-
-    for (size_t ki = 0; ki < NK; ki++) {
-        clreduce_op op = kinds[ki].op;
-        clreduce_type type = kinds[ki].type;
-        size_t es = clreduce_type_size(type);
-        unsigned char *stale = malloc((n + off) * es), *fresh = malloc((n + off) * es);
-        assert_true(stale && fresh);
-        tc_fill_random(type, stale, n + off);
-        tc_fill_random(type, fresh, n + off);
-        cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (n + off) * es,
-                                   stale, &err);
-        assert_int_equal(err, CL_SUCCESS);
-        unsigned char sentinel[16 * 8];
-        memset(sentinel, TC_SENTINEL_BYTE, sizeof sentinel);
-        cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 16 * es,
-                                    sentinel, &err);
-        assert_int_equal(err, CL_SUCCESS);
-        cl_mem out2 = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4 * es,
-                                     sentinel, &err);
-        assert_int_equal(err, CL_SUCCESS);
-
-        cl_event gate = clCreateUserEvent(cl, &err);
-        assert_int_equal(err, CL_SUCCESS);
-        cl_event upload;
-        assert_int_equal(clEnqueueWriteBuffer(q, in, CL_FALSE, 0, (n + off) * es, fresh, 1, &gate,
-                                              &upload),
-                         CL_SUCCESS);
-        cl_event done[NV + 1];
-        for (size_t vi = 0; vi < NV; vi++) {
-            clreduce_status st = clreduce_reduce(g_ctx, q, op, type, variants[vi], in, off, n,
-                                                 out, 1 + 2 * vi, 1, &upload, &done[vi]);
-            if (st != CLREDUCE_SUCCESS)
-                print_error("out-of-order %s: %s\n", tc_variant_name(variants[vi]),
-                            clreduce_last_error(g_ctx));
-            assert_int_equal(st, CLREDUCE_SUCCESS);
-        }
-        /* Chained: reduce the first result (one element) into out2[1]. */
-        clreduce_status st = clreduce_reduce(g_ctx, q, op, type, CLREDUCE_SEQUENTIAL, out, 1, 1,
-                                             out2, 1, 1, &done[0], &done[NV]);
-        assert_int_equal(st, CLREDUCE_SUCCESS);
-        for (size_t vi = 0; vi <= NV; vi++)
-            if (event_status(done[vi]) == CL_COMPLETE)
-                print_error("out-of-order: reduction %zu completed before its wait list\n", vi);
-        for (size_t vi = 0; vi <= NV; vi++)
-            assert_int_not_equal(event_status(done[vi]), CL_COMPLETE);
-        assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-
-        unsigned char res[16 * 8], res2[4 * 8];
-        assert_int_equal(clEnqueueReadBuffer(q, out, CL_TRUE, 0, 16 * es, res, NV, done, NULL),
-                         CL_SUCCESS);
-        assert_int_equal(
-            clEnqueueReadBuffer(q, out2, CL_TRUE, 0, 4 * es, res2, 1, &done[NV], NULL),
-            CL_SUCCESS);
-        tc_value ref;
-        long double abs_sum;
-        tc_reference(op, type, fresh + off * es, n, &ref, &abs_sum);
-        for (size_t i = 0; i < 16; i++) {
-            tc_value g;
-            tc_get(type, res, i, &g);
-            int is_result = i % 2 == 1 && i / 2 < NV;
-            int ok = is_result ? tc_matches(op, type, &g, &ref, abs_sum)
-                               : memcmp(g.bytes, sentinel, es) == 0;
-            if (!ok) {
-                char gs[96], ws[96];
-                tc_format(type, &g, gs, sizeof gs);
-                tc_format(type, &ref, ws, sizeof ws);
-                print_error("FAILED out-of-order: %s op=%s type=%s size=%zu offset=%zu element "
-                            "%zu: got %s, expected %s\n",
-                            is_result ? tc_variant_name(variants[i / 2]) : "(untouched)",
-                            tc_op_name(op), tc_type_name(type), n, off, i, gs,
-                            is_result ? ws : "the sentinel");
-            }
-            assert_true(ok);
-        }
-        tc_value g0, g2;
-        tc_get(type, res, 1, &g0);
-        tc_get(type, res2, 1, &g2);
-        assert_memory_equal(g0.bytes, g2.bytes, es);
-        assert_memory_equal(res2, sentinel, es);
-        assert_memory_equal(res2 + 2 * es, sentinel, 2 * es);
-
-        for (size_t vi = 0; vi <= NV; vi++)
-            clReleaseEvent(done[vi]);
-        clReleaseEvent(upload);
-        clReleaseEvent(gate);
-        clReleaseMemObject(in);
-        clReleaseMemObject(out);
-        clReleaseMemObject(out2);
-        free(stale);
-        free(fresh);
-    }
-    assert_int_equal(clFinish(q), CL_SUCCESS);
-    clReleaseCommandQueue(q);
-}
-
 static clreduce_ctx *create_with(const clreduce_settings *settings)
 {
     clreduce_ctx *c = NULL;
@@ -952,7 +731,6 @@ int main(void)
     }
     const struct CMUnitTest others[] = {
         cmocka_unit_test(test_auto_variant),     cmocka_unit_test(test_reduce_host),
-        cmocka_unit_test(test_profiled_events),  cmocka_unit_test(test_out_of_order_queue),
         cmocka_unit_test(test_subgroup_paths),   cmocka_unit_test(test_tuning),
         cmocka_unit_test(test_sub_buffers),      cmocka_unit_test(test_determinism_across_offsets),
     };
