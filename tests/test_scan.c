@@ -17,7 +17,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -762,139 +761,6 @@ static void test_small_work_groups(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* ---- threads ------------------------------------------------------------------------ */
-
-enum { THREADS = 4, THREAD_RUNS = 12 };
-
-typedef struct worker {
-    cl_command_queue queue; /* workers 0 and 1 share one */
-    int index;
-    uint64_t rng;
-    int runs, failures;
-    char failure[512]; /* the first, printed by the main thread */
-} worker;
-
-static uint64_t worker_rand(worker *w)
-{
-    uint64_t z = (w->rng += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-/* Scans on one context from several threads at once, each checking its own
- * results: int32 sums of random bits and int64 minima of a falling trend,
- * cycling through the variants and kinds. */
-static void *scan_worker(void *arg)
-{
-    worker *w = arg;
-    const size_t sizes[] = {65539, TC_LARGE_COUNT}, in_off = 2, out_off = 1;
-    const size_t max_n = TC_LARGE_COUNT, es = 8;
-    unsigned char *data = malloc((in_off + max_n) * es), *res = malloc((out_off + max_n) * es);
-    cl_int err = CL_SUCCESS;
-    cl_context cl = clreduce_get_cl_context(g_ctx);
-    cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE, (in_off + max_n) * es, NULL, &err);
-    cl_mem out = err == CL_SUCCESS ? clCreateBuffer(cl, CL_MEM_READ_WRITE,
-                                                    (out_off + max_n) * es, NULL, &err)
-                                   : NULL;
-    if (!data || !res || err != CL_SUCCESS) {
-        snprintf(w->failure, sizeof w->failure, "thread %d: set-up failed", w->index);
-        w->failures++;
-        goto done_all;
-    }
-    for (int r = 0; r < THREAD_RUNS; r++) {
-        clreduce_scan_variant v = (clreduce_scan_variant)((w->index + r) % 5);
-        clreduce_scan_kind kind = (r / 2) % 2 ? CLREDUCE_EXCLUSIVE : CLREDUCE_INCLUSIVE;
-        int sum = r % 2 == 0;
-        clreduce_op op = sum ? CLREDUCE_OP_SUM : CLREDUCE_OP_MIN;
-        clreduce_type type = sum ? CLREDUCE_INT32 : CLREDUCE_INT64;
-        size_t n = sizes[r % 3 == 2], tes = tc_elem_size(type);
-        for (size_t i = 0; i < in_off + n; i++) {
-            tc_value x;
-            memset(&x, 0, sizeof x);
-            if (sum)
-                x.u32 = (uint32_t)worker_rand(w);
-            else
-                x.i64 = INT64_MAX - (int64_t)(i * (UINT64_C(1) << 40)) -
-                        (int64_t)(worker_rand(w) >> 20);
-            tc_set(type, data, i, &x);
-        }
-        cl_event done = NULL;
-        err = clEnqueueWriteBuffer(w->queue, in, CL_TRUE, 0, (in_off + n) * tes, data, 0, NULL,
-                                   NULL);
-        clreduce_status st =
-            err != CL_SUCCESS ? CLREDUCE_ERROR_OPENCL
-                              : clreduce_scan(g_ctx, w->queue, op, type, kind, v, in, in_off, n,
-                                              out, out_off, 0, NULL, &done);
-        if (st == CLREDUCE_SUCCESS) {
-            err = clEnqueueReadBuffer(w->queue, out, CL_TRUE, out_off * tes, n * tes, res, 1,
-                                      &done, NULL);
-            clReleaseEvent(done);
-        }
-        w->runs++;
-        tc_scan_mismatch m;
-        if (st == CLREDUCE_SUCCESS && err == CL_SUCCESS &&
-            tc_check_scan(op, type, kind, data + in_off * tes, n, res, &m))
-            continue;
-        if (!w->failures++) {
-            char g[96] = "", e[96] = "";
-            if (st == CLREDUCE_SUCCESS && err == CL_SUCCESS) {
-                tc_format(type, &m.got, g, sizeof g);
-                tc_format(type, &m.expected, e, sizeof e);
-            }
-            snprintf(w->failure, sizeof w->failure,
-                     "thread %d run %d: variant=%s kind=%s op=%s type=%s size=%zu "
-                     "input_offset=%zu output_offset=%zu: status %s, OpenCL %d; element %zu: "
-                     "got %s, expected %s",
-                     w->index, r, tc_scan_variant_name(v), tc_scan_kind_name(kind),
-                     tc_op_name(op), tc_type_name(type), n, in_off, out_off,
-                     clreduce_status_string(st), (int)err, m.index, g, e);
-        }
-    }
-done_all:
-    if (in)
-        clReleaseMemObject(in);
-    if (out)
-        clReleaseMemObject(out);
-    free(data);
-    free(res);
-    return NULL;
-}
-
-static void test_threads(void **state)
-{
-    (void)state;
-    tc_seed_for("threads");
-    worker w[THREADS];
-    pthread_t t[THREADS];
-    cl_command_queue shared = tc_create_queue(g_ctx, 0);
-    assert_non_null(shared);
-    for (int i = 0; i < THREADS; i++) {
-        memset(&w[i], 0, sizeof w[i]);
-        w[i].index = i;
-        w[i].rng = tc_rand64();
-        w[i].queue = i < 2 ? shared : tc_create_queue(g_ctx, 0);
-        assert_non_null(w[i].queue);
-    }
-    for (int i = 0; i < THREADS; i++)
-        assert_int_equal(pthread_create(&t[i], NULL, scan_worker, &w[i]), 0);
-    int failures = 0, runs = 0;
-    for (int i = 0; i < THREADS; i++) {
-        assert_int_equal(pthread_join(t[i], NULL), 0);
-        runs += w[i].runs;
-        failures += w[i].failures;
-        if (w[i].failures)
-            print_error("FAILED threads (seed %" PRIu64 "): %d of %d runs wrong; the first: %s\n",
-                        tc_seed(), w[i].failures, w[i].runs, w[i].failure);
-        if (i >= 2)
-            clReleaseCommandQueue(w[i].queue);
-    }
-    clReleaseCommandQueue(shared);
-    print_message("threads: %d scans in %d threads (two on one queue), %d wrong\n", runs,
-                  THREADS, failures);
-    assert_int_equal(failures, 0);
-}
-
 int main(void)
 {
     tc_init_seed();
@@ -913,7 +779,7 @@ int main(void)
     const struct CMUnitTest last[] = {
         cmocka_unit_test(test_scan_host),         cmocka_unit_test(test_count_zero),
         cmocka_unit_test(test_determinism),       cmocka_unit_test(test_lookback_repeated),
-        cmocka_unit_test(test_small_work_groups), cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_small_work_groups),
     };
     struct CMUnitTest tests[ARRAY_SIZE(first) + CLREDUCE_SCAN_VARIANT_COUNT + ARRAY_SIZE(last)];
     size_t nt = 0;
