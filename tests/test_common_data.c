@@ -137,6 +137,34 @@ static int float_better(clreduce_op op, long double x, long double r)
     return x > r || (x == r && !signbit(x) && signbit(r));
 }
 
+/* *acc = *acc op *x for an integer type: sums wrap around, min and max
+ * compare values. */
+static void int_combine(clreduce_op op, clreduce_type type, tc_value *acc, const tc_value *x)
+{
+    if (op == CLREDUCE_OP_SUM) {
+        if (type == CLREDUCE_INT32 || type == CLREDUCE_UINT32)
+            acc->u32 += x->u32; /* wrap-around modulo 2^32 */
+        else
+            acc->u64 += x->u64;
+        return;
+    }
+    int mn = op == CLREDUCE_OP_MIN;
+    switch (type) {
+    case CLREDUCE_INT32:
+        if (mn ? x->i32 < acc->i32 : x->i32 > acc->i32) acc->i32 = x->i32;
+        break;
+    case CLREDUCE_UINT32:
+        if (mn ? x->u32 < acc->u32 : x->u32 > acc->u32) acc->u32 = x->u32;
+        break;
+    case CLREDUCE_INT64:
+        if (mn ? x->i64 < acc->i64 : x->i64 > acc->i64) acc->i64 = x->i64;
+        break;
+    default:
+        if (mn ? x->u64 < acc->u64 : x->u64 > acc->u64) acc->u64 = x->u64;
+        break;
+    }
+}
+
 void tc_reference(clreduce_op op, clreduce_type type, const void *data, size_t n, tc_value *out,
                   long double *abs_sum)
 {
@@ -178,41 +206,10 @@ void tc_reference(clreduce_op op, clreduce_type type, const void *data, size_t n
             out->d = (double)r;
         return;
     }
-    uint64_t sum = 0;
     for (size_t i = 0; i < n; i++) {
         tc_value v;
         tc_get(type, data, i, &v);
-        switch (op) {
-        case CLREDUCE_OP_SUM:
-            sum += type == CLREDUCE_INT32 || type == CLREDUCE_UINT32 ? (uint64_t)v.u32 : v.u64;
-            break;
-        case CLREDUCE_OP_MIN:
-        case CLREDUCE_OP_MAX: {
-            int mn = op == CLREDUCE_OP_MIN;
-            switch (type) {
-            case CLREDUCE_INT32:
-                if (mn ? v.i32 < out->i32 : v.i32 > out->i32) out->i32 = v.i32;
-                break;
-            case CLREDUCE_UINT32:
-                if (mn ? v.u32 < out->u32 : v.u32 > out->u32) out->u32 = v.u32;
-                break;
-            case CLREDUCE_INT64:
-                if (mn ? v.i64 < out->i64 : v.i64 > out->i64) out->i64 = v.i64;
-                break;
-            default:
-                if (mn ? v.u64 < out->u64 : v.u64 > out->u64) out->u64 = v.u64;
-                break;
-            }
-            break;
-        }
-        }
-    }
-    if (op == CLREDUCE_OP_SUM) {
-        memset(out, 0, sizeof *out);
-        if (type == CLREDUCE_INT32 || type == CLREDUCE_UINT32)
-            out->u32 = (uint32_t)sum; /* wrap-around modulo 2^32 */
-        else
-            out->u64 = sum;
+        int_combine(op, type, out, &v);
     }
 }
 
@@ -356,11 +353,6 @@ typedef struct scan_state {
     int nan;            /* float min/max: a NaN has been seen */
 } scan_state;
 
-static int is_32bit(clreduce_type type)
-{
-    return type == CLREDUCE_FLOAT || type == CLREDUCE_INT32 || type == CLREDUCE_UINT32;
-}
-
 static void scan_start(clreduce_op op, clreduce_type type, scan_state *st)
 {
     memset(st, 0, sizeof *st);
@@ -385,34 +377,7 @@ static void scan_add(clreduce_op op, clreduce_type type, scan_state *st, const t
         }
         return;
     }
-    tc_value *a = &st->v;
-    switch (op) {
-    case CLREDUCE_OP_SUM:
-        if (is_32bit(type))
-            a->u32 += x->u32; /* wrap-around modulo 2^32 */
-        else
-            a->u64 += x->u64;
-        break;
-    case CLREDUCE_OP_MIN:
-    case CLREDUCE_OP_MAX: {
-        int mn = op == CLREDUCE_OP_MIN;
-        switch (type) {
-        case CLREDUCE_INT32:
-            if (mn ? x->i32 < a->i32 : x->i32 > a->i32) a->i32 = x->i32;
-            break;
-        case CLREDUCE_UINT32:
-            if (mn ? x->u32 < a->u32 : x->u32 > a->u32) a->u32 = x->u32;
-            break;
-        case CLREDUCE_INT64:
-            if (mn ? x->i64 < a->i64 : x->i64 > a->i64) a->i64 = x->i64;
-            break;
-        default:
-            if (mn ? x->u64 < a->u64 : x->u64 > a->u64) a->u64 = x->u64;
-            break;
-        }
-        break;
-    }
-    }
+    int_combine(op, type, &st->v, x);
 }
 
 /* The state's value in the element type. */
