@@ -208,27 +208,21 @@ int tc_run_scan(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op, clred
             return 0;
         }
     }
-    /* Poison around the input, sentinel bytes around and in the output. */
+    /* Poison around the input, sentinel bytes around and in the output: in
+     * one buffer, on the input's side where the output lies (after it in
+     * place). */
     unsigned char *img = b.before[0];
-    switch (l->where) {
-    case TC_SEPARATE:
-        fill_elements(type, img, 0, b.count[0], &poison);
-        memset(b.before[1], TC_SENTINEL_BYTE, b.count[1] * es);
-        break;
-    case TC_OUTPUT_AFTER:
-        fill_elements(type, img, 0, res->in_off, &poison);
-        memset(img + (res->in_off + n) * es, TC_SENTINEL_BYTE,
-               (b.count[0] - res->in_off - n) * es);
-        break;
-    case TC_OUTPUT_BEFORE:
+    const size_t in_end = res->in_off + n;
+    if (out_buf == 0 && res->out_off < res->in_off)
         memset(img, TC_SENTINEL_BYTE, res->in_off * es);
-        fill_elements(type, img, res->in_off + n, b.count[0], &poison);
-        break;
-    case TC_IN_PLACE:
+    else
         fill_elements(type, img, 0, res->in_off, &poison);
-        memset(img + (res->in_off + n) * es, TC_SENTINEL_BYTE, l->tail * es);
-        break;
-    }
+    if (out_buf == 0 && res->out_off >= res->in_off)
+        memset(img + in_end * es, TC_SENTINEL_BYTE, (b.count[0] - in_end) * es);
+    else
+        fill_elements(type, img, in_end, b.count[0], &poison);
+    if (out_buf == 1)
+        memset(b.before[1], TC_SENTINEL_BYTE, b.count[1] * es);
     if (n)
         memcpy(img + res->in_off * es, data, n * es);
 
