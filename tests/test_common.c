@@ -306,6 +306,43 @@ cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what)
     return t;
 }
 
+/* ---- messages ---------------------------------------------------------------------- */
+
+clreduce_status tc_tally_support(tc_support_tally *t, const clreduce_ctx *ctx, clreduce_op op,
+                                 clreduce_type type, clreduce_status st)
+{
+    const char *why = clreduce_last_error(ctx);
+    if (st == CLREDUCE_SUCCESS) {
+        t->supported++;
+    } else if (st == CLREDUCE_ERROR_UNSUPPORTED) {
+        t->unsupported++;
+        if (strcmp(why, t->last_reason) != 0) {
+            print_message("note: %s %s %s not supported here, not run (nor the combinations "
+                          "after it with the same reason): %s\n",
+                          t->variant, tc_op_name(op), tc_type_name(type), why);
+            snprintf(t->last_reason, sizeof t->last_reason, "%s", why);
+        }
+    } else {
+        t->errors++;
+        print_error("checking the support of %s %s %s: %s: %s\n", t->variant, tc_op_name(op),
+                    tc_type_name(type), clreduce_status_string(st), why);
+    }
+    return st;
+}
+
+void tc_end_variant_test(const tc_support_tally *t, const char *test, size_t cases,
+                         int failures, double t0)
+{
+    print_message("%s: %zu cases, %d failed, %d op/type combinations unsupported, %.1f s\n", test,
+                  cases, failures + t->errors, t->unsupported, tc_now_seconds() - t0);
+    assert_int_equal(failures + t->errors, 0);
+    if (!t->supported) {
+        print_message("note: variant %s is not supported by this device: skipped\n",
+                      t->variant);
+        skip();
+    }
+}
+
 /* ---- failed calls ------------------------------------------------------------------ */
 
 clreduce_cache_stats tc_cache_stats(const clreduce_ctx *ctx)

@@ -207,6 +207,29 @@ void tc_read_buffer(cl_command_queue q, cl_mem mem, void *out, size_t bytes, cl_
 cl_int tc_event_status(cl_event ev);
 cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what);
 
+/* ---- messages (cmocka's print functions) ------------------------------------------- */
+
+/* The operator and type combinations of one variant, by what its check of
+ * support said. */
+typedef struct tc_support_tally {
+    const char *variant; /* its name, in messages */
+    int supported, unsupported, errors;
+    char last_reason[512];
+} tc_support_tally;
+
+/* Counts st, what clreduce_check_support() or clreduce_check_scan_support()
+ * said of op and type on ctx, and returns it: an unsupported combination
+ * is noted with its reason (once for combinations in a row with the same
+ * reason), any status other than success printed as an error. */
+clreduce_status tc_tally_support(tc_support_tally *t, const clreduce_ctx *ctx, clreduce_op op,
+                                 clreduce_type type, clreduce_status st);
+
+/* Ends the test of a variant: prints its summary (`cases` run, `failures`
+ * and the errors of the tally, seconds since t0), fails if any, and skips
+ * the test when the device supports no combination of the variant. */
+void tc_end_variant_test(const tc_support_tally *t, const char *test, size_t cases,
+                         int failures, double t0);
+
 /* ---- failed calls (cmocka asserts) ------------------------------------------------- */
 
 clreduce_cache_stats tc_cache_stats(const clreduce_ctx *ctx);

@@ -279,34 +279,17 @@ static void test_variant(void **state)
     suite s = make_suite(g_ctx, "default context");
     void *data = malloc(TC_LARGE_COUNT * 8);
     assert_non_null(data);
-    int supported = 0, unsupported = 0;
-    char last_reason[512] = "";
+    tc_support_tally tally = {tc_variant_name(v), 0, 0, 0, ""};
     for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++) {
         for (size_t ti = 0; ti < ARRAY_SIZE(all_types); ti++) {
             clreduce_op op = all_ops[oi];
             clreduce_type type = all_types[ti];
-            clreduce_status st = clreduce_check_support(g_ctx, op, type, v);
-            if (st == CLREDUCE_ERROR_UNSUPPORTED) {
-                /* One note per distinct reason. */
-                const char *why = clreduce_last_error(g_ctx);
-                if (strcmp(why, last_reason) != 0) {
-                    print_message("note: %s %s %s not supported here, not run (nor the "
-                                  "combinations after it with the same reason): %s\n",
-                                  tc_variant_name(v), tc_op_name(op), tc_type_name(type), why);
-                    snprintf(last_reason, sizeof last_reason, "%s", why);
-                }
-                unsupported++;
+            clreduce_status st = tc_tally_support(&tally, g_ctx, op, type,
+                                                  clreduce_check_support(g_ctx, op, type, v));
+            if (st == CLREDUCE_ERROR_UNSUPPORTED)
                 check_unsupported(&s, op, type, v, data);
+            if (st != CLREDUCE_SUCCESS)
                 continue;
-            }
-            if (st != CLREDUCE_SUCCESS) {
-                print_error("clreduce_check_support(%s, %s, %s): %s: %s\n", tc_op_name(op),
-                            tc_type_name(type), tc_variant_name(v), clreduce_status_string(st),
-                            clreduce_last_error(g_ctx));
-                s.failures++;
-                continue;
-            }
-            supported++;
             for (size_t si = 0; si < N_SIZES; si++) {
                 tc_fill_random(type, data, all_sizes[si]);
                 check_case(&s, "random", op, type, v, data, all_sizes[si], 0);
@@ -324,14 +307,7 @@ static void test_variant(void **state)
              CLREDUCE_SUCCESS)
         determinism_case(&s, v, data);
     free(data);
-    print_message("%s: %zu cases, %d failed, %d op/type combinations unsupported, %.1f s\n",
-                  name, s.cases, s.failures, unsupported, tc_now_seconds() - t0);
-    assert_int_equal(s.failures, 0);
-    if (!supported) {
-        print_message("note: variant %s is not supported by this device: skipped\n",
-                      tc_variant_name(v));
-        skip();
-    }
+    tc_end_variant_test(&tally, name, s.cases, s.failures, t0);
 }
 
 /* The header fixes the order of combination by "the count, the device and
