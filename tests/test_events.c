@@ -232,6 +232,46 @@ static const char *describe(const entry *e, const call *c, size_t n, char *buf, 
     return buf;
 }
 
+/* One test: an event test of one entry point. */
+typedef struct event_test {
+    const entry *e;
+    char name[64];
+} event_test;
+
+/* The test's entry point, after seeding its data from its name. */
+static const entry *begin(void **state)
+{
+    const event_test *t = *state;
+    tc_seed_for(t->name);
+    return t->e;
+}
+
+/* A queue with these properties, or the test skipped where the device has
+ * none (`what` says which). */
+static cl_command_queue queue_or_skip(cl_command_queue_properties props, const char *what)
+{
+    if (!tc_device_supports_queue(g_ctx, props)) {
+        print_message("note: the device has no %s queues: skipped\n", what);
+        skip();
+    }
+    cl_command_queue q = tc_create_queue(g_ctx, props);
+    assert_non_null(q);
+    return q;
+}
+
+/* Uploads `bytes` of host into mem on q behind a new user event, *gate,
+ * that holds it (and everything waiting for it) until it is set; *upload
+ * receives the upload's event. */
+static void upload_behind_gate(cl_command_queue q, cl_mem mem, const void *host, size_t bytes,
+                               cl_event *gate, cl_event *upload)
+{
+    cl_int err;
+    *gate = clCreateUserEvent(clreduce_get_cl_context(g_ctx), &err);
+    assert_int_equal(err, CL_SUCCESS);
+    assert_int_equal(clEnqueueWriteBuffer(q, mem, CL_FALSE, 0, bytes, host, 1, gate, upload),
+                     CL_SUCCESS);
+}
+
 /* Lets the runtime run whatever it would run before a user event is set. */
 static void let_runtime_run(void)
 {
@@ -243,17 +283,9 @@ static void let_runtime_run(void)
 
 static void test_first_and_done(void **state)
 {
-    const entry *e = *state;
+    const entry *e = begin(state);
     const family *f = e->fam;
-    char name[64];
-    snprintf(name, sizeof name, "first_and_done_%s", e->name);
-    tc_seed_for(name);
-    if (!tc_device_supports_queue(g_ctx, CL_QUEUE_PROFILING_ENABLE)) {
-        print_message("note: the device has no profiling queues\n");
-        skip();
-    }
-    cl_command_queue q = tc_create_queue(g_ctx, CL_QUEUE_PROFILING_ENABLE);
-    assert_non_null(q);
+    cl_command_queue q = queue_or_skip(CL_QUEUE_PROFILING_ENABLE, "profiling");
     static const size_t sizes[] = {100, 1000, 4097, 65537, TC_LARGE_COUNT, 0};
     static const call combos[] = {{CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_INCLUSIVE, 0},
                                   {CLREDUCE_OP_MAX, CLREDUCE_UINT64, CLREDUCE_EXCLUSIVE, 0}};
@@ -356,17 +388,9 @@ static void test_first_and_done(void **state)
 
 static void test_out_of_order_queue(void **state)
 {
-    const entry *e = *state;
+    const entry *e = begin(state);
     const family *f = e->fam;
-    char name[64];
-    snprintf(name, sizeof name, "out_of_order_queue_%s", e->name);
-    tc_seed_for(name);
-    if (!tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
-        print_message("note: the device has no out-of-order queues: skipped\n");
-        skip();
-    }
-    cl_command_queue q = tc_create_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-    assert_non_null(q);
+    cl_command_queue q = queue_or_skip(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, "out-of-order");
     /* Each with the operator of the chained call, which has the other kind
      * and runs with AUTO on the AUTO call's output. */
     static const struct {
@@ -382,7 +406,6 @@ static void test_out_of_order_queue(void **state)
     const int nv = f->variants;
     const size_t n = f->count, len = f->written(n), in_off = 5, gap = 3;
     const size_t out_count = gap + (size_t)nv * (len + gap), out2_count = len + 2 * gap;
-    cl_context cl = clreduce_get_cl_context(g_ctx);
     int failures = 0;
     for (size_t ci = 0; ci < ARRAY_SIZE(combos); ci++) {
         call c = combos[ci].c;
@@ -401,13 +424,8 @@ static void test_out_of_order_queue(void **state)
         cl_mem in = tc_make_buffer(g_ctx, (n + in_off) * es, stale);
         cl_mem out = tc_make_buffer(g_ctx, out_count * es, res);
         cl_mem out2 = tc_make_buffer(g_ctx, out2_count * es, res2);
-        cl_int err;
-        cl_event gate = clCreateUserEvent(cl, &err);
-        assert_int_equal(err, CL_SUCCESS);
-        cl_event upload;
-        assert_int_equal(clEnqueueWriteBuffer(q, in, CL_FALSE, 0, (n + in_off) * es, fresh, 1,
-                                              &gate, &upload),
-                         CL_SUCCESS);
+        cl_event gate, upload;
+        upload_behind_gate(q, in, fresh, (n + in_off) * es, &gate, &upload);
         cl_event done[MAX_VARIANTS + 1];
         int ran[MAX_VARIANTS];
         cl_uint ndone = 0;
@@ -492,11 +510,8 @@ static void test_out_of_order_queue(void **state)
 
 static void test_event_chain(void **state)
 {
-    const entry *e = *state;
+    const entry *e = begin(state);
     const family *f = e->fam;
-    char name[64];
-    snprintf(name, sizeof name, "event_chain_%s", e->name);
-    tc_seed_for(name);
     const size_t n = f->count, len = f->written(n), in_off = 7, out_off = 3, tail = 2;
     const size_t out_count = out_off + len + tail;
     call first = {CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_INCLUSIVE, 0};
@@ -506,7 +521,6 @@ static void test_event_chain(void **state)
     unsigned char *mid = malloc(out_count * es), *fin = malloc(out_count * es);
     unsigned char *want = malloc(len * es);
     assert_true(stale && fresh && mid && fin && want);
-    cl_context cl = clreduce_get_cl_context(g_ctx);
     int failures = 0;
     for (int vi = 0; vi < f->variants; vi++) {
         first.variant = second.variant = vi;
@@ -518,13 +532,8 @@ static void test_event_chain(void **state)
         cl_mem in = tc_make_buffer(g_ctx, (n + in_off) * es, stale);
         cl_mem m1 = tc_make_buffer(g_ctx, out_count * es, mid);
         cl_mem m2 = tc_make_buffer(g_ctx, out_count * es, mid);
-        cl_int err;
-        cl_event gate = clCreateUserEvent(cl, &err);
-        assert_int_equal(err, CL_SUCCESS);
-        cl_event upload, done1 = TC_EVENT_SENTINEL, done2 = TC_EVENT_SENTINEL;
-        assert_int_equal(clEnqueueWriteBuffer(g_upload_queue, in, CL_FALSE, 0, (n + in_off) * es,
-                                              fresh, 1, &gate, &upload),
-                         CL_SUCCESS);
+        cl_event gate, upload, done1 = TC_EVENT_SENTINEL, done2 = TC_EVENT_SENTINEL;
+        upload_behind_gate(g_upload_queue, in, fresh, (n + in_off) * es, &gate, &upload);
         char what[256];
         describe(e, &first, n, what, sizeof what);
         clreduce_status st =
@@ -600,17 +609,18 @@ int main(void)
     } drivers[] = {{"first_and_done", test_first_and_done},
                    {"out_of_order_queue", test_out_of_order_queue},
                    {"event_chain", test_event_chain}};
-    enum { NT = ARRAY_SIZE(drivers) * ARRAY_SIZE(entries) };
-    static char names[NT][64];
-    struct CMUnitTest tests[NT];
+    static event_test cases[ARRAY_SIZE(drivers) * ARRAY_SIZE(entries)];
+    struct CMUnitTest tests[ARRAY_SIZE(cases)];
     memset(tests, 0, sizeof tests);
     size_t nt = 0;
     for (size_t d = 0; d < ARRAY_SIZE(drivers); d++)
         for (size_t i = 0; i < ARRAY_SIZE(entries); i++) {
-            snprintf(names[nt], sizeof names[nt], "%s_%s", drivers[d].name, entries[i].name);
-            tests[nt].name = names[nt];
+            event_test *t = &cases[nt];
+            t->e = &entries[i];
+            snprintf(t->name, sizeof t->name, "%s_%s", drivers[d].name, entries[i].name);
+            tests[nt].name = t->name;
             tests[nt].test_func = drivers[d].fn;
-            tests[nt].initial_state = (void *)&entries[i];
+            tests[nt].initial_state = t;
             nt++;
         }
 
