@@ -178,6 +178,33 @@ clreduce_ctx *tc_create_default_or_skip(const char *program)
     return ctx;
 }
 
+clreduce_ctx *tc_start(const char *program, ...)
+{
+    tc_init_seed();
+    clreduce_ctx *ctx = tc_create_default_or_skip(program);
+    va_list ap;
+    va_start(ap, program);
+    for (cl_command_queue *q = va_arg(ap, cl_command_queue *); q;
+         q = va_arg(ap, cl_command_queue *)) {
+        *q = tc_create_queue(ctx, 0);
+        if (!*q)
+            exit(1);
+    }
+    va_end(ap);
+    return ctx;
+}
+
+int tc_finish(clreduce_ctx *ctx, int failed, ...)
+{
+    va_list ap;
+    va_start(ap, failed);
+    for (cl_command_queue q = va_arg(ap, cl_command_queue); q; q = va_arg(ap, cl_command_queue))
+        clReleaseCommandQueue(q);
+    va_end(ap);
+    clreduce_destroy(ctx);
+    return failed ? 1 : 0;
+}
+
 int tc_device_supports_queue(const clreduce_ctx *ctx, cl_command_queue_properties props)
 {
     cl_command_queue_properties have = 0;
@@ -304,6 +331,26 @@ cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what)
         print_error("clGetEventProfilingInfo: %s\n", clreduce_opencl_error_name(err));
     assert_int_equal(err, CL_SUCCESS);
     return t;
+}
+
+/* ---- running the tests --------------------------------------------------------------- */
+
+void tc_add_test(struct CMUnitTest *tests, size_t *count, const char *name,
+                 void (*fn)(void **state), void *state)
+{
+    struct CMUnitTest *t = &tests[(*count)++];
+    memset(t, 0, sizeof *t);
+    t->name = name;
+    t->test_func = fn;
+    t->initial_state = state;
+}
+
+int tc_run_tests(const char *group, const struct CMUnitTest *tests, size_t count)
+{
+    const char *filter = getenv("CLREDUCE_TEST_FILTER");
+    if (filter)
+        cmocka_set_test_filter(filter);
+    return _cmocka_run_group_tests(group, tests, count, NULL, NULL);
 }
 
 /* ---- messages ---------------------------------------------------------------------- */

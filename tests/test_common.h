@@ -71,6 +71,25 @@ void tc_warm_up_compiler(const clreduce_ctx *ctx);
  * Prints the device and the sub-group path. */
 clreduce_ctx *tc_create_default_or_skip(const char *program);
 
+/* The start of a test program: picks the run's seed (tc_init_seed), creates
+ * the default context (tc_create_default_or_skip) and, for each further
+ * argument (a cl_command_queue *) up to a NULL, an in-order queue on it;
+ * exits with 1 when one cannot be made. */
+clreduce_ctx *tc_start(const char *program, ...)
+#ifdef __GNUC__
+    __attribute__((sentinel))
+#endif
+    ;
+
+/* The end of a test program: releases the queues (each further argument, a
+ * cl_command_queue, up to a NULL) and the context; returns the program's
+ * exit status after `failed` failed tests. */
+int tc_finish(clreduce_ctx *ctx, int failed, ...)
+#ifdef __GNUC__
+    __attribute__((sentinel))
+#endif
+    ;
+
 /* Prints "device: ..., sub-group path: ..." for ctx. */
 void tc_print_device(const clreduce_ctx *ctx);
 
@@ -206,6 +225,20 @@ void tc_read_buffer(cl_command_queue q, cl_mem mem, void *out, size_t bytes, cl_
                     const cl_event *wait);
 cl_int tc_event_status(cl_event ev);
 cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what);
+
+/* ---- running the tests (cmocka) --------------------------------------------------- */
+
+struct CMUnitTest;
+
+/* Sets tests[*count] to the test `name` (a string that outlives the run)
+ * calling fn with `state`, and counts it. */
+void tc_add_test(struct CMUnitTest *tests, size_t *count, const char *name,
+                 void (*fn)(void **state), void *state);
+
+/* Runs tests[0 .. count) as group `group`, only those whose names match
+ * the glob in CLREDUCE_TEST_FILTER when it is set; returns how many
+ * failed. */
+int tc_run_tests(const char *group, const struct CMUnitTest *tests, size_t count);
 
 /* ---- messages (cmocka's print functions) ------------------------------------------- */
 

@@ -595,13 +595,7 @@ static void test_event_chain(void **state)
 
 int main(void)
 {
-    tc_init_seed();
-    g_ctx = tc_create_default_or_skip("unit.events");
-    g_queue = tc_create_queue(g_ctx, 0);
-    g_upload_queue = tc_create_queue(g_ctx, 0);
-    g_read_queue = tc_create_queue(g_ctx, 0);
-    if (!g_queue || !g_upload_queue || !g_read_queue)
-        return 1;
+    g_ctx = tc_start("unit.events", &g_queue, &g_upload_queue, &g_read_queue, NULL);
 
     static const struct {
         const char *name;
@@ -611,27 +605,15 @@ int main(void)
                    {"event_chain", test_event_chain}};
     static event_test cases[ARRAY_SIZE(drivers) * ARRAY_SIZE(entries)];
     struct CMUnitTest tests[ARRAY_SIZE(cases)];
-    memset(tests, 0, sizeof tests);
     size_t nt = 0;
     for (size_t d = 0; d < ARRAY_SIZE(drivers); d++)
         for (size_t i = 0; i < ARRAY_SIZE(entries); i++) {
             event_test *t = &cases[nt];
             t->e = &entries[i];
             snprintf(t->name, sizeof t->name, "%s_%s", drivers[d].name, entries[i].name);
-            tests[nt].name = t->name;
-            tests[nt].test_func = drivers[d].fn;
-            tests[nt].initial_state = t;
-            nt++;
+            tc_add_test(tests, &nt, t->name, drivers[d].fn, t);
         }
+    int failed = tc_run_tests("unit.events", tests, nt);
 
-    /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
-    if (getenv("CLREDUCE_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
-    int failed = _cmocka_run_group_tests("unit.events", tests, nt, NULL, NULL);
-
-    clReleaseCommandQueue(g_read_queue);
-    clReleaseCommandQueue(g_upload_queue);
-    clReleaseCommandQueue(g_queue);
-    clreduce_destroy(g_ctx);
-    return failed ? 1 : 0;
+    return tc_finish(g_ctx, failed, g_read_queue, g_upload_queue, g_queue, NULL);
 }

@@ -685,25 +685,16 @@ static void test_tuning(void **state)
 
 int main(void)
 {
-    tc_init_seed();
-    g_ctx = tc_create_default_or_skip("unit.reduce");
-    g_queue = tc_create_queue(g_ctx, 0);
-    g_read_queue = tc_create_queue(g_ctx, 0);
-    if (!g_queue || !g_read_queue)
-        return 1;
+    g_ctx = tc_start("unit.reduce", &g_queue, &g_read_queue, NULL);
 
     static clreduce_variant variants[CLREDUCE_VARIANT_COUNT];
     static char names[CLREDUCE_VARIANT_COUNT][40];
     struct CMUnitTest tests[CLREDUCE_VARIANT_COUNT + 8];
-    memset(tests, 0, sizeof tests);
     size_t nt = 0;
     for (int v = 0; v < CLREDUCE_VARIANT_COUNT; v++) {
         variants[v] = (clreduce_variant)v;
         snprintf(names[v], sizeof names[v], "variant_%s", tc_variant_name(variants[v]));
-        tests[nt].name = names[v];
-        tests[nt].test_func = test_variant;
-        tests[nt].initial_state = &variants[v];
-        nt++;
+        tc_add_test(tests, &nt, names[v], test_variant, &variants[v]);
     }
     const struct CMUnitTest others[] = {
         cmocka_unit_test(test_auto_variant),     cmocka_unit_test(test_reduce_host),
@@ -713,13 +704,7 @@ int main(void)
     for (size_t i = 0; i < ARRAY_SIZE(others); i++)
         tests[nt++] = others[i];
 
-    /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
-    if (getenv("CLREDUCE_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
-    int failed = _cmocka_run_group_tests("unit.reduce", tests, nt, NULL, NULL);
+    int failed = tc_run_tests("unit.reduce", tests, nt);
 
-    clReleaseCommandQueue(g_read_queue);
-    clReleaseCommandQueue(g_queue);
-    clreduce_destroy(g_ctx);
-    return failed ? 1 : 0;
+    return tc_finish(g_ctx, failed, g_read_queue, g_queue, NULL);
 }

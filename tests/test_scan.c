@@ -739,13 +739,7 @@ static void test_small_work_groups(void **state)
 
 int main(void)
 {
-    tc_init_seed();
-    g_ctx = tc_create_default_or_skip("unit.scan");
-    g_queue = tc_create_queue(g_ctx, 0);
-    g_upload_queue = tc_create_queue(g_ctx, 0);
-    g_read_queue = tc_create_queue(g_ctx, 0);
-    if (!g_queue || !g_upload_queue || !g_read_queue)
-        return 1;
+    g_ctx = tc_start("unit.scan", &g_queue, &g_upload_queue, &g_read_queue, NULL);
 
     static clreduce_scan_variant variants[CLREDUCE_SCAN_VARIANT_COUNT];
     static char names[CLREDUCE_SCAN_VARIANT_COUNT][48];
@@ -764,23 +758,11 @@ int main(void)
     for (int v = 0; v < CLREDUCE_SCAN_VARIANT_COUNT; v++) {
         variants[v] = (clreduce_scan_variant)v;
         snprintf(names[v], sizeof names[v], "variant_%s", tc_scan_variant_name(variants[v]));
-        memset(&tests[nt], 0, sizeof tests[nt]);
-        tests[nt].name = names[v];
-        tests[nt].test_func = test_variant;
-        tests[nt].initial_state = &variants[v];
-        nt++;
+        tc_add_test(tests, &nt, names[v], test_variant, &variants[v]);
     }
     for (size_t i = 0; i < ARRAY_SIZE(last); i++)
         tests[nt++] = last[i];
+    int failed = tc_run_tests("unit.scan", tests, nt);
 
-    /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
-    if (getenv("CLREDUCE_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
-    int failed = _cmocka_run_group_tests("unit.scan", tests, nt, NULL, NULL);
-
-    clReleaseCommandQueue(g_read_queue);
-    clReleaseCommandQueue(g_upload_queue);
-    clReleaseCommandQueue(g_queue);
-    clreduce_destroy(g_ctx);
-    return failed ? 1 : 0;
+    return tc_finish(g_ctx, failed, g_read_queue, g_upload_queue, g_queue, NULL);
 }

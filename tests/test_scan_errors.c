@@ -364,11 +364,7 @@ static void test_errors_unsupported(void **state)
 
 int main(void)
 {
-    tc_init_seed();
-    g_ctx = tc_create_default_or_skip("unit.scan_errors");
-    g_queue = tc_create_queue(g_ctx, 0);
-    if (!g_queue)
-        return 1;
+    g_ctx = tc_start("unit.scan_errors", &g_queue, NULL);
     for (int i = 0; i < ERR_COUNT; i++)
         g_err_in_data[i] = (float)i - 40.5f;
     memset(g_err_sentinel, TC_SENTINEL_BYTE, sizeof g_err_sentinel);
@@ -385,14 +381,9 @@ int main(void)
         cmocka_unit_test(test_errors_scan_host),
         cmocka_unit_test(test_errors_unsupported),
     };
-    /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
-    if (getenv("CLREDUCE_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
-    int failed = cmocka_run_group_tests_name("unit.scan_errors", tests, NULL, NULL);
+    int failed = tc_run_tests("unit.scan_errors", tests, ARRAY_SIZE(tests));
 
     clReleaseMemObject(g_err_in);
     clReleaseMemObject(g_err_out);
-    clReleaseCommandQueue(g_queue);
-    clreduce_destroy(g_ctx);
-    return failed ? 1 : 0;
+    return tc_finish(g_ctx, failed, g_queue, NULL);
 }

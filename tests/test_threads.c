@@ -778,10 +778,7 @@ int main(void)
         cmocka_unit_test(test_mixed),
         cmocka_unit_test(test_scans_sharing_a_queue),
     };
-    /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
-    if (getenv("CLREDUCE_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
-    int failed = cmocka_run_group_tests_name("unit.threads", tests, NULL, NULL);
+    int failed = tc_run_tests("unit.threads", tests, ARRAY_SIZE(tests));
     clreduce_destroy(g_ctx);
     return failed ? 1 : 0;
 }
