@@ -296,6 +296,17 @@ const char *tc_scan_variant_name(clreduce_scan_variant v)
     return or_unknown(clreduce_scan_variant_name(v));
 }
 
+const char *tc_scan_variant_label(const clreduce_ctx *ctx, clreduce_scan_variant v,
+                                  clreduce_type type, char *buf, size_t size)
+{
+    if (v == CLREDUCE_SCAN_AUTO)
+        snprintf(buf, size, "auto (%s)",
+                 tc_scan_variant_name(clreduce_auto_scan_variant(ctx, type)));
+    else
+        snprintf(buf, size, "%s", tc_scan_variant_name(v));
+    return buf;
+}
+
 /* ---- OpenCL calls that must succeed --------------------------------------------- */
 
 cl_mem tc_make_buffer(const clreduce_ctx *ctx, size_t bytes, const void *init)

@@ -209,6 +209,10 @@ void tc_reference_scan(clreduce_op op, clreduce_type type, clreduce_scan_kind ki
 
 const char *tc_scan_kind_name(clreduce_scan_kind kind);
 const char *tc_scan_variant_name(clreduce_scan_variant v);
+/* "auto (lookback)" for CLREDUCE_SCAN_AUTO (what it resolves to for `type`
+ * on ctx), else the variant's name; returns buf. */
+const char *tc_scan_variant_label(const clreduce_ctx *ctx, clreduce_scan_variant v,
+                                  clreduce_type type, char *buf, size_t size);
 
 /* Formats a value of `type` (with its bits for floats). */
 void tc_format(clreduce_type type, const tc_value *v, char *buf, size_t size);

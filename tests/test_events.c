@@ -135,16 +135,9 @@ static clreduce_status scan_support(const call *c)
     return clreduce_check_scan_support(g_ctx, c->op, c->type, (clreduce_scan_variant)c->variant);
 }
 
-/* "auto (lookback)" for AUTO, else the variant's name. */
 static const char *scan_variant_name(const call *c, char *buf, size_t size)
 {
-    clreduce_scan_variant v = (clreduce_scan_variant)c->variant;
-    if (v == CLREDUCE_SCAN_AUTO)
-        snprintf(buf, size, "auto (%s)",
-                 tc_scan_variant_name(clreduce_auto_scan_variant(g_ctx, c->type)));
-    else
-        snprintf(buf, size, "%s", tc_scan_variant_name(v));
-    return buf;
+    return tc_scan_variant_label(g_ctx, (clreduce_scan_variant)c->variant, c->type, buf, size);
 }
 
 static size_t scan_written(size_t n)

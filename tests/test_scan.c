@@ -41,18 +41,6 @@ static const clreduce_type all_types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLRED
                                           CLREDUCE_UINT32, CLREDUCE_INT64, CLREDUCE_UINT64};
 static const clreduce_scan_kind all_kinds[] = {CLREDUCE_INCLUSIVE, CLREDUCE_EXCLUSIVE};
 
-/* "auto (lookback)" for AUTO, else the variant's name. */
-static const char *variant_label(clreduce_ctx *ctx, clreduce_scan_variant v, clreduce_type type,
-                                 char *buf, size_t size)
-{
-    if (v == CLREDUCE_SCAN_AUTO)
-        snprintf(buf, size, "auto (%s)",
-                 tc_scan_variant_name(clreduce_auto_scan_variant(ctx, type)));
-    else
-        snprintf(buf, size, "%s", tc_scan_variant_name(v));
-    return buf;
-}
-
 /* ---- one scan on the device, with its buffers checked around it -------------- */
 
 /* Offsets vary from case to case, never zero and never equal for input and
@@ -103,7 +91,7 @@ static void report(const char *label, const scan_case *c, const tc_scan_run *r)
 {
     char vname[64];
     const char *msg = r->status == CLREDUCE_SUCCESS ? "" : clreduce_last_error(c->ctx);
-    variant_label(c->ctx, c->variant, c->type, vname, sizeof vname);
+    tc_scan_variant_label(c->ctx, c->variant, c->type, vname, sizeof vname);
     char where[640] = "";
     if (r->status != CLREDUCE_SUCCESS)
         snprintf(where, sizeof where, "status %s: %s", clreduce_status_string(r->status), msg);
@@ -392,7 +380,7 @@ static void test_scan_host(void **state)
                         if (++failures > MAX_REPORTS)
                             continue;
                         char vname[64], detail[320] = "";
-                        variant_label(g_ctx, v, type, vname, sizeof vname);
+                        tc_scan_variant_label(g_ctx, v, type, vname, sizeof vname);
                         if (st != CLREDUCE_SUCCESS)
                             snprintf(detail, sizeof detail, "status %s: %s",
                                      clreduce_status_string(st), clreduce_last_error(g_ctx));
@@ -591,7 +579,7 @@ static void test_determinism(void **state)
                                     "size=%zu input_offset=%zu output_offset=%zu seed=%" PRIu64
                                     ": element %zu of the range differs between two runs: %s, "
                                     "then %s\n",
-                                    variant_label(g_ctx, v, type, vname, sizeof vname),
+                                    tc_scan_variant_label(g_ctx, v, type, vname, sizeof vname),
                                     tc_scan_kind_name(kind), tc_type_name(type), n, in_off,
                                     out_off, tc_seed(), diff - out_off, ga, gb);
                     }
@@ -600,7 +588,7 @@ static void test_determinism(void **state)
                         tc_format_scan_mismatch(CLREDUCE_OP_SUM, type, &m, why, sizeof why);
                         print_error("FAILED determinism: variant=%s kind=%s op=sum type=%s "
                                     "size=%zu seed=%" PRIu64 ": %s\n",
-                                    variant_label(g_ctx, v, type, vname, sizeof vname),
+                                    tc_scan_variant_label(g_ctx, v, type, vname, sizeof vname),
                                     tc_scan_kind_name(kind), tc_type_name(type), n, tc_seed(),
                                     why);
                     }
