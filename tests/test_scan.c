@@ -41,7 +41,7 @@ static const clreduce_type all_types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLRED
                                           CLREDUCE_UINT32, CLREDUCE_INT64, CLREDUCE_UINT64};
 static const clreduce_scan_kind all_kinds[] = {CLREDUCE_INCLUSIVE, CLREDUCE_EXCLUSIVE};
 
-/* ---- one scan on the device, with its buffers checked around it -------------- */
+/* ---- cases: where their ranges lie, what a failure prints (tc_run_scan runs them) */
 
 /* Offsets vary from case to case, never zero and never equal for input and
  * output; one case in two uses a wait list, uploading on another queue. */
