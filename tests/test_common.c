@@ -1,11 +1,15 @@
 /* Helpers shared by the clreduce test programs (see test_common.h). */
 #include "test_common.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
 #include <ctype.h>
-#include <float.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +178,33 @@ clreduce_ctx *tc_create_default_or_skip(const char *program)
     return ctx;
 }
 
+clreduce_ctx *tc_start(const char *program, ...)
+{
+    tc_init_seed();
+    clreduce_ctx *ctx = tc_create_default_or_skip(program);
+    va_list ap;
+    va_start(ap, program);
+    for (cl_command_queue *q = va_arg(ap, cl_command_queue *); q;
+         q = va_arg(ap, cl_command_queue *)) {
+        *q = tc_create_queue(ctx, 0);
+        if (!*q)
+            exit(1);
+    }
+    va_end(ap);
+    return ctx;
+}
+
+int tc_finish(clreduce_ctx *ctx, int failed, ...)
+{
+    va_list ap;
+    va_start(ap, failed);
+    for (cl_command_queue q = va_arg(ap, cl_command_queue); q; q = va_arg(ap, cl_command_queue))
+        clReleaseCommandQueue(q);
+    va_end(ap);
+    clreduce_destroy(ctx);
+    return failed ? 1 : 0;
+}
+
 int tc_device_supports_queue(const clreduce_ctx *ctx, cl_command_queue_properties props)
 {
     cl_command_queue_properties have = 0;
@@ -208,385 +239,6 @@ int tc_type_supported(clreduce_ctx *ctx, clreduce_type type)
 {
     return clreduce_check_support(ctx, CLREDUCE_OP_SUM, type, CLREDUCE_SEQUENTIAL) ==
            CLREDUCE_SUCCESS;
-}
-
-/* ---- data and references ------------------------------------------------------ */
-
-int tc_is_float_type(clreduce_type type)
-{
-    return type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
-}
-
-static size_t esize(clreduce_type type)
-{
-    size_t s = clreduce_type_size(type);
-    return s ? s : 4;
-}
-
-void tc_get(clreduce_type type, const void *data, size_t i, tc_value *out)
-{
-    size_t s = esize(type);
-    memset(out, 0, sizeof *out);
-    memcpy(out->bytes, (const unsigned char *)data + i * s, s);
-}
-
-void tc_set(clreduce_type type, void *data, size_t i, const tc_value *v)
-{
-    size_t s = esize(type);
-    memcpy((unsigned char *)data + i * s, v->bytes, s);
-}
-
-void tc_set_double(clreduce_type type, void *data, size_t i, double x)
-{
-    tc_value v;
-    memset(&v, 0, sizeof v);
-    switch (type) {
-    case CLREDUCE_FLOAT: v.f = (float)x; break;
-    case CLREDUCE_DOUBLE: v.d = x; break;
-    case CLREDUCE_INT32: v.i32 = (int32_t)x; break;
-    case CLREDUCE_UINT32: v.u32 = (uint32_t)x; break;
-    case CLREDUCE_INT64: v.i64 = (int64_t)x; break;
-    case CLREDUCE_UINT64: v.u64 = (uint64_t)x; break;
-    }
-    tc_set(type, data, i, &v);
-}
-
-/* Near the limits (so that sums overflow) one time in two, but never on them. */
-static uint64_t random_bits(unsigned bits, int is_signed)
-{
-    uint64_t r = tc_rand64();
-    uint64_t near = (r >> 40) % 1024 + 1;
-    uint64_t mask = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
-    uint64_t top = is_signed ? mask >> 1 : mask;          /* largest value */
-    uint64_t bottom = is_signed ? (top + 1) & mask : 0;   /* smallest value's bits */
-    uint64_t v;
-    switch (r & 3) {
-    case 0: v = top - near; break;
-    case 1: v = (bottom + near) & mask; break;
-    default: v = tc_rand64() & mask; break;
-    }
-    if (v == top || v == bottom || v == 0)
-        v = 12345;
-    return v;
-}
-
-void tc_fill_random(clreduce_type type, void *data, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        tc_value v;
-        memset(&v, 0, sizeof v);
-        if (tc_is_float_type(type)) {
-            /* Magnitudes from 1/8 to 1024, both signs. */
-            double mag = ldexp(1.0, (int)tc_rand_below(14) - 3);
-            double x = (2.0 * tc_rand_unit() - 1.0) * mag;
-            if (x == 0.0)
-                x = 0.75;
-            tc_set_double(type, data, i, x);
-            continue;
-        }
-        switch (type) {
-        case CLREDUCE_INT32: v.u32 = (uint32_t)random_bits(32, 1); break;
-        case CLREDUCE_UINT32: v.u32 = (uint32_t)random_bits(32, 0); break;
-        case CLREDUCE_INT64: v.u64 = random_bits(64, 1); break;
-        default: v.u64 = random_bits(64, 0); break;
-        }
-        tc_set(type, data, i, &v);
-    }
-}
-
-void tc_identity(clreduce_op op, clreduce_type type, tc_value *out)
-{
-    memset(out, 0, sizeof *out);
-    if (op == CLREDUCE_OP_SUM)
-        return;
-    int lo = op == CLREDUCE_OP_MAX;
-    switch (type) {
-    case CLREDUCE_FLOAT: out->f = lo ? -INFINITY : INFINITY; break;
-    case CLREDUCE_DOUBLE: out->d = lo ? -(double)INFINITY : (double)INFINITY; break;
-    case CLREDUCE_INT32: out->i32 = lo ? INT32_MIN : INT32_MAX; break;
-    case CLREDUCE_UINT32: out->u32 = lo ? 0 : UINT32_MAX; break;
-    case CLREDUCE_INT64: out->i64 = lo ? INT64_MIN : INT64_MAX; break;
-    case CLREDUCE_UINT64: out->u64 = lo ? 0 : UINT64_MAX; break;
-    }
-}
-
-void tc_poison(clreduce_op op, clreduce_type type, tc_value *out)
-{
-    memset(out, 0, sizeof *out);
-    if (type == CLREDUCE_FLOAT) {
-        out->f = NAN;
-    } else if (type == CLREDUCE_DOUBLE) {
-        out->d = (double)NAN;
-    } else if (op == CLREDUCE_OP_SUM) {
-        out->u64 = UINT64_C(0x5BD1E9955BD1E995);
-    } else {
-        /* The extreme min/max would reach: the opposite of the identity. */
-        tc_identity(op == CLREDUCE_OP_MIN ? CLREDUCE_OP_MAX : CLREDUCE_OP_MIN, type, out);
-    }
-}
-
-/* min/max as the library defines them: NaN wins, -0.0 < +0.0. */
-static int float_better(clreduce_op op, long double x, long double r)
-{
-    if (op == CLREDUCE_OP_MIN)
-        return x < r || (x == r && signbit(x) && !signbit(r));
-    return x > r || (x == r && !signbit(x) && signbit(r));
-}
-
-void tc_reference(clreduce_op op, clreduce_type type, const void *data, size_t n, tc_value *out,
-                  long double *abs_sum)
-{
-    tc_identity(op, type, out);
-    *abs_sum = 0;
-    if (tc_is_float_type(type)) {
-        int is_float = type == CLREDUCE_FLOAT;
-        double sum_d = 0, abs_d = 0;
-        long double sum_ld = 0, abs_ld = 0;
-        long double r = is_float ? (long double)out->f : (long double)out->d;
-        int nan = 0;
-        for (size_t i = 0; i < n; i++) {
-            tc_value v;
-            tc_get(type, data, i, &v);
-            long double x = is_float ? (long double)v.f : (long double)v.d;
-            if (op == CLREDUCE_OP_SUM) {
-                if (is_float) {
-                    sum_d += (double)v.f;
-                    abs_d += fabs((double)v.f);
-                } else {
-                    sum_ld += x;
-                    abs_ld += fabsl(x);
-                }
-            } else if (isnan(x)) {
-                nan = 1;
-            } else if (float_better(op, x, r)) {
-                r = x;
-            }
-        }
-        if (op == CLREDUCE_OP_SUM) {
-            r = is_float ? (long double)sum_d : sum_ld;
-            *abs_sum = is_float ? (long double)abs_d : abs_ld;
-        } else if (nan) {
-            r = NAN;
-        }
-        if (is_float)
-            out->f = (float)r;
-        else
-            out->d = (double)r;
-        return;
-    }
-    uint64_t sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        tc_value v;
-        tc_get(type, data, i, &v);
-        switch (op) {
-        case CLREDUCE_OP_SUM:
-            sum += type == CLREDUCE_INT32 || type == CLREDUCE_UINT32 ? (uint64_t)v.u32 : v.u64;
-            break;
-        case CLREDUCE_OP_MIN:
-        case CLREDUCE_OP_MAX: {
-            int mn = op == CLREDUCE_OP_MIN;
-            switch (type) {
-            case CLREDUCE_INT32:
-                if (mn ? v.i32 < out->i32 : v.i32 > out->i32) out->i32 = v.i32;
-                break;
-            case CLREDUCE_UINT32:
-                if (mn ? v.u32 < out->u32 : v.u32 > out->u32) out->u32 = v.u32;
-                break;
-            case CLREDUCE_INT64:
-                if (mn ? v.i64 < out->i64 : v.i64 > out->i64) out->i64 = v.i64;
-                break;
-            default:
-                if (mn ? v.u64 < out->u64 : v.u64 > out->u64) out->u64 = v.u64;
-                break;
-            }
-            break;
-        }
-        }
-    }
-    if (op == CLREDUCE_OP_SUM) {
-        memset(out, 0, sizeof *out);
-        if (type == CLREDUCE_INT32 || type == CLREDUCE_UINT32)
-            out->u32 = (uint32_t)sum; /* wrap-around modulo 2^32 */
-        else
-            out->u64 = sum;
-    }
-}
-
-int tc_matches(clreduce_op op, clreduce_type type, const tc_value *got, const tc_value *ref,
-               long double abs_sum)
-{
-    size_t s = esize(type);
-    if (!tc_is_float_type(type))
-        return memcmp(got->bytes, ref->bytes, s) == 0;
-    int is_float = type == CLREDUCE_FLOAT;
-    long double g = is_float ? (long double)got->f : (long double)got->d;
-    long double r = is_float ? (long double)ref->f : (long double)ref->d;
-    if (isnan(r))
-        return isnan(g);
-    if (op != CLREDUCE_OP_SUM || isinf(r))
-        return memcmp(got->bytes, ref->bytes, s) == 0;
-    long double tol = (is_float ? 1e-5L : 1e-12L) * abs_sum;
-    return fabsl(g - r) <= tol; /* false for a NaN */
-}
-
-/* ---- prefix scans --------------------------------------------------------------- */
-
-/* The running state of the reference scan after some prefix of the input. */
-typedef struct scan_state {
-    tc_value v;         /* integers: the exact result, in the element's bits */
-    long double r;      /* floats: min/max so far, or the sum */
-    long double abs;    /* float sums: sum of |x| */
-    int nan;            /* float min/max: a NaN has been seen */
-} scan_state;
-
-static int is_32bit(clreduce_type type)
-{
-    return type == CLREDUCE_FLOAT || type == CLREDUCE_INT32 || type == CLREDUCE_UINT32;
-}
-
-static void scan_start(clreduce_op op, clreduce_type type, scan_state *st)
-{
-    memset(st, 0, sizeof *st);
-    tc_identity(op, type, &st->v);
-    if (type == CLREDUCE_FLOAT)
-        st->r = op == CLREDUCE_OP_SUM ? 0.0L : (long double)st->v.f;
-    else if (type == CLREDUCE_DOUBLE)
-        st->r = op == CLREDUCE_OP_SUM ? 0.0L : (long double)st->v.d;
-}
-
-static void scan_add(clreduce_op op, clreduce_type type, scan_state *st, const tc_value *x)
-{
-    if (tc_is_float_type(type)) {
-        long double v = type == CLREDUCE_FLOAT ? (long double)x->f : (long double)x->d;
-        if (op == CLREDUCE_OP_SUM) {
-            st->r += v;
-            st->abs += fabsl(v);
-        } else if (isnan(v)) {
-            st->nan = 1;
-        } else if (float_better(op, v, st->r)) {
-            st->r = v;
-        }
-        return;
-    }
-    tc_value *a = &st->v;
-    switch (op) {
-    case CLREDUCE_OP_SUM:
-        if (is_32bit(type))
-            a->u32 += x->u32; /* wrap-around modulo 2^32 */
-        else
-            a->u64 += x->u64;
-        break;
-    case CLREDUCE_OP_MIN:
-    case CLREDUCE_OP_MAX: {
-        int mn = op == CLREDUCE_OP_MIN;
-        switch (type) {
-        case CLREDUCE_INT32:
-            if (mn ? x->i32 < a->i32 : x->i32 > a->i32) a->i32 = x->i32;
-            break;
-        case CLREDUCE_UINT32:
-            if (mn ? x->u32 < a->u32 : x->u32 > a->u32) a->u32 = x->u32;
-            break;
-        case CLREDUCE_INT64:
-            if (mn ? x->i64 < a->i64 : x->i64 > a->i64) a->i64 = x->i64;
-            break;
-        default:
-            if (mn ? x->u64 < a->u64 : x->u64 > a->u64) a->u64 = x->u64;
-            break;
-        }
-        break;
-    }
-    }
-}
-
-/* The state's value in the element type. */
-static void scan_value(clreduce_op op, clreduce_type type, const scan_state *st, tc_value *out)
-{
-    if (!tc_is_float_type(type)) {
-        *out = st->v;
-        return;
-    }
-    memset(out, 0, sizeof *out);
-    long double r = op != CLREDUCE_OP_SUM && st->nan ? (long double)NAN : st->r;
-    if (type == CLREDUCE_FLOAT)
-        out->f = (float)r;
-    else
-        out->d = (double)r;
-}
-
-/* Whether `got` is right for the state; *tolerance receives the error
- * allowed (float sums, else 0). */
-static int scan_element_ok(clreduce_op op, clreduce_type type, const scan_state *st,
-                           const tc_value *got, const tc_value *expected, int exact_bits,
-                           long double *tolerance)
-{
-    size_t s = esize(type);
-    *tolerance = 0;
-    if (!tc_is_float_type(type) || exact_bits)
-        return memcmp(got->bytes, expected->bytes, s) == 0;
-    int is_float = type == CLREDUCE_FLOAT;
-    long double g = is_float ? (long double)got->f : (long double)got->d;
-    if (op != CLREDUCE_OP_SUM) {
-        if (st->nan)
-            return isnan(g);
-        return memcmp(got->bytes, expected->bytes, s) == 0;
-    }
-    if (isnan(st->r))
-        return isnan(g);
-    if (isinf(st->r))
-        return g == st->r;
-    *tolerance = (is_float ? TC_SCAN_TOL_FLOAT : TC_SCAN_TOL_DOUBLE) * st->abs +
-                 (is_float ? (long double)FLT_MIN : (long double)DBL_MIN);
-    return fabsl(g - st->r) <= *tolerance; /* false for a NaN */
-}
-
-int tc_check_scan(clreduce_op op, clreduce_type type, clreduce_scan_kind kind, const void *input,
-                  size_t n, const void *output, tc_scan_mismatch *m)
-{
-    memset(m, 0, sizeof *m);
-    scan_state st;
-    scan_start(op, type, &st);
-    for (size_t i = 0; i < n; i++) {
-        tc_value x, got, want;
-        tc_get(type, input, i, &x);
-        tc_get(type, output, i, &got);
-        if (kind == CLREDUCE_INCLUSIVE)
-            scan_add(op, type, &st, &x);
-        scan_value(op, type, &st, &want);
-        /* The exclusive scan's first element is the identity itself. */
-        int exact_bits = kind == CLREDUCE_EXCLUSIVE && i == 0;
-        long double tolerance;
-        if (!scan_element_ok(op, type, &st, &got, &want, exact_bits, &tolerance)) {
-            if (m->wrong == 0) {
-                m->index = i;
-                m->got = got;
-                m->expected = want;
-                m->exact = tc_is_float_type(type) ? st.r : 0.0L;
-                m->tolerance = tolerance;
-            }
-            m->wrong++;
-            m->last = i;
-        }
-        if (kind == CLREDUCE_EXCLUSIVE)
-            scan_add(op, type, &st, &x);
-    }
-    return m->wrong == 0;
-}
-
-void tc_reference_scan(clreduce_op op, clreduce_type type, clreduce_scan_kind kind,
-                       const void *input, size_t n, void *output)
-{
-    scan_state st;
-    scan_start(op, type, &st);
-    for (size_t i = 0; i < n; i++) {
-        tc_value x, want;
-        tc_get(type, input, i, &x);
-        if (kind == CLREDUCE_INCLUSIVE)
-            scan_add(op, type, &st, &x);
-        scan_value(op, type, &st, &want);
-        tc_set(type, output, i, &want);
-        if (kind == CLREDUCE_EXCLUSIVE)
-            scan_add(op, type, &st, &x);
-    }
 }
 
 void tc_format(clreduce_type type, const tc_value *v, char *buf, size_t size)
@@ -625,155 +277,183 @@ int tc_contains(const char *text, const char *word)
     return n == 0;
 }
 
-const char *tc_variant_name(clreduce_variant v)
+static const char *or_unknown(const char *name)
 {
-    const char *name = clreduce_variant_name(v);
     return name ? name : "?";
 }
 
-const char *tc_op_name(clreduce_op op)
-{
-    const char *name = clreduce_op_name(op);
-    return name ? name : "?";
-}
-
-const char *tc_type_name(clreduce_type type)
-{
-    const char *name = clreduce_type_name(type);
-    return name ? name : "?";
-}
+const char *tc_variant_name(clreduce_variant v) { return or_unknown(clreduce_variant_name(v)); }
+const char *tc_op_name(clreduce_op op) { return or_unknown(clreduce_op_name(op)); }
+const char *tc_type_name(clreduce_type type) { return or_unknown(clreduce_type_name(type)); }
 
 const char *tc_scan_kind_name(clreduce_scan_kind kind)
 {
-    const char *name = clreduce_scan_kind_name(kind);
-    return name ? name : "?";
+    return or_unknown(clreduce_scan_kind_name(kind));
 }
 
 const char *tc_scan_variant_name(clreduce_scan_variant v)
 {
-    const char *name = clreduce_scan_variant_name(v);
-    return name ? name : "?";
+    return or_unknown(clreduce_scan_variant_name(v));
 }
 
-/* ---- one reduction on the device ------------------------------------------------- */
-
-static int all_bytes(const unsigned char *p, size_t n, unsigned char b)
+const char *tc_scan_variant_label(const clreduce_ctx *ctx, clreduce_scan_variant v,
+                                  clreduce_type type, char *buf, size_t size)
 {
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != b)
-            return 0;
-    return 1;
+    if (v == CLREDUCE_SCAN_AUTO)
+        snprintf(buf, size, "auto (%s)",
+                 tc_scan_variant_name(clreduce_auto_scan_variant(ctx, type)));
+    else
+        snprintf(buf, size, "%s", tc_scan_variant_name(v));
+    return buf;
 }
 
-int tc_run_reduce(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op, clreduce_type type,
-                  clreduce_variant variant, const void *data, size_t n, const tc_layout *layout,
-                  tc_run *run)
+/* ---- OpenCL calls that must succeed --------------------------------------------- */
+
+cl_mem tc_make_buffer(const clreduce_ctx *ctx, size_t bytes, const void *init)
 {
-    memset(run, 0, sizeof *run);
-    run->status = CLREDUCE_ERROR_OPENCL;
-    size_t es = esize(type);
-    size_t total = layout->offset + n + layout->tail;
-    size_t rcount = layout->result_offset + 3;
-    unsigned char *host = malloc((total ? total : 1) * es);
-    unsigned char *res = malloc(rcount * es);
-    cl_mem in = NULL, out = NULL;
-    cl_event upload = NULL, done = TC_EVENT_SENTINEL;
-    cl_int err = CL_SUCCESS;
-    if (!host || !res) {
-        snprintf(run->problem, sizeof run->problem, "out of host memory");
-        goto done_all;
-    }
-    tc_value poison;
-    tc_poison(op, type, &poison);
-    for (size_t i = 0; i < layout->offset; i++)
-        tc_set(type, host, i, &poison);
-    if (n)
-        memcpy(host + layout->offset * es, data, n * es);
-    for (size_t i = layout->offset + n; i < total; i++)
-        tc_set(type, host, i, &poison);
-    memset(res, TC_SENTINEL_BYTE, rcount * es);
-
-    cl_context cl = clreduce_get_cl_context(ctx);
-    in = clCreateBuffer(cl, CL_MEM_READ_WRITE, (total ? total : 1) * es, NULL, &err);
-    if (err == CL_SUCCESS)
-        out = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, rcount * es, res, &err);
-    if (err == CL_SUCCESS && total)
-        err = clEnqueueWriteBuffer(queue, in, layout->use_wait_list ? CL_FALSE : CL_TRUE, 0,
-                                   total * es, host, 0, NULL,
-                                   layout->use_wait_list ? &upload : NULL);
-    if (err != CL_SUCCESS) {
-        snprintf(run->problem, sizeof run->problem, "setting up the buffers failed: %d",
-                 (int)err);
-        goto done_all;
-    }
-
-    run->status = clreduce_reduce(ctx, queue, op, type, variant, in, layout->offset, n, out,
-                                  layout->result_offset, upload ? 1 : 0, upload ? &upload : NULL,
-                                  &done);
-    int have_done = run->status == CLREDUCE_SUCCESS && done && done != TC_EVENT_SENTINEL;
-    if (run->status == CLREDUCE_SUCCESS && !have_done) {
-        snprintf(run->problem, sizeof run->problem, "success but no done event");
-    } else if (have_done) {
-        cl_int st = CL_QUEUED;
-        cl_command_queue eq = NULL;
-        err = clWaitForEvents(1, &done);
-        if (err == CL_SUCCESS)
-            err = clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
-        if (err == CL_SUCCESS)
-            err = clGetEventInfo(done, CL_EVENT_COMMAND_QUEUE, sizeof eq, &eq, NULL);
-        if (err != CL_SUCCESS)
-            snprintf(run->problem, sizeof run->problem, "waiting on done failed: %d", (int)err);
-        else if (st != CL_COMPLETE)
-            snprintf(run->problem, sizeof run->problem,
-                     "done event not complete after clWaitForEvents (status %d)", (int)st);
-        else if (eq != queue)
-            snprintf(run->problem, sizeof run->problem, "done event belongs to another queue");
-    } else if (done != TC_EVENT_SENTINEL) {
-        snprintf(run->problem, sizeof run->problem, "done written although the call failed (%s)",
-                 clreduce_status_string(run->status));
-    }
-    /* Read behind the done event only, on the read queue if there is one. */
-    cl_command_queue rq = have_done && layout->read_queue ? layout->read_queue : queue;
-    err = clEnqueueReadBuffer(rq, out, CL_TRUE, 0, rcount * es, res, have_done ? 1 : 0,
-                              have_done ? &done : NULL, NULL);
-    if (have_done)
-        clReleaseEvent(done);
-    if (err == CL_SUCCESS)
-        err = clFinish(queue);
-    if (err != CL_SUCCESS && !run->problem[0])
-        snprintf(run->problem, sizeof run->problem, "reading the result failed: %d", (int)err);
-
-    memcpy(run->got.bytes, res + layout->result_offset * es, es);
-    run->result_untouched = all_bytes(res + layout->result_offset * es, es, TC_SENTINEL_BYTE);
-    run->neighbours_untouched =
-        all_bytes(res, layout->result_offset * es, TC_SENTINEL_BYTE) &&
-        all_bytes(res + (layout->result_offset + 1) * es, (rcount - layout->result_offset - 1) * es,
-                  TC_SENTINEL_BYTE);
-
-done_all:
-    if (upload) {
-        clWaitForEvents(1, &upload);
-        clReleaseEvent(upload);
-    }
-    if (in)
-        clReleaseMemObject(in);
-    if (out)
-        clReleaseMemObject(out);
-    free(host);
-    free(res);
-    return run->problem[0] ? -1 : 0;
+    cl_int err;
+    cl_mem m = clCreateBuffer(clreduce_get_cl_context(ctx),
+                              CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                              (void *)init, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return m;
 }
 
-int tc_scan_matches(clreduce_op op, clreduce_type type, clreduce_scan_kind kind,
-                    const void *input, size_t n, const void *output, char *why, size_t why_size)
+void tc_read_buffer(cl_command_queue q, cl_mem mem, void *out, size_t bytes, cl_uint nwait,
+                    const cl_event *wait)
 {
-    tc_scan_mismatch m;
-    if (tc_check_scan(op, type, kind, input, n, output, &m))
-        return 1;
-    char got[96], expected[96];
-    tc_format(type, &m.got, got, sizeof got);
-    tc_format(type, &m.expected, expected, sizeof expected);
-    snprintf(why, why_size, "%zu of %zu elements wrong; first: element %zu = %s, expected %s",
-             m.wrong, n, m.index, got, expected);
-    return 0;
+    assert_int_equal(clEnqueueReadBuffer(q, mem, CL_TRUE, 0, bytes, out, nwait, wait, NULL),
+                     CL_SUCCESS);
+}
+
+cl_int tc_event_status(cl_event ev)
+{
+    cl_int st = CL_QUEUED;
+    assert_int_equal(
+        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL), CL_SUCCESS);
+    return st;
+}
+
+cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what)
+{
+    cl_ulong t = 0;
+    cl_int err = clGetEventProfilingInfo(ev, what, sizeof t, &t, NULL);
+    if (err != CL_SUCCESS)
+        print_error("clGetEventProfilingInfo: %s\n", clreduce_opencl_error_name(err));
+    assert_int_equal(err, CL_SUCCESS);
+    return t;
+}
+
+/* ---- running the tests --------------------------------------------------------------- */
+
+void tc_add_test(struct CMUnitTest *tests, size_t *count, const char *name,
+                 void (*fn)(void **state), void *state)
+{
+    struct CMUnitTest *t = &tests[(*count)++];
+    memset(t, 0, sizeof *t);
+    t->name = name;
+    t->test_func = fn;
+    t->initial_state = state;
+}
+
+int tc_run_tests(const char *group, const struct CMUnitTest *tests, size_t count)
+{
+    const char *filter = getenv("CLREDUCE_TEST_FILTER");
+    if (filter)
+        cmocka_set_test_filter(filter);
+    return _cmocka_run_group_tests(group, tests, count, NULL, NULL);
+}
+
+/* ---- messages ---------------------------------------------------------------------- */
+
+clreduce_status tc_tally_support(tc_support_tally *t, const clreduce_ctx *ctx, clreduce_op op,
+                                 clreduce_type type, clreduce_status st)
+{
+    const char *why = clreduce_last_error(ctx);
+    if (st == CLREDUCE_SUCCESS) {
+        t->supported++;
+    } else if (st == CLREDUCE_ERROR_UNSUPPORTED) {
+        t->unsupported++;
+        if (strcmp(why, t->last_reason) != 0) {
+            print_message("note: %s %s %s not supported here, not run (nor the combinations "
+                          "after it with the same reason): %s\n",
+                          t->variant, tc_op_name(op), tc_type_name(type), why);
+            snprintf(t->last_reason, sizeof t->last_reason, "%s", why);
+        }
+    } else {
+        t->errors++;
+        print_error("checking the support of %s %s %s: %s: %s\n", t->variant, tc_op_name(op),
+                    tc_type_name(type), clreduce_status_string(st), why);
+    }
+    return st;
+}
+
+void tc_end_variant_test(const tc_support_tally *t, const char *test, size_t cases,
+                         int failures, double t0)
+{
+    print_message("%s: %zu cases, %d failed, %d op/type combinations unsupported, %.1f s\n", test,
+                  cases, failures + t->errors, t->unsupported, tc_now_seconds() - t0);
+    assert_int_equal(failures + t->errors, 0);
+    if (!t->supported) {
+        print_message("note: variant %s is not supported by this device: skipped\n",
+                      t->variant);
+        skip();
+    }
+}
+
+/* ---- failed calls ------------------------------------------------------------------ */
+
+clreduce_cache_stats tc_cache_stats(const clreduce_ctx *ctx)
+{
+    clreduce_cache_stats st;
+    assert_int_equal(clreduce_get_cache_stats(ctx, &st), CLREDUCE_SUCCESS);
+    return st;
+}
+
+void tc_check_status_and_message(const char *what, clreduce_status got, clreduce_status want,
+                                 const clreduce_ctx *msg_ctx, const char *const *words)
+{
+    char msg[1024];
+    const char *m = clreduce_last_error(msg_ctx);
+    assert_non_null(m);
+    snprintf(msg, sizeof msg, "%s", m);
+    print_message("%-52s -> %s: \"%s\"\n", what, clreduce_status_string(got), msg);
+    if (got != want)
+        print_error("%s: expected %s, got %s\n", what, clreduce_status_string(want),
+                    clreduce_status_string(got));
+    assert_int_equal(got, want);
+    if (!msg[0])
+        print_error("%s: clreduce_last_error is empty\n", what);
+    assert_true(msg[0] != '\0');
+    for (size_t i = 0; words && words[i]; i++) {
+        if (!tc_contains(msg, words[i]))
+            print_error("%s: message \"%s\" does not mention \"%s\"\n", what, msg, words[i]);
+        assert_true(tc_contains(msg, words[i]));
+    }
+}
+
+void tc_check_nothing_built(const char *what, const clreduce_ctx *ctx,
+                            const clreduce_cache_stats *before)
+{
+    clreduce_cache_stats after = tc_cache_stats(ctx);
+    if (memcmp(&after, before, sizeof after) != 0)
+        print_error("%s: programs_built %llu -> %llu, programs_loaded %llu -> %llu, cache_hits "
+                    "%llu -> %llu\n",
+                    what, (unsigned long long)before->programs_built,
+                    (unsigned long long)after.programs_built,
+                    (unsigned long long)before->programs_loaded,
+                    (unsigned long long)after.programs_loaded,
+                    (unsigned long long)before->cache_hits, (unsigned long long)after.cache_hits);
+    assert_true(after.programs_built == before->programs_built);
+    assert_true(after.programs_loaded == before->programs_loaded);
+    assert_true(after.cache_hits == before->cache_hits);
+}
+
+void tc_check_buffer_unchanged(cl_command_queue q, cl_mem mem, const void *bytes, size_t size)
+{
+    unsigned char *now = malloc(size);
+    assert_non_null(now);
+    tc_read_buffer(q, mem, now, size, 0, NULL);
+    assert_memory_equal(now, bytes, size);
+    free(now);
 }

@@ -1,6 +1,6 @@
 /* Helpers shared by the clreduce test programs: device set-up, random data,
- * CPU reference results, and one device reduction with its buffers checked
- * around it. */
+ * CPU reference results, one device reduction or scan with its buffers
+ * checked around it (test_common.c, test_common_data.c, test_common_run.c). */
 #ifndef CLREDUCE_TEST_COMMON_H
 #define CLREDUCE_TEST_COMMON_H
 
@@ -8,6 +8,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A monotonic clock, in seconds. */
+static inline double tc_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Meson reads this exit status as "skipped". */
 #define TC_EXIT_SKIP 77
@@ -60,6 +71,25 @@ void tc_warm_up_compiler(const clreduce_ctx *ctx);
  * Prints the device and the sub-group path. */
 clreduce_ctx *tc_create_default_or_skip(const char *program);
 
+/* The start of a test program: picks the run's seed (tc_init_seed), creates
+ * the default context (tc_create_default_or_skip) and, for each further
+ * argument (a cl_command_queue *) up to a NULL, an in-order queue on it;
+ * exits with 1 when one cannot be made. */
+clreduce_ctx *tc_start(const char *program, ...)
+#ifdef __GNUC__
+    __attribute__((sentinel))
+#endif
+    ;
+
+/* The end of a test program: releases the queues (each further argument, a
+ * cl_command_queue, up to a NULL) and the context; returns the program's
+ * exit status after `failed` failed tests. */
+int tc_finish(clreduce_ctx *ctx, int failed, ...)
+#ifdef __GNUC__
+    __attribute__((sentinel))
+#endif
+    ;
+
 /* Prints "device: ..., sub-group path: ..." for ctx. */
 void tc_print_device(const clreduce_ctx *ctx);
 
@@ -85,11 +115,38 @@ int tc_is_float_type(clreduce_type type);
  * max, see tc_poison). */
 void tc_fill_random(clreduce_type type, void *data, size_t n);
 
+/* Random data shaped for an operator (tc_fill_mode). */
+typedef enum tc_data_mode {
+    TC_DATA_SMALL,   /* sums: small integers, floats in [-1, 1) */
+    TC_DATA_FULL,    /* sums: tc_fill_random (integers near the limits, so
+                        that prefixes wrap; floats of mixed magnitudes) */
+    TC_DATA_UNIFORM, /* min/max: uniform over the type's range, with both
+                        extreme values planted */
+    TC_DATA_RECORDS  /* min/max: a noisy trend through the whole range, so
+                        that the prefix changes every few elements */
+} tc_data_mode;
+
+void tc_fill_mode(clreduce_op op, clreduce_type type, tc_data_mode mode, void *data, size_t n);
+const char *tc_data_mode_name(tc_data_mode mode);
+
+/* The modes used for op: two per op, alternated from case k to case k + 1. */
+tc_data_mode tc_mode_for(clreduce_op op, size_t k);
+
+/* Bytes of one element of `type` (4 for an unknown type). */
+size_t tc_elem_size(clreduce_type type);
+
 /* Element i of an array of `type`, and setting it from a double (floats) or
  * from bits (integers: tc_value's u64, truncated). */
 void tc_get(clreduce_type type, const void *data, size_t i, tc_value *out);
 void tc_set(clreduce_type type, void *data, size_t i, const tc_value *v);
 void tc_set_double(clreduce_type type, void *data, size_t i, double v);
+/* Element i of an array of float or double, as a double. */
+double tc_get_double(clreduce_type type, const void *data, size_t i);
+
+/* The first element of buf[0 .. count) outside [from, from + n) that no
+ * longer holds TC_SENTINEL_BYTE in every byte, or SIZE_MAX. */
+size_t tc_first_changed_outside(const void *buf, size_t count, size_t from, size_t n,
+                                size_t elem_size);
 
 /* A value that changes the result if the kernel reads it by mistake: NaN for
  * floats, the identity's opposite extreme for integer min and max, a large
@@ -152,12 +209,82 @@ void tc_reference_scan(clreduce_op op, clreduce_type type, clreduce_scan_kind ki
 
 const char *tc_scan_kind_name(clreduce_scan_kind kind);
 const char *tc_scan_variant_name(clreduce_scan_variant v);
+/* "auto (lookback)" for CLREDUCE_SCAN_AUTO (what it resolves to for `type`
+ * on ctx), else the variant's name; returns buf. */
+const char *tc_scan_variant_label(const clreduce_ctx *ctx, clreduce_scan_variant v,
+                                  clreduce_type type, char *buf, size_t size);
 
 /* Formats a value of `type` (with its bits for floats). */
 void tc_format(clreduce_type type, const tc_value *v, char *buf, size_t size);
 
 /* Case-insensitive substring test. */
 int tc_contains(const char *text, const char *word);
+
+/* ---- OpenCL calls that must succeed (cmocka asserts) ------------------------------ */
+
+/* A buffer of the context, initialised from `init` when not NULL. */
+cl_mem tc_make_buffer(const clreduce_ctx *ctx, size_t bytes, const void *init);
+/* Reads `bytes` from the start of mem on q, blocking, behind the wait list. */
+void tc_read_buffer(cl_command_queue q, cl_mem mem, void *out, size_t bytes, cl_uint nwait,
+                    const cl_event *wait);
+cl_int tc_event_status(cl_event ev);
+cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what);
+
+/* ---- running the tests (cmocka) --------------------------------------------------- */
+
+struct CMUnitTest;
+
+/* Sets tests[*count] to the test `name` (a string that outlives the run)
+ * calling fn with `state`, and counts it. */
+void tc_add_test(struct CMUnitTest *tests, size_t *count, const char *name,
+                 void (*fn)(void **state), void *state);
+
+/* Runs tests[0 .. count) as group `group`, only those whose names match
+ * the glob in CLREDUCE_TEST_FILTER when it is set; returns how many
+ * failed. */
+int tc_run_tests(const char *group, const struct CMUnitTest *tests, size_t count);
+
+/* ---- messages (cmocka's print functions) ------------------------------------------- */
+
+/* The operator and type combinations of one variant, by what its check of
+ * support said. */
+typedef struct tc_support_tally {
+    const char *variant; /* its name, in messages */
+    int supported, unsupported, errors;
+    char last_reason[512];
+} tc_support_tally;
+
+/* Counts st, what clreduce_check_support() or clreduce_check_scan_support()
+ * said of op and type on ctx, and returns it: an unsupported combination
+ * is noted with its reason (once for combinations in a row with the same
+ * reason), any status other than success printed as an error. */
+clreduce_status tc_tally_support(tc_support_tally *t, const clreduce_ctx *ctx, clreduce_op op,
+                                 clreduce_type type, clreduce_status st);
+
+/* Ends the test of a variant: prints its summary (`cases` run, `failures`
+ * and the errors of the tally, seconds since t0), fails if any, and skips
+ * the test when the device supports no combination of the variant. */
+void tc_end_variant_test(const tc_support_tally *t, const char *test, size_t cases,
+                         int failures, double t0);
+
+/* ---- failed calls (cmocka asserts) ------------------------------------------------- */
+
+clreduce_cache_stats tc_cache_stats(const clreduce_ctx *ctx);
+
+/* Prints and checks a failed call: status `want`, and a message of msg_ctx
+ * (NULL: of the calling thread's last failed create) that is not empty and
+ * contains every word of `words` (NULL-terminated, may be NULL),
+ * case-insensitively. */
+void tc_check_status_and_message(const char *what, clreduce_status got, clreduce_status want,
+                                 const clreduce_ctx *msg_ctx, const char *const *words);
+
+/* Checks that ctx built, loaded from disk or even looked up no program since
+ * its counters were *before. */
+void tc_check_nothing_built(const char *what, const clreduce_ctx *ctx,
+                            const clreduce_cache_stats *before);
+
+/* Checks that the first `size` bytes of mem, read on q, still are `bytes`. */
+void tc_check_buffer_unchanged(cl_command_queue q, cl_mem mem, const void *bytes, size_t size);
 
 /* ---- one reduction on the device -------------------------------------------- */
 
@@ -189,6 +316,64 @@ typedef struct tc_run {
 int tc_run_reduce(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op, clreduce_type type,
                   clreduce_variant variant, const void *data, size_t n, const tc_layout *layout,
                   tc_run *run);
+
+/* ---- one scan on the device ---------------------------------------------------- */
+
+/* Where the input and output ranges of a scan lie. */
+typedef enum tc_placement {
+    TC_SEPARATE,      /* input and output in two buffers */
+    TC_OUTPUT_AFTER,  /* one buffer: the output range after the input range */
+    TC_OUTPUT_BEFORE, /* one buffer: the output range before the input range */
+    TC_IN_PLACE       /* one buffer, one range */
+} tc_placement;
+
+const char *tc_placement_name(tc_placement where);
+
+typedef struct tc_scan_layout {
+    tc_placement where;
+    size_t lead;       /* elements before the first range */
+    size_t gap;        /* elements between the ranges (one buffer, two ranges) */
+    size_t tail;       /* elements after the last range (of each buffer) */
+    size_t out_lead;   /* TC_SEPARATE: elements before the output range */
+    int use_wait_list; /* upload without blocking and pass its event */
+    /* Queue the input is uploaded on when use_wait_list is set, so that only
+     * the event orders it before the scan; NULL: the scan's queue. */
+    cl_command_queue upload_queue;
+    /* Queue the buffers are read on, waiting only for the done event; NULL:
+     * the scan's queue. */
+    cl_command_queue read_queue;
+} tc_scan_layout;
+
+typedef struct tc_scan_run {
+    clreduce_status status;  /* what clreduce_scan returned */
+    size_t in_off, out_off;  /* the offsets passed */
+    int ok;                  /* everything was right */
+    tc_scan_mismatch mismatch;
+    int range_checked;       /* the output range was compared with the reference */
+    size_t outside_changed;  /* elements outside the output range that changed */
+    size_t first_changed;    /* the first of them, in its buffer */
+    int changed_in_input;    /* it was in the input buffer (TC_SEPARATE) */
+    char problem[256];       /* the harness, the events, the out-parameter */
+    void *output;            /* the output range after the scan (malloc'd) */
+} tc_scan_run;
+
+/* Lays out the input and output ranges as `layout` says, with poisoned
+ * elements around the input and sentinel bytes around (and in) the output,
+ * uploads data[0 .. n), scans with clreduce_scan, checks and releases the
+ * `done` event, reads every buffer back: everything outside the output range
+ * must be as it was (on failure the output range too), and the output range
+ * must match the CPU reference (tc_check_scan). Returns 1 when everything
+ * was right, else 0 with run->... saying what went wrong. run->output is
+ * left for the caller to free. */
+int tc_run_scan(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op, clreduce_type type,
+                clreduce_scan_kind kind, clreduce_scan_variant variant, const void *data,
+                size_t n, const tc_scan_layout *layout, tc_scan_run *run);
+
+/* Describes a mismatch of tc_check_scan: the first wrong element, what it
+ * should be (with the exact value and the tolerance for float sums), how
+ * many are wrong and the last of them. */
+void tc_format_scan_mismatch(clreduce_op op, clreduce_type type, const tc_scan_mismatch *m,
+                             char *buf, size_t size);
 
 /* A readable name for a variant/op/type/path, "?" for unknown values. */
 const char *tc_variant_name(clreduce_variant v);

@@ -18,8 +18,6 @@
 
 #include "test_common.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 enum { INPUT_COUNT = 100, RESULT_COUNT = 4 };
 
 static clreduce_ctx *g_ctx;
@@ -36,25 +34,12 @@ typedef struct expectation {
     clreduce_cache_stats before;
 } expectation;
 
-static clreduce_cache_stats cache_stats(const clreduce_ctx *ctx)
-{
-    clreduce_cache_stats st;
-    assert_int_equal(clreduce_get_cache_stats(ctx, &st), CLREDUCE_SUCCESS);
-    return st;
-}
-
 static expectation expect_on(const clreduce_ctx *ctx)
 {
     expectation e;
     e.stats_ctx = ctx;
-    e.before = cache_stats(ctx);
+    e.before = tc_cache_stats(ctx);
     return e;
-}
-
-static void read_buffer(cl_mem mem, void *out, size_t size)
-{
-    assert_int_equal(clEnqueueReadBuffer(g_queue, mem, CL_TRUE, 0, size, out, 0, NULL, NULL),
-                     CL_SUCCESS);
 }
 
 /* Checks a failed call. `msg_ctx` is the context passed to the call (NULL
@@ -64,46 +49,12 @@ static void check_failure(const char *what, clreduce_status got, clreduce_status
                           const clreduce_ctx *msg_ctx, const char *const *words,
                           const expectation *e)
 {
-    char msg[1024];
-    const char *m = clreduce_last_error(msg_ctx);
-    assert_non_null(m);
-    snprintf(msg, sizeof msg, "%s", m);
-    print_message("%-46s -> %s: \"%s\"\n", what, clreduce_status_string(got), msg);
-    if (got != want)
-        print_error("%s: expected %s, got %s\n", what, clreduce_status_string(want),
-                    clreduce_status_string(got));
-    assert_int_equal(got, want);
-    if (!msg[0])
-        print_error("%s: clreduce_last_error is empty\n", what);
-    assert_true(msg[0] != '\0');
-    for (size_t i = 0; words && words[i]; i++) {
-        if (!tc_contains(msg, words[i]))
-            print_error("%s: message \"%s\" does not mention \"%s\"\n", what, msg, words[i]);
-        assert_true(tc_contains(msg, words[i]));
-    }
-    if (e && e->stats_ctx) {
-        /* No program built, loaded from disk or even looked up. */
-        clreduce_cache_stats after = cache_stats(e->stats_ctx);
-        if (memcmp(&after, &e->before, sizeof after) != 0)
-            print_error("%s: programs_built %llu -> %llu, programs_loaded %llu -> %llu, "
-                        "cache_hits %llu -> %llu\n",
-                        what, (unsigned long long)e->before.programs_built,
-                        (unsigned long long)after.programs_built,
-                        (unsigned long long)e->before.programs_loaded,
-                        (unsigned long long)after.programs_loaded,
-                        (unsigned long long)e->before.cache_hits,
-                        (unsigned long long)after.cache_hits);
-        assert_true(after.programs_built == e->before.programs_built);
-        assert_true(after.programs_loaded == e->before.programs_loaded);
-        assert_true(after.cache_hits == e->before.cache_hits);
-    }
+    tc_check_status_and_message(what, got, want, msg_ctx, words);
+    if (e && e->stats_ctx) /* no program built, loaded from disk or even looked up */
+        tc_check_nothing_built(what, e->stats_ctx, &e->before);
     /* Nothing was written to the result buffer, nor to the input. */
-    unsigned char res[sizeof g_sentinel];
-    float in[INPUT_COUNT];
-    read_buffer(g_result, res, sizeof res);
-    read_buffer(g_input, in, sizeof in);
-    assert_memory_equal(res, g_sentinel, sizeof res);
-    assert_memory_equal(in, g_input_data, sizeof in);
+    tc_check_buffer_unchanged(g_queue, g_result, g_sentinel, sizeof g_sentinel);
+    tc_check_buffer_unchanged(g_queue, g_input, g_input_data, sizeof g_input_data);
 }
 
 #define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})

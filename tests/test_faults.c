@@ -34,7 +34,10 @@
  * is needed). There the call must succeed with the right result.
  *
  * clreduce_create() and clreduce_create_default() are failed at every call
- * as well: an error with a message, or a context that works; nothing leaks. */
+ * as well: an error with a message, or a context that works; nothing leaks.
+ *
+ * The scenarios are listed in test_faults_scenarios.c, the create functions'
+ * faults run in test_faults_create.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,33 +52,25 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fault_shim.h"
-#include "test_common.h"
+#include "test_faults.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Any context handle a create function could hand out is not this. */
-#define CTX_SENTINEL ((clreduce_ctx *)(uintptr_t)0x5e5e5e5e)
-
-static cl_context g_cl;
-static cl_device_id g_device;
+cl_context g_cl;
+cl_device_id g_device;
 static cl_command_queue g_queue;     /* in-order; also reads the results */
 static cl_command_queue g_ooo_queue; /* out-of-order, or NULL */
-static char g_cache_dir[4096];       /* the disk cache of the scenarios that use it */
+char g_cache_dir[4096];
 
 /* Totals over the run, printed at the end. */
 #define MAX_SITES 1024
 static const void *g_sites[MAX_SITES];
 static size_t g_nsites;
-static unsigned long g_faults;            /* calls failed alone (k values) */
+unsigned long g_faults;                   /* calls failed alone (k values) */
 static unsigned long g_second_faults;     /* and a second on the way out */
 static unsigned long g_fallbacks;         /* disk cache failures that fell back */
 static unsigned long g_retries;           /* allocations asked again for less */
 static unsigned long g_written;           /* documented partial writes */
 
-/* Notes the call sites of the calls numbered in fail[0 .. n) of the last
- * trace: the places in the library whose failure has been seen. */
-static void note_failed_sites(const unsigned *fail, size_t n)
+void note_failed_sites(const unsigned *fail, size_t n)
 {
     const fault_call *calls;
     size_t m = fault_trace(&calls);
@@ -91,7 +86,7 @@ static void note_failed_sites(const unsigned *fail, size_t n)
     }
 }
 
-static clreduce_status expected_status(cl_int err)
+clreduce_status expected_status(cl_int err)
 {
     switch (err) {
     case CL_MEM_OBJECT_ALLOCATION_FAILURE:
@@ -128,8 +123,7 @@ static int is_disk_cache_call(const fault_call *calls, size_t n, unsigned k)
     return 0;
 }
 
-static void assert_live_equal(const char *what, const fault_objects *got,
-                              const fault_objects *want)
+void assert_live_equal(const char *what, const fault_objects *got, const fault_objects *want)
 {
     if (memcmp(got, want, sizeof *got) != 0)
         print_error("%s: OpenCL objects alive (mem, event, kernel, program, queue, context): "
@@ -156,144 +150,7 @@ static void empty_cache_dir(void)
     closedir(d);
 }
 
-/* ---- scenarios ---------------------------------------------------------------- */
-
-typedef enum operation { REDUCE, SCAN } operation;
-
-typedef enum entry_point { ENTRY_MEM, ENTRY_HOST } entry_point;
-
-typedef enum disk_mode {
-    DISK_OFF,  /* CLREDUCE_CACHE_DIR=off */
-    DISK_COLD, /* an empty cache: build from source, then store the binary */
-    DISK_WARM  /* the binary is on disk: load it */
-} disk_mode;
-
-typedef struct scenario {
-    const char *name;
-    operation operation;
-    entry_point entry;
-    clreduce_op op;
-    clreduce_type type;
-    int variant;             /* a clreduce_variant, or a clreduce_scan_variant */
-    clreduce_scan_kind kind; /* scans */
-    int in_place;            /* scans: the output is the input range */
-    size_t count;
-    size_t offset;           /* ENTRY_MEM: elements before the input range */
-    size_t result_offset;    /* ENTRY_MEM: the result element, or the output range */
-    int out_of_order;
-    int warm;                /* a successful call first: the program is cached */
-    size_t warm_count;       /* that call's count, if not `count` */
-    disk_mode disk;
-} scenario;
-
-#define R(name, entry, op, type, variant, count, offset, roff, ooo, warm, disk)                 \
-    {name, REDUCE, entry, CLREDUCE_OP_##op, CLREDUCE_##type, CLREDUCE_##variant,              \
-     CLREDUCE_INCLUSIVE, 0, count, offset, roff, ooo, warm, 0, disk}
-#define SC(name, entry, op, type, kind, variant, in_place, count, offset, roff, ooo, warm,      \
-           warm_count, disk)                                                                  \
-    {name, SCAN, entry, CLREDUCE_OP_##op, CLREDUCE_##type, CLREDUCE_SCAN_##variant,           \
-     CLREDUCE_##kind, in_place, count, offset, roff, ooo, warm, warm_count, disk}
-
-static const scenario scenarios[] = {
-    /* Every variant's first call (it builds) and a later one (cache hit). */
-    R("interleaved, first call", ENTRY_MEM, SUM, FLOAT, INTERLEAVED, 100003, 5, 1, 0, 0, DISK_OFF),
-    R("interleaved, cached", ENTRY_MEM, SUM, FLOAT, INTERLEAVED, 100003, 5, 1, 0, 1, DISK_OFF),
-    R("sequential, first call", ENTRY_MEM, MAX, INT32, SEQUENTIAL, 70001, 3, 2, 0, 0, DISK_OFF),
-    R("sequential, cached", ENTRY_MEM, MAX, INT32, SEQUENTIAL, 70001, 3, 2, 0, 1, DISK_OFF),
-    R("first_add, first call", ENTRY_MEM, MIN, DOUBLE, FIRST_ADD, 300007, 7, 0, 0, 0, DISK_OFF),
-    R("first_add, cached", ENTRY_MEM, MIN, DOUBLE, FIRST_ADD, 300007, 7, 0, 0, 1, DISK_OFF),
-    R("subgroup_tail, first call",
-      ENTRY_MEM, SUM, UINT32, SUBGROUP_TAIL, 100003, 1, 1, 0, 0, DISK_OFF),
-    R("subgroup_tail, cached", ENTRY_MEM, SUM, UINT32, SUBGROUP_TAIL, 100003, 1, 1, 0, 1, DISK_OFF),
-    R("subgroup, first call", ENTRY_MEM, MAX, FLOAT, SUBGROUP, 100003, 2, 1, 0, 0, DISK_OFF),
-    R("subgroup, cached", ENTRY_MEM, MAX, FLOAT, SUBGROUP, 100003, 2, 1, 0, 1, DISK_OFF),
-    R("unrolled, first call", ENTRY_MEM, SUM, INT64, UNROLLED, 100003, 9, 1, 0, 0, DISK_OFF),
-    R("unrolled, cached", ENTRY_MEM, SUM, INT64, UNROLLED, 100003, 9, 1, 0, 1, DISK_OFF),
-    R("grid_stride, first call", ENTRY_MEM, MIN, UINT64, GRID_STRIDE, 100003, 4, 2, 0, 0, DISK_OFF),
-    R("grid_stride, cached", ENTRY_MEM, MIN, UINT64, GRID_STRIDE, 100003, 4, 2, 0, 1, DISK_OFF),
-    R("atomic, first call", ENTRY_MEM, SUM, INT32, ATOMIC, 100003, 6, 1, 0, 0, DISK_OFF),
-    R("atomic, cached", ENTRY_MEM, MAX, UINT32, ATOMIC, 100003, 6, 1, 0, 1, DISK_OFF),
-    R("single_pass, first call", ENTRY_MEM, SUM, DOUBLE, SINGLE_PASS, 100003, 3, 1, 0, 0, DISK_OFF),
-    R("single_pass, cached", ENTRY_MEM, SUM, DOUBLE, SINGLE_PASS, 100003, 3, 1, 0, 1, DISK_OFF),
-    R("auto, first call", ENTRY_MEM, MAX, INT64, AUTO, 100003, 8, 1, 0, 0, DISK_OFF),
-    R("auto, cached", ENTRY_MEM, MAX, INT64, AUTO, 100003, 8, 1, 0, 1, DISK_OFF),
-    /* Out-of-order queues: a fresh scratch buffer per single-pass call. */
-    R("single_pass, out-of-order, first call",
-      ENTRY_MEM, MIN, FLOAT, SINGLE_PASS, 100003, 2, 1, 1, 0, DISK_OFF),
-    R("single_pass, out-of-order, cached",
-      ENTRY_MEM, MIN, FLOAT, SINGLE_PASS, 100003, 2, 1, 1, 1, DISK_OFF),
-    R("sequential, out-of-order, cached",
-      ENTRY_MEM, SUM, UINT64, SEQUENTIAL, 100003, 2, 1, 1, 1, DISK_OFF),
-    R("atomic, out-of-order, cached", ENTRY_MEM, SUM, UINT32, ATOMIC, 100003, 2, 1, 1, 1, DISK_OFF),
-    /* The host entry point: its own queue, buffers and read-back. */
-    R("host, auto, first call", ENTRY_HOST, SUM, FLOAT, AUTO, 100003, 0, 0, 0, 0, DISK_OFF),
-    R("host, auto, cached", ENTRY_HOST, SUM, FLOAT, AUTO, 100003, 0, 0, 0, 1, DISK_OFF),
-    R("host, sequential, cached", ENTRY_HOST, MIN, INT64, SEQUENTIAL, 70001, 0, 0, 0, 1, DISK_OFF),
-    R("host, atomic, cached", ENTRY_HOST, MAX, INT32, ATOMIC, 70001, 0, 0, 0, 1, DISK_OFF),
-    /* Count 0: only the identity fill (none at all from the host). */
-    R("count 0, in-order", ENTRY_MEM, MIN, DOUBLE, SEQUENTIAL, 0, 3, 1, 0, 0, DISK_OFF),
-    R("count 0, out-of-order", ENTRY_MEM, MAX, UINT32, AUTO, 0, 3, 2, 1, 0, DISK_OFF),
-    R("count 0, host", ENTRY_HOST, SUM, INT32, AUTO, 0, 0, 0, 0, 0, DISK_OFF),
-    /* The disk cache: storing a binary after a build, and loading one. */
-    R("disk cache cold, auto, first call",
-      ENTRY_MEM, SUM, INT32, AUTO, 100003, 5, 1, 0, 0, DISK_COLD),
-    R("disk cache warm, auto, first call",
-      ENTRY_MEM, SUM, INT32, AUTO, 100003, 5, 1, 0, 0, DISK_WARM),
-    R("disk cache warm, host, grid_stride",
-      ENTRY_HOST, MAX, FLOAT, GRID_STRIDE, 70001, 0, 0, 0, 0, DISK_WARM),
-
-    /* Scans: every variant's first call and a cached one, at sizes that
-     * take the two classics three levels deep. */
-    SC("scan hillis_steele, first call",
-       ENTRY_MEM, SUM, INT32, INCLUSIVE, HILLIS_STEELE, 0, 100003, 5, 2, 0, 0, 0, DISK_OFF),
-    SC("scan hillis_steele, cached",
-       ENTRY_MEM, MAX, FLOAT, EXCLUSIVE, HILLIS_STEELE, 0, 100003, 5, 2, 0, 1, 0, DISK_OFF),
-    SC("scan blelloch, first call",
-       ENTRY_MEM, SUM, FLOAT, EXCLUSIVE, BLELLOCH, 0, 300007, 3, 1, 0, 0, 0, DISK_OFF),
-    SC("scan blelloch, cached",
-       ENTRY_MEM, MIN, INT64, INCLUSIVE, BLELLOCH, 0, 300007, 3, 1, 0, 1, 0, DISK_OFF),
-    SC("scan reduce_then_scan, first call",
-       ENTRY_MEM, SUM, DOUBLE, INCLUSIVE, REDUCE_THEN_SCAN, 0, 100003, 4, 0, 0, 0, 0, DISK_OFF),
-    SC("scan reduce_then_scan, cached",
-       ENTRY_MEM, SUM, UINT32, EXCLUSIVE, REDUCE_THEN_SCAN, 0, 100003, 4, 0, 0, 1, 0, DISK_OFF),
-    SC("scan lookback, first call",
-       ENTRY_MEM, SUM, INT64, INCLUSIVE, LOOKBACK, 0, 100003, 2, 3, 0, 0, 0, DISK_OFF),
-    SC("scan lookback, cached",
-       ENTRY_MEM, MAX, UINT64, EXCLUSIVE, LOOKBACK, 0, 100003, 2, 3, 0, 1, 0, DISK_OFF),
-    SC("scan auto, first call",
-       ENTRY_MEM, MIN, UINT32, INCLUSIVE, AUTO, 0, 70001, 1, 1, 0, 0, 0, DISK_OFF),
-    SC("scan auto, cached",
-       ENTRY_MEM, SUM, FLOAT, INCLUSIVE, AUTO, 0, 70001, 1, 1, 0, 1, 0, DISK_OFF),
-    /* The look-back's scratch per queue grows from what a call of 34000
-     * elements needed (on a CPU's tuning, by less than twice: the library
-     * asks for twice the old size, then for what it needs). */
-    SC("scan lookback, scratch grows",
-       ENTRY_MEM, SUM, INT32, INCLUSIVE, LOOKBACK, 0, 100003, 2, 1, 0, 1, 34000, DISK_OFF),
-    SC("scan lookback, out-of-order, first call",
-       ENTRY_MEM, SUM, INT32, EXCLUSIVE, LOOKBACK, 0, 100003, 2, 1, 1, 0, 0, DISK_OFF),
-    SC("scan lookback, out-of-order, cached",
-       ENTRY_MEM, MIN, DOUBLE, INCLUSIVE, LOOKBACK, 0, 100003, 2, 1, 1, 1, 0, DISK_OFF),
-    SC("scan blelloch, out-of-order, cached",
-       ENTRY_MEM, SUM, UINT64, INCLUSIVE, BLELLOCH, 0, 100003, 2, 1, 1, 1, 0, DISK_OFF),
-    /* In place: the range is its own output. */
-    SC("scan reduce_then_scan, in place, cached",
-       ENTRY_MEM, SUM, INT32, INCLUSIVE, REDUCE_THEN_SCAN, 1, 100003, 6, 0, 0, 1, 0, DISK_OFF),
-    SC("scan lookback, in place, cached",
-       ENTRY_MEM, MAX, INT32, EXCLUSIVE, LOOKBACK, 1, 100003, 6, 0, 0, 1, 0, DISK_OFF),
-    SC("scan hillis_steele, in place, cached",
-       ENTRY_MEM, SUM, INT64, EXCLUSIVE, HILLIS_STEELE, 1, 100003, 6, 0, 0, 1, 0, DISK_OFF),
-    /* The host entry point. */
-    SC("scan host, auto, first call",
-       ENTRY_HOST, SUM, INT32, INCLUSIVE, AUTO, 0, 100003, 0, 0, 0, 0, 0, DISK_OFF),
-    SC("scan host, hillis_steele, cached",
-       ENTRY_HOST, MIN, DOUBLE, EXCLUSIVE, HILLIS_STEELE, 0, 100003, 0, 0, 0, 1, 0, DISK_OFF),
-    SC("scan host, in place, cached",
-       ENTRY_HOST, SUM, UINT64, INCLUSIVE, REDUCE_THEN_SCAN, 1, 100003, 0, 0, 0, 1, 0, DISK_OFF),
-    /* Count 0: a marker for the done event. */
-    SC("scan count 0", ENTRY_MEM, SUM, INT32, INCLUSIVE, AUTO, 0, 0, 3, 1, 0, 0, 0, DISK_OFF),
-    SC("scan disk cache warm, blelloch, first call",
-       ENTRY_MEM, MAX, INT32, INCLUSIVE, BLELLOCH, 0, 100003, 3, 1, 0, 0, 0, DISK_WARM),
-};
+/* ---- one call of a scenario -------------------------------------------------------- */
 
 /* What a scenario's calls share: its buffers and host arrays. The output
  * region is what the call may write: the result buffer (reductions), the
@@ -538,7 +395,7 @@ static clreduce_ctx *fresh_context(run_state *st)
     return ctx;
 }
 
-static void print_trace(const char *name, unsigned n)
+void print_trace(const char *name, unsigned n)
 {
     const fault_call *calls;
     size_t m = fault_trace(&calls);
@@ -810,127 +667,6 @@ static void test_scenario(void **state)
     run_state_free(&st);
 }
 
-/* ---- creating contexts ----------------------------------------------------------- */
-
-/* A context that came out of a create despite a fault must work. */
-static void check_context_works(clreduce_ctx *ctx, const char *what)
-{
-    int data[1001];
-    int64_t want = 0;
-    for (int i = 0; i < 1001; i++) {
-        data[i] = (int)(tc_rand64() % 2001) - 1000;
-        want += data[i];
-    }
-    int got = 0;
-    clreduce_status s = clreduce_reduce_host(ctx, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_AUTO,
-                                             data, 1001, &got);
-    if (s != CLREDUCE_SUCCESS)
-        print_error("%s: %s: %s\n", what, clreduce_status_string(s), clreduce_last_error(ctx));
-    assert_int_equal(s, CLREDUCE_SUCCESS);
-    assert_int_equal(got, (int)want);
-}
-
-typedef clreduce_status (*create_fn)(clreduce_ctx **out);
-
-static clreduce_status create_on_shared(clreduce_ctx **out)
-{
-    return clreduce_create(g_cl, g_device, out);
-}
-
-static clreduce_status create_default(clreduce_ctx **out)
-{
-    return clreduce_create_default(out);
-}
-
-/* Whether the call is one of clreduce_find_device's (those before the first
- * clCreateContext of a create_default trace, if there is one). */
-static int before_context(const fault_call *calls, size_t n, unsigned k)
-{
-    for (size_t i = 0; i < n && i < k - 1; i++)
-        if (strcmp(calls[i].function, "clCreateContext") == 0)
-            return 0;
-    for (size_t i = k - 1; i < n; i++)
-        if (strcmp(calls[i].function, "clCreateContext") == 0)
-            return 1;
-    return 0;
-}
-
-static void run_create_faults(const char *name, create_fn create)
-{
-    tc_seed_for(name);
-    setenv("CLREDUCE_CACHE_DIR", g_cache_dir, 1);
-    fault_objects before, now;
-    fault_live(&before);
-    clreduce_ctx *ctx = NULL;
-    fault_start(0);
-    clreduce_status s = create(&ctx);
-    unsigned n = fault_stop();
-    assert_int_equal(s, CLREDUCE_SUCCESS);
-    fault_call trace[FAULT_TRACE_MAX];
-    const fault_call *calls;
-    size_t ntrace = fault_trace(&calls);
-    memcpy(trace, calls, ntrace * sizeof *trace);
-    print_trace(name, n);
-    check_context_works(ctx, name);
-    clreduce_destroy(ctx);
-    fault_live(&now);
-    assert_live_equal(name, &now, &before);
-
-    unsigned failures = 0, tolerated = 0;
-    for (unsigned k = 1; k <= n; k++) {
-        char what[256];
-        snprintf(what, sizeof what, "%s, call %u of %u (%s)", name, k, n, trace[k - 1].function);
-        ctx = CTX_SENTINEL;
-        fault_start(k);
-        s = create(&ctx);
-        fault_stop();
-        note_failed_sites(&k, 1);
-        fault_call failed;
-        cl_int injected = CL_SUCCESS;
-        assert_true(fault_injected(&failed, &injected));
-        assert_string_equal(failed.function, trace[k - 1].function);
-        if (s == CLREDUCE_SUCCESS) {
-            /* An optional query (a capability assumed absent) or, while
-             * looking for the device, a platform or device skipped. */
-            assert_true(ctx != CTX_SENTINEL && ctx != NULL);
-            print_message("%s: no error, a working context\n", what);
-            check_context_works(ctx, what);
-            clreduce_destroy(ctx);
-            tolerated++;
-        } else {
-            const char *msg = clreduce_last_error(NULL);
-            clreduce_status want = expected_status(injected);
-            int ok = s == want ||
-                     (s == CLREDUCE_ERROR_NO_DEVICE && before_context(trace, n, k));
-            if (!ok || !msg[0])
-                print_error("%s: injected %s, got %s: \"%s\"\n", what,
-                            clreduce_opencl_error_name(injected), clreduce_status_string(s), msg);
-            assert_true(ok);
-            assert_true(msg[0] != '\0');
-            assert_true(ctx == CTX_SENTINEL);
-            failures++;
-        }
-        fault_live(&now);
-        assert_live_equal(what, &now, &before);
-        g_faults++;
-    }
-    print_message("%s: %u calls failed one at a time: %u errors, %u still gave a working "
-                  "context\n",
-                  name, n, failures, tolerated);
-}
-
-static void test_create_faults(void **state)
-{
-    (void)state;
-    run_create_faults("clreduce_create", create_on_shared);
-}
-
-static void test_create_default_faults(void **state)
-{
-    (void)state;
-    run_create_faults("clreduce_create_default", create_default);
-}
-
 int main(void)
 {
     tc_init_seed();
@@ -955,22 +691,16 @@ int main(void)
     const char *saved_cache_env = getenv("CLREDUCE_CACHE_DIR");
     char *saved_cache = saved_cache_env ? strdup(saved_cache_env) : NULL;
 
-    struct CMUnitTest tests[ARRAY_SIZE(scenarios) + 2];
-    for (size_t i = 0; i < ARRAY_SIZE(scenarios); i++) {
-        tests[i].name = scenarios[i].name;
-        tests[i].test_func = test_scenario;
-        tests[i].setup_func = NULL;
-        tests[i].teardown_func = NULL;
-        tests[i].initial_state = (void *)&scenarios[i];
-    }
-    tests[ARRAY_SIZE(scenarios)] =
-        (struct CMUnitTest)cmocka_unit_test(test_create_faults);
-    tests[ARRAY_SIZE(scenarios) + 1] =
-        (struct CMUnitTest)cmocka_unit_test(test_create_default_faults);
-    /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
-    if (getenv("CLREDUCE_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
-    int failed = cmocka_run_group_tests_name("unit.faults", tests, NULL, NULL);
+    struct CMUnitTest *tests = calloc(scenario_count + 2, sizeof *tests);
+    if (!tests)
+        return 1;
+    size_t nt = 0;
+    for (size_t i = 0; i < scenario_count; i++)
+        tc_add_test(tests, &nt, scenarios[i].name, test_scenario, (void *)&scenarios[i]);
+    tc_add_test(tests, &nt, "test_create_faults", test_create_faults, NULL);
+    tc_add_test(tests, &nt, "test_create_default_faults", test_create_default_faults, NULL);
+    int failed = tc_run_tests("unit.faults", tests, nt);
+    free(tests);
 
     printf("fault injection: %lu runs with one call failed (k values) and %lu with a second "
            "failure on the way out of the first, at %zu distinct call sites; %lu disk cache "

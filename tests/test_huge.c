@@ -38,19 +38,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_common.h"
+
 #define SKIP 77
 #define DEFAULT_COUNT UINT64_C(5000000000)
 #define CHUNK_ELEMENTS ((size_t)64 << 20) /* 256 MiB of int32 */
 #define TWO_32 (UINT64_C(1) << 32)
 
 static int g_failures;
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -375,7 +370,7 @@ static void run_reduction(clreduce_ctx *ctx, cl_command_queue q, cl_mem buffer, 
         clWaitForEvents(1, &done);
         clReleaseEvent(done);
     }
-    double t0 = now_seconds();
+    double t0 = tc_now_seconds();
     if (s == CLREDUCE_SUCCESS)
         s = clreduce_reduce_profiled(ctx, q, op, CLREDUCE_INT32, variant, buffer, (size_t)offset,
                                      (size_t)(count - offset), result, 0, 0, NULL, &first, &done);
@@ -383,7 +378,7 @@ static void run_reduction(clreduce_ctx *ctx, cl_command_queue q, cl_mem buffer, 
     double seconds = 0, device_seconds = 0;
     if (s == CLREDUCE_SUCCESS) {
         clWaitForEvents(1, &done);
-        seconds = now_seconds() - t0;
+        seconds = tc_now_seconds() - t0;
         cl_ulong start = 0, end = 0;
         if (clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start,
                                     NULL) == CL_SUCCESS &&
@@ -489,12 +484,12 @@ int main(void)
     layout l;
     make_layout(count, &l);
     expected all, tail;
-    double t0 = now_seconds();
+    double t0 = tc_now_seconds();
     if (fill(q, buffer, &l, &all, &tail) != 0)
         return 1;
     printf("filled in %.1f s; tail from offset %" PRIu64 " (%s 2^32); planted at %" PRIu64
            ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64 "\n",
-           now_seconds() - t0, l.offset, l.offset >= TWO_32 ? "beyond" : "below", l.plant[0],
+           tc_now_seconds() - t0, l.offset, l.offset >= TWO_32 ? "beyond" : "below", l.plant[0],
            l.plant[1], l.plant[2], l.plant[3], l.plant[4]);
     printf("expected: all sum %" PRId32 " min %" PRId32 " max %" PRId32 "; tail sum %" PRId32
            " min %" PRId32 " max %" PRId32 "\n",

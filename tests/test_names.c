@@ -11,9 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <clreduce/clreduce.h>
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "test_common.h"
 
 /* The status list of the header, expanded here independently of the
  * library's own table. */

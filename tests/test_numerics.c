@@ -36,8 +36,6 @@
 
 #include "test_common.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 /* Counts: one past 2^24 and a few more, where a float sum that adds one
  * element at a time is wrong; odd counts elsewhere. */
 #define BIG_COUNT ((size_t)(1u << 24) + 1)

@@ -38,7 +38,6 @@
 
 #include "test_common.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_COUNT 2048 /* elements of the largest case, with its offset and tail */
 
 /* One case: the data and where it lies; `detail` says what went wrong. */

@@ -1,8 +1,8 @@
 /* unit.reduce: every variant, operator, type and size against a CPU
  * reference, with the input at an offset between poisoned elements and the
  * result at an offset between sentinels; special values, empty ranges,
- * determinism, events, out-of-order queues, sub-buffers, sub-group paths and
- * tuning.
+ * determinism, sub-buffers, sub-group paths and tuning. Events and queues
+ * are in unit.events.
  *
  * CLREDUCE_TEST_SEED=n repeats a run's random data; CLREDUCE_TEST_FILTER=glob
  * runs only the matching tests. */
@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "test_common.h"
 
@@ -33,7 +32,6 @@ static const clreduce_op all_ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE
 static const clreduce_type all_types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLREDUCE_INT32,
                                           CLREDUCE_UINT32, CLREDUCE_INT64, CLREDUCE_UINT64};
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_REPORTS 25
 
 /* Where the cases of one test run, and how many of them failed. */
@@ -63,13 +61,6 @@ static tc_layout layout_for(size_t k)
     l.use_wait_list = (int)((k >> 2) & 1);
     l.read_queue = g_read_queue;
     return l;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* zero_sign: -1 or +1 when the result must be -0.0 or +0.0 (checked with
@@ -284,38 +275,21 @@ static void test_variant(void **state)
     char name[64];
     snprintf(name, sizeof name, "variant_%s", tc_variant_name(v));
     tc_seed_for(name);
-    double t0 = now_seconds();
+    double t0 = tc_now_seconds();
     suite s = make_suite(g_ctx, "default context");
     void *data = malloc(TC_LARGE_COUNT * 8);
     assert_non_null(data);
-    int supported = 0, unsupported = 0;
-    char last_reason[512] = "";
+    tc_support_tally tally = {tc_variant_name(v), 0, 0, 0, ""};
     for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++) {
         for (size_t ti = 0; ti < ARRAY_SIZE(all_types); ti++) {
             clreduce_op op = all_ops[oi];
             clreduce_type type = all_types[ti];
-            clreduce_status st = clreduce_check_support(g_ctx, op, type, v);
-            if (st == CLREDUCE_ERROR_UNSUPPORTED) {
-                /* One note per distinct reason. */
-                const char *why = clreduce_last_error(g_ctx);
-                if (strcmp(why, last_reason) != 0) {
-                    print_message("note: %s %s %s not supported here, not run (nor the "
-                                  "combinations after it with the same reason): %s\n",
-                                  tc_variant_name(v), tc_op_name(op), tc_type_name(type), why);
-                    snprintf(last_reason, sizeof last_reason, "%s", why);
-                }
-                unsupported++;
+            clreduce_status st = tc_tally_support(&tally, g_ctx, op, type,
+                                                  clreduce_check_support(g_ctx, op, type, v));
+            if (st == CLREDUCE_ERROR_UNSUPPORTED)
                 check_unsupported(&s, op, type, v, data);
+            if (st != CLREDUCE_SUCCESS)
                 continue;
-            }
-            if (st != CLREDUCE_SUCCESS) {
-                print_error("clreduce_check_support(%s, %s, %s): %s: %s\n", tc_op_name(op),
-                            tc_type_name(type), tc_variant_name(v), clreduce_status_string(st),
-                            clreduce_last_error(g_ctx));
-                s.failures++;
-                continue;
-            }
-            supported++;
             for (size_t si = 0; si < N_SIZES; si++) {
                 tc_fill_random(type, data, all_sizes[si]);
                 check_case(&s, "random", op, type, v, data, all_sizes[si], 0);
@@ -333,14 +307,7 @@ static void test_variant(void **state)
              CLREDUCE_SUCCESS)
         determinism_case(&s, v, data);
     free(data);
-    print_message("%s: %zu cases, %d failed, %d op/type combinations unsupported, %.1f s\n",
-                  name, s.cases, s.failures, unsupported, now_seconds() - t0);
-    assert_int_equal(s.failures, 0);
-    if (!supported) {
-        print_message("note: variant %s is not supported by this device: skipped\n",
-                      tc_variant_name(v));
-        skip();
-    }
+    tc_end_variant_test(&tally, name, s.cases, s.failures, t0);
 }
 
 /* The header fixes the order of combination by "the count, the device and
@@ -558,226 +525,6 @@ static void test_reduce_host(void **state)
     assert_int_equal(failures, 0);
 }
 
-static cl_ulong profiling_time(cl_event ev, cl_profiling_info what)
-{
-    cl_ulong t = 0;
-    assert_int_equal(clGetEventProfilingInfo(ev, what, sizeof t, &t, NULL), CL_SUCCESS);
-    return t;
-}
-
-static cl_int event_status(cl_event ev)
-{
-    cl_int st = CL_QUEUED;
-    assert_int_equal(
-        clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL), CL_SUCCESS);
-    return st;
-}
-
-/* clreduce_reduce_profiled: `first` and `done` are both returned, complete,
- * span the operation on a profiling queue, and are released by the caller. */
-static void test_profiled_events(void **state)
-{
-    (void)state;
-    tc_seed_for("profiled_events");
-    if (!tc_device_supports_queue(g_ctx, CL_QUEUE_PROFILING_ENABLE)) {
-        print_message("note: the device has no profiling queues\n");
-        skip();
-    }
-    cl_command_queue q = tc_create_queue(g_ctx, CL_QUEUE_PROFILING_ENABLE);
-    assert_non_null(q);
-    static const struct {
-        clreduce_variant v;
-        size_t n;
-    } cases[] = {
-        {CLREDUCE_INTERLEAVED, 100},     {CLREDUCE_SEQUENTIAL, 65537},
-        {CLREDUCE_GRID_STRIDE, TC_LARGE_COUNT}, {CLREDUCE_ATOMIC, 4097},
-        {CLREDUCE_SINGLE_PASS, 4097},    {CLREDUCE_SINGLE_PASS, 4097},
-        {CLREDUCE_AUTO, 1000},           {CLREDUCE_SEQUENTIAL, 0},
-    };
-    const size_t max_n = TC_LARGE_COUNT;
-    float *data = malloc(max_n * sizeof *data);
-    assert_non_null(data);
-    cl_int err;
-    cl_context cl = clreduce_get_cl_context(g_ctx);
-    cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE, max_n * sizeof(float), NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE, 4 * sizeof(float), NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-        size_t n = cases[i].n;
-        tc_fill_random(CLREDUCE_FLOAT, data, max_n);
-        assert_int_equal(clEnqueueWriteBuffer(q, in, CL_TRUE, 0, max_n * sizeof(float), data, 0,
-                                              NULL, NULL),
-                         CL_SUCCESS);
-        for (int with_events = 1; with_events >= 0; with_events--) {
-            cl_event first = TC_EVENT_SENTINEL, done = TC_EVENT_SENTINEL;
-            clreduce_status st = clreduce_reduce_profiled(
-                g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, cases[i].v, in, 0, n, out, 2, 0, NULL,
-                with_events ? &first : NULL, with_events ? &done : NULL);
-            if (st != CLREDUCE_SUCCESS)
-                print_error("reduce_profiled %s n=%zu: %s\n", tc_variant_name(cases[i].v), n,
-                            clreduce_last_error(g_ctx));
-            assert_int_equal(st, CLREDUCE_SUCCESS);
-            if (with_events) {
-                assert_true(first != NULL && first != TC_EVENT_SENTINEL);
-                assert_true(done != NULL && done != TC_EVENT_SENTINEL);
-                assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
-                assert_int_equal(clWaitForEvents(1, &first), CL_SUCCESS);
-                assert_int_equal(event_status(first), CL_COMPLETE);
-                assert_int_equal(event_status(done), CL_COMPLETE);
-                cl_ulong start = profiling_time(first, CL_PROFILING_COMMAND_START);
-                cl_ulong end = profiling_time(done, CL_PROFILING_COMMAND_END);
-                cl_ulong done_start = profiling_time(done, CL_PROFILING_COMMAND_START);
-                print_message("profiled %s n=%zu: %s, %.3f ms\n", tc_variant_name(cases[i].v),
-                              n, first == done ? "one command" : "several commands",
-                              (double)(end - start) * 1e-6);
-                assert_true(start <= done_start);
-                assert_true(start <= end);
-                assert_int_equal(clReleaseEvent(first), CL_SUCCESS);
-                assert_int_equal(clReleaseEvent(done), CL_SUCCESS);
-            } else {
-                assert_int_equal(clFinish(q), CL_SUCCESS);
-            }
-            float got = 0;
-            assert_int_equal(clEnqueueReadBuffer(q, out, CL_TRUE, 2 * sizeof(float),
-                                                 sizeof(float), &got, 0, NULL, NULL),
-                             CL_SUCCESS);
-            tc_value g, ref;
-            long double abs_sum;
-            g.f = got;
-            tc_reference(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, data, n, &ref, &abs_sum);
-            if (!tc_matches(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, &g, &ref, abs_sum))
-                print_error("profiled %s n=%zu: got %.9g, expected %.9g\n",
-                            tc_variant_name(cases[i].v), n, (double)got, (double)ref.f);
-            assert_true(tc_matches(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, &g, &ref, abs_sum));
-        }
-    }
-    clReleaseMemObject(in);
-    clReleaseMemObject(out);
-    clReleaseCommandQueue(q);
-    free(data);
-}
-
-/* An out-of-order queue: the reductions wait for an upload that waits for a
- * user event, so nothing may run (and the stale data in the buffer must not
- * be read) until the user event is set; a second reduction chained on the
- * first one's done event reads its result. */
-static void test_out_of_order_queue(void **state)
-{
-    (void)state;
-    tc_seed_for("out_of_order_queue");
-    if (!tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
-        print_message("note: the device has no out-of-order queues: skipped\n");
-        skip();
-    }
-    cl_command_queue q = tc_create_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-    assert_non_null(q);
-    static const clreduce_variant variants[] = {CLREDUCE_SINGLE_PASS, CLREDUCE_GRID_STRIDE,
-                                                CLREDUCE_ATOMIC, CLREDUCE_SEQUENTIAL,
-                                                CLREDUCE_AUTO};
-    static const struct {
-        clreduce_op op;
-        clreduce_type type;
-    } kinds[] = {{CLREDUCE_OP_SUM, CLREDUCE_FLOAT}, {CLREDUCE_OP_MAX, CLREDUCE_INT32}};
-    enum { NV = ARRAY_SIZE(variants), NK = ARRAY_SIZE(kinds) };
-    const size_t n = 65537, off = 5;
-    cl_context cl = clreduce_get_cl_context(g_ctx);
-    cl_int err;
-
-    for (size_t ki = 0; ki < NK; ki++) {
-        clreduce_op op = kinds[ki].op;
-        clreduce_type type = kinds[ki].type;
-        size_t es = clreduce_type_size(type);
-        unsigned char *stale = malloc((n + off) * es), *fresh = malloc((n + off) * es);
-        assert_true(stale && fresh);
-        tc_fill_random(type, stale, n + off);
-        tc_fill_random(type, fresh, n + off);
-        cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, (n + off) * es,
-                                   stale, &err);
-        assert_int_equal(err, CL_SUCCESS);
-        unsigned char sentinel[16 * 8];
-        memset(sentinel, TC_SENTINEL_BYTE, sizeof sentinel);
-        cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 16 * es,
-                                    sentinel, &err);
-        assert_int_equal(err, CL_SUCCESS);
-        cl_mem out2 = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4 * es,
-                                     sentinel, &err);
-        assert_int_equal(err, CL_SUCCESS);
-
-        cl_event gate = clCreateUserEvent(cl, &err);
-        assert_int_equal(err, CL_SUCCESS);
-        cl_event upload;
-        assert_int_equal(clEnqueueWriteBuffer(q, in, CL_FALSE, 0, (n + off) * es, fresh, 1, &gate,
-                                              &upload),
-                         CL_SUCCESS);
-        cl_event done[NV + 1];
-        for (size_t vi = 0; vi < NV; vi++) {
-            clreduce_status st = clreduce_reduce(g_ctx, q, op, type, variants[vi], in, off, n,
-                                                 out, 1 + 2 * vi, 1, &upload, &done[vi]);
-            if (st != CLREDUCE_SUCCESS)
-                print_error("out-of-order %s: %s\n", tc_variant_name(variants[vi]),
-                            clreduce_last_error(g_ctx));
-            assert_int_equal(st, CLREDUCE_SUCCESS);
-        }
-        /* Chained: reduce the first result (one element) into out2[1]. */
-        clreduce_status st = clreduce_reduce(g_ctx, q, op, type, CLREDUCE_SEQUENTIAL, out, 1, 1,
-                                             out2, 1, 1, &done[0], &done[NV]);
-        assert_int_equal(st, CLREDUCE_SUCCESS);
-        for (size_t vi = 0; vi <= NV; vi++)
-            if (event_status(done[vi]) == CL_COMPLETE)
-                print_error("out-of-order: reduction %zu completed before its wait list\n", vi);
-        for (size_t vi = 0; vi <= NV; vi++)
-            assert_int_not_equal(event_status(done[vi]), CL_COMPLETE);
-        assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-
-        unsigned char res[16 * 8], res2[4 * 8];
-        assert_int_equal(clEnqueueReadBuffer(q, out, CL_TRUE, 0, 16 * es, res, NV, done, NULL),
-                         CL_SUCCESS);
-        assert_int_equal(
-            clEnqueueReadBuffer(q, out2, CL_TRUE, 0, 4 * es, res2, 1, &done[NV], NULL),
-            CL_SUCCESS);
-        tc_value ref;
-        long double abs_sum;
-        tc_reference(op, type, fresh + off * es, n, &ref, &abs_sum);
-        for (size_t i = 0; i < 16; i++) {
-            tc_value g;
-            tc_get(type, res, i, &g);
-            int is_result = i % 2 == 1 && i / 2 < NV;
-            int ok = is_result ? tc_matches(op, type, &g, &ref, abs_sum)
-                               : memcmp(g.bytes, sentinel, es) == 0;
-            if (!ok) {
-                char gs[96], ws[96];
-                tc_format(type, &g, gs, sizeof gs);
-                tc_format(type, &ref, ws, sizeof ws);
-                print_error("FAILED out-of-order: %s op=%s type=%s size=%zu offset=%zu element "
-                            "%zu: got %s, expected %s\n",
-                            is_result ? tc_variant_name(variants[i / 2]) : "(untouched)",
-                            tc_op_name(op), tc_type_name(type), n, off, i, gs,
-                            is_result ? ws : "the sentinel");
-            }
-            assert_true(ok);
-        }
-        tc_value g0, g2;
-        tc_get(type, res, 1, &g0);
-        tc_get(type, res2, 1, &g2);
-        assert_memory_equal(g0.bytes, g2.bytes, es);
-        assert_memory_equal(res2, sentinel, es);
-        assert_memory_equal(res2 + 2 * es, sentinel, 2 * es);
-
-        for (size_t vi = 0; vi <= NV; vi++)
-            clReleaseEvent(done[vi]);
-        clReleaseEvent(upload);
-        clReleaseEvent(gate);
-        clReleaseMemObject(in);
-        clReleaseMemObject(out);
-        clReleaseMemObject(out2);
-        free(stale);
-        free(fresh);
-    }
-    assert_int_equal(clFinish(q), CL_SUCCESS);
-    clReleaseCommandQueue(q);
-}
-
 static clreduce_ctx *create_with(const clreduce_settings *settings)
 {
     clreduce_ctx *c = NULL;
@@ -938,42 +685,26 @@ static void test_tuning(void **state)
 
 int main(void)
 {
-    tc_init_seed();
-    g_ctx = tc_create_default_or_skip("unit.reduce");
-    g_queue = tc_create_queue(g_ctx, 0);
-    g_read_queue = tc_create_queue(g_ctx, 0);
-    if (!g_queue || !g_read_queue)
-        return 1;
+    g_ctx = tc_start("unit.reduce", &g_queue, &g_read_queue, NULL);
 
     static clreduce_variant variants[CLREDUCE_VARIANT_COUNT];
     static char names[CLREDUCE_VARIANT_COUNT][40];
     struct CMUnitTest tests[CLREDUCE_VARIANT_COUNT + 8];
-    memset(tests, 0, sizeof tests);
     size_t nt = 0;
     for (int v = 0; v < CLREDUCE_VARIANT_COUNT; v++) {
         variants[v] = (clreduce_variant)v;
         snprintf(names[v], sizeof names[v], "variant_%s", tc_variant_name(variants[v]));
-        tests[nt].name = names[v];
-        tests[nt].test_func = test_variant;
-        tests[nt].initial_state = &variants[v];
-        nt++;
+        tc_add_test(tests, &nt, names[v], test_variant, &variants[v]);
     }
     const struct CMUnitTest others[] = {
         cmocka_unit_test(test_auto_variant),     cmocka_unit_test(test_reduce_host),
-        cmocka_unit_test(test_profiled_events),  cmocka_unit_test(test_out_of_order_queue),
         cmocka_unit_test(test_subgroup_paths),   cmocka_unit_test(test_tuning),
         cmocka_unit_test(test_sub_buffers),      cmocka_unit_test(test_determinism_across_offsets),
     };
     for (size_t i = 0; i < ARRAY_SIZE(others); i++)
         tests[nt++] = others[i];
 
-    /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
-    if (getenv("CLREDUCE_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
-    int failed = _cmocka_run_group_tests("unit.reduce", tests, nt, NULL, NULL);
+    int failed = tc_run_tests("unit.reduce", tests, nt);
 
-    clReleaseCommandQueue(g_read_queue);
-    clReleaseCommandQueue(g_queue);
-    clreduce_destroy(g_ctx);
-    return failed ? 1 : 0;
+    return tc_finish(g_ctx, failed, g_read_queue, g_queue, NULL);
 }

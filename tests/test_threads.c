@@ -4,6 +4,9 @@
  *    sizes, the host entry points and cl_mem ranges at offsets, scans in
  *    place) runs for a bounded time; every result is checked in its thread
  *    against a CPU reference.
+ *  - Scans of every variant and both kinds, of 65539 and about a million
+ *    elements, from every thread at once, the first two threads sharing
+ *    one queue.
  *  - clreduce_last_error() is per thread: threads fail at the same moments
  *    with messages of their own, and each reads back its own, never another
  *    thread's; a success clears only the caller's message.
@@ -31,7 +34,6 @@
 
 #include "test_common.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_THREADS 64
 #define MAX_COUNT ((size_t)262147)
 #define MAX_OFFSET 17
@@ -77,13 +79,6 @@ static const combo mix[] = {
 };
 
 static const size_t sizes[] = {1, 2, 3, 255, 256, 257, 1000, 4097, 65537, 100003, MAX_COUNT};
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* ---- per-thread state ------------------------------------------------------------ */
 
@@ -187,7 +182,6 @@ static void check_value(worker *w, const combo *c, size_t n, const char *entry, 
 
 static void reduce_host(worker *w, const combo *c, size_t n)
 {
-    fill_random(w, c->type, w->data, n);
     tc_value got;
     memset(&got, 0, sizeof got);
     clreduce_status s = clreduce_reduce_host(g_ctx, c->op, c->type, (clreduce_variant)c->variant,
@@ -210,7 +204,6 @@ static void reduce_mem(worker *w, const combo *c, size_t n)
     size_t es = clreduce_type_size(c->type);
     size_t offset = (size_t)(next_random(w) % MAX_OFFSET);
     size_t result_offset = (size_t)(next_random(w) % 3);
-    fill_random(w, c->type, w->data, n);
     cl_event written = NULL, done = NULL;
     /* Without blocking: the reduction waits for the upload's event. */
     cl_int err = clEnqueueWriteBuffer(w->queue, w->input, CL_FALSE, offset * es, n * es, w->data,
@@ -260,7 +253,6 @@ static void check_scan(worker *w, const combo *c, size_t n, const char *entry, c
 static void scan_host(worker *w, const combo *c, size_t n)
 {
     size_t es = clreduce_type_size(c->type);
-    fill_random(w, c->type, w->data, n);
     int in_place = next_random(w) % 2 == 0;
     if (in_place)
         memcpy(w->out, w->data, n * es);
@@ -286,7 +278,6 @@ static void scan_mem(worker *w, const combo *c, size_t n)
     int in_place = next_random(w) % 3 == 0;
     size_t out_offset = in_place ? offset : (size_t)(next_random(w) % MAX_OFFSET);
     cl_mem output = in_place ? w->input : w->output;
-    fill_random(w, c->type, w->data, n);
     cl_event written = NULL, done = NULL;
     cl_int err = clEnqueueWriteBuffer(w->queue, w->input, CL_FALSE, offset * es, n * es, w->data,
                                       0, NULL, &written);
@@ -354,9 +345,9 @@ static int combo_supported(const combo *c)
 static void *mixed_worker(void *arg)
 {
     worker *w = arg;
-    double deadline = now_seconds() + g_seconds;
+    double deadline = tc_now_seconds() + g_seconds;
     unsigned round = 0;
-    while ((now_seconds() < deadline || round < 4) && !w->failed) {
+    while ((tc_now_seconds() < deadline || round < 4) && !w->failed) {
         const combo *c = &mix[next_random(w) % ARRAY_SIZE(mix)];
         if (!combo_supported(c)) {
             w->skipped++;
@@ -366,6 +357,7 @@ static void *mixed_worker(void *arg)
         int host = next_random(w) % 3 == 0;
         atomic_store(&w->doing_count, n);
         atomic_store(&w->doing, (int)(c - mix) + 1);
+        fill_random(w, c->type, w->data, n);
         if (c->scan && host)
             scan_host(w, c, n);
         else if (c->scan)
@@ -383,30 +375,38 @@ static void *mixed_worker(void *arg)
     return NULL;
 }
 
-static int worker_setup(worker *w, int id)
+/* Buffers for calls of up to `capacity` elements; the thread's own queue,
+ * or `shared` (another thread's) when not NULL. */
+static int worker_setup(worker *w, int id, size_t capacity, cl_command_queue shared)
 {
     memset(w, 0, sizeof *w);
     w->id = id;
     w->rng = tc_seed() ^ ((uint64_t)(id + 1) * UINT64_C(0xD1B54A32D192ED03));
-    /* The last thread's queue is out-of-order where the device allows it. */
-    w->out_of_order = g_have_ooo && id == g_nthreads - 1;
-    w->queue = tc_create_queue(g_ctx, w->out_of_order ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0);
+    if (shared) {
+        w->queue = shared;
+        clRetainCommandQueue(shared);
+    } else {
+        /* The last thread's queue is out-of-order where the device allows it. */
+        w->out_of_order = g_have_ooo && id == g_nthreads - 1;
+        w->queue = tc_create_queue(g_ctx,
+                                   w->out_of_order ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0);
+    }
     if (!w->queue)
         return -1;
     cl_int err;
     cl_context cl = clreduce_get_cl_context(g_ctx);
-    w->input = clCreateBuffer(cl, CL_MEM_READ_WRITE, (MAX_OFFSET + MAX_COUNT + 1) * 8, NULL, &err);
+    w->input = clCreateBuffer(cl, CL_MEM_READ_WRITE, (MAX_OFFSET + capacity + 1) * 8, NULL, &err);
     if (err != CL_SUCCESS)
         return -1;
     w->result = clCreateBuffer(cl, CL_MEM_READ_WRITE, 4 * 8, NULL, &err);
     if (err != CL_SUCCESS)
         return -1;
-    w->output = clCreateBuffer(cl, CL_MEM_READ_WRITE, (MAX_OFFSET + MAX_COUNT + 1) * 8, NULL,
+    w->output = clCreateBuffer(cl, CL_MEM_READ_WRITE, (MAX_OFFSET + capacity + 1) * 8, NULL,
                                &err);
     if (err != CL_SUCCESS)
         return -1;
-    w->data = malloc(MAX_COUNT * 8);
-    w->out = malloc(MAX_COUNT * 8);
+    w->data = malloc(capacity * 8);
+    w->out = malloc(capacity * 8);
     return w->data && w->out ? 0 : -1;
 }
 
@@ -452,14 +452,14 @@ static void run_workers(worker *workers, void *(*fn)(void *))
         atomic_init(&workers[i].doing_count, 0);
         assert_int_equal(pthread_create(&threads[i], NULL, worker_main, &workers[i]), 0);
     }
-    double limit = now_seconds() + g_seconds + WATCHDOG_SECONDS;
+    double limit = tc_now_seconds() + g_seconds + WATCHDOG_SECONDS;
     for (;;) {
         int running = 0;
         for (int i = 0; i < g_nthreads; i++)
             running += !atomic_load(&workers[i].finished);
         if (!running)
             break;
-        if (now_seconds() > limit) {
+        if (tc_now_seconds() > limit) {
             for (int i = 0; i < g_nthreads; i++) {
                 int doing = atomic_load(&workers[i].doing);
                 if (atomic_load(&workers[i].finished))
@@ -496,10 +496,10 @@ static void test_mixed(void **state)
     tc_seed_for("mixed");
     worker workers[MAX_THREADS];
     for (int i = 0; i < g_nthreads; i++)
-        assert_int_equal(worker_setup(&workers[i], i), 0);
-    double t0 = now_seconds();
+        assert_int_equal(worker_setup(&workers[i], i, MAX_COUNT, NULL), 0);
+    double t0 = tc_now_seconds();
     run_workers(workers, mixed_worker);
-    double elapsed = now_seconds() - t0;
+    double elapsed = tc_now_seconds() - t0;
 
     unsigned long calls = 0, host = 0, mem = 0, scans = 0, errors = 0;
     unsigned long per_combo[ARRAY_SIZE(mix)] = {0};
@@ -527,6 +527,65 @@ static void test_mixed(void **state)
     print_message("%d threads, %.1f s: %lu calls checked (%lu reductions, %lu scans; %lu host, "
                   "%lu cl_mem), %lu per-thread error checks\n",
                   g_nthreads, elapsed, calls, calls - scans, scans, host, mem, errors);
+    for (int i = 0; i < g_nthreads; i++)
+        worker_teardown(&workers[i]);
+}
+
+/* ---- scans, two threads on one queue ------------------------------------------------------ */
+
+enum { SCAN_RUNS = 12 };
+
+/* Every scan variant in turn, both kinds: int32 sums of random bits and
+ * int64 minima of a falling trend (a new minimum at every element), at 65539
+ * and TC_LARGE_COUNT elements, each checked in its thread. */
+static void *scan_worker(void *arg)
+{
+    worker *w = arg;
+    for (int r = 0; r < SCAN_RUNS; r++) {
+        int sum = r % 2 == 0;
+        combo c = {1, sum ? CLREDUCE_OP_SUM : CLREDUCE_OP_MIN,
+                   sum ? CLREDUCE_INT32 : CLREDUCE_INT64, (w->id + r) % CLREDUCE_SCAN_VARIANT_COUNT,
+                   (r / 2) % 2 ? CLREDUCE_EXCLUSIVE : CLREDUCE_INCLUSIVE};
+        size_t n = r % 3 == 2 ? TC_LARGE_COUNT : 65539;
+        if (!combo_supported(&c)) {
+            w->skipped++;
+            continue;
+        }
+        atomic_store(&w->doing_count, n);
+        if (sum) {
+            fill_random(w, c.type, w->data, n);
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                tc_value x;
+                memset(&x, 0, sizeof x);
+                x.i64 = INT64_MAX - (int64_t)(i * (UINT64_C(1) << 40)) -
+                        (int64_t)(next_random(w) >> 20);
+                tc_set(c.type, w->data, i, &x);
+            }
+        }
+        scan_mem(w, &c, n);
+    }
+    return NULL;
+}
+
+/* Scans on one context from every thread at once, the first two threads on
+ * one queue. */
+static void test_scans_sharing_a_queue(void **state)
+{
+    (void)state;
+    tc_seed_for("scans sharing a queue");
+    worker workers[MAX_THREADS];
+    for (int i = 0; i < g_nthreads; i++)
+        assert_int_equal(
+            worker_setup(&workers[i], i, TC_LARGE_COUNT, i == 1 ? workers[0].queue : NULL), 0);
+    run_workers(workers, scan_worker);
+    unsigned long scans = 0, skipped = 0;
+    for (int i = 0; i < g_nthreads; i++) {
+        scans += workers[i].scans;
+        skipped += workers[i].skipped;
+    }
+    print_message("%lu scans checked in %d threads (two on one queue), %lu not supported here\n",
+                  scans, g_nthreads, skipped);
     for (int i = 0; i < g_nthreads; i++)
         worker_teardown(&workers[i]);
 }
@@ -717,11 +776,9 @@ int main(void)
         cmocka_unit_test(test_one_build_for_many),
         cmocka_unit_test(test_errors_stay_in_their_thread),
         cmocka_unit_test(test_mixed),
+        cmocka_unit_test(test_scans_sharing_a_queue),
     };
-    /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
-    if (getenv("CLREDUCE_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
-    int failed = cmocka_run_group_tests_name("unit.threads", tests, NULL, NULL);
+    int failed = tc_run_tests("unit.threads", tests, ARRAY_SIZE(tests));
     clreduce_destroy(g_ctx);
     return failed ? 1 : 0;
 }
