@@ -35,7 +35,7 @@ log() { printf '== %s\n' "$*"; }
 packages=(meson ninja-build pkg-config gcc ocl-icd-opencl-dev opencl-c-headers
           pocl-opencl-icd clinfo python3)
 if [ "$job" = test ]; then
-    packages+=(libcmocka-dev valgrind oclgrind python3-pip make)
+    packages+=(libcmocka-dev valgrind oclgrind python3-pip make cmake)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -195,18 +195,52 @@ if [[ " ${platforms[*]} " == *" pocl "* ]]; then
     fi
 fi
 
-# The installed library must be usable through pkg-config: install into a
-# staging directory and build the example against it.
+# The installed library must be usable through pkg-config and CMake:
+# install into a staging directory, then build and run programs
+# against it there, on PoCL where it is installed.
 log "install and pkg-config check"
 stage=$(mktemp -d)
+consumer_device=${platforms[0]}
+[[ " ${platforms[*]} " == *" pocl "* ]] && consumer_device=pocl
+# Counts a run of tests/consumers/main.c, whose exit status 77 says that
+# there is no OpenCL device.
+run_consumer() {
+    local rc=0
+    CLREDUCE_DEVICE=$consumer_device "$1" || rc=$?
+    case $rc in
+    0) passed=$((passed + 1)) ;;
+    77) skipped=$((skipped + 1)) ;;
+    *) failed=$((failed + 1)) ;;
+    esac
+}
 if meson install -C "$build" --destdir "$stage" --quiet >/dev/null; then
     pc=$(find "$stage" -name clreduce.pc -print -quit)
     libdir=$(dirname "$(dirname "$pc")")
-    if PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$stage \
-        make -s -C examples -B reduce_array scan_offsets \
+    PKG_CONFIG_PATH=$(dirname "$pc")
+    export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR=$stage
+    if make -s -C examples -B reduce_array scan_offsets \
             CFLAGS="-O2 -Wall -Wextra -Werror -Wl,-rpath,$libdir" &&
         ./examples/reduce_array 100000 && ./examples/scan_offsets 100000; then
         passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+    fi
+    # shellcheck disable=SC2046 # pkg-config's flags are words
+    if cc -O2 -Wall -Wextra -Werror tests/consumers/main.c -o "$stage/consumer-pkg-config" \
+        $(pkg-config --cflags --libs clreduce) -Wl,-rpath,"$libdir"; then
+        run_consumer "$stage/consumer-pkg-config"
+    else
+        failed=$((failed + 1))
+    fi
+    # The staged prefix: the installed one under the sysroot.
+    prefix=$(pkg-config --variable=prefix clreduce)
+    unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+
+    log "install check: CMake's find_package"
+    if cmake -S tests/consumers/cmake -B "$stage/consumer-cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+            -DCMAKE_C_FLAGS="-O2 -Wall -Wextra -Werror" >/dev/null &&
+        cmake --build "$stage/consumer-cmake" >/dev/null; then
+        run_consumer "$stage/consumer-cmake/clreduce-consumer"
     else
         failed=$((failed + 1))
     fi
