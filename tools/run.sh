@@ -35,7 +35,8 @@ log() { printf '== %s\n' "$*"; }
 packages=(meson ninja-build pkg-config gcc ocl-icd-opencl-dev opencl-c-headers
           pocl-opencl-icd clinfo python3)
 if [ "$job" = test ]; then
-    packages+=(libcmocka-dev valgrind oclgrind python3-pip make cmake)
+    packages+=(libcmocka-dev valgrind oclgrind python3-pip make cmake python3-numpy
+               python3-pyopencl python3-pytest python3-setuptools python3-venv)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -195,8 +196,8 @@ if [[ " ${platforms[*]} " == *" pocl "* ]]; then
     fi
 fi
 
-# The installed library must be usable through pkg-config and CMake:
-# install into a staging directory, then build and run programs
+# The installed library must be usable through pkg-config, CMake and
+# Python: install into a staging directory, then build and run programs
 # against it there, on PoCL where it is installed.
 log "install and pkg-config check"
 stage=$(mktemp -d)
@@ -212,6 +213,47 @@ run_consumer() {
     77) skipped=$((skipped + 1)) ;;
     *) failed=$((failed + 1)) ;;
     esac
+}
+# Installs python/ into a virtual environment that sees Debian's numpy,
+# pyopencl and pytest, offline (the system's setuptools builds it), and runs
+# its tests against the staged library; their results join the tally.
+python_check() {
+    local py=/usr/bin/python3 venv=$stage/venv out rc=0 summary failures
+    [ -x "$py" ] || py=python3
+    if ! "$py" -c 'import numpy, pytest, setuptools' 2>/dev/null; then
+        log "skipped: $py lacks numpy, pytest or setuptools"
+        skipped=$((skipped + 1))
+        return
+    fi
+    cp -r python "$stage/python-src" # pip builds in the source directory
+    if ! "$py" -m venv --without-pip --system-site-packages "$venv" ||
+        ! "$venv/bin/python" -m pip install --no-build-isolation --no-deps --no-index \
+            --disable-pip-version-check --quiet "$stage/python-src"; then
+        log "the Python package did not install"
+        failed=$((failed + 1))
+        return
+    fi
+    out=$(mktemp)
+    # From $stage, so that the package imported is the installed one.
+    (cd "$stage" && CLREDUCE_LIBRARY=$libdir/libclreduce.so \
+        CLREDUCE_DEVICE=$consumer_device CLREDUCE_CACHE_DIR=$build/python-clreduce-cache \
+        PYTHONDONTWRITEBYTECODE=1 \
+        "$venv/bin/python" -m pytest -p no:cacheprovider -q -rfEs "$root/python/tests") 2>&1 |
+        tee "$out" || rc=$?
+    # pytest's last line: "N failed, N passed, N skipped, N errors in 1.23s".
+    summary=$(grep -E ' in [0-9.]+s' "$out" | tail -1 || true)
+    rm -f "$out"
+    count_of() {
+        awk -v want="^($1),?\$" '{ for (i = 2; i <= NF; i++) if ($i ~ want) s += $(i - 1) }
+                                 END { print s + 0 }' <<<"$summary"
+    }
+    passed=$((passed + $(count_of 'passed|xfailed')))
+    skipped=$((skipped + $(count_of 'skipped')))
+    failures=$(count_of 'failed|errors?|xpassed')
+    # Any other failure (5: no test collected; an internal or usage error)
+    # counts once.
+    [ "$rc" -ne 0 ] && [ "$failures" -eq 0 ] && failures=1
+    failed=$((failed + failures))
 }
 if meson install -C "$build" --destdir "$stage" --quiet >/dev/null; then
     pc=$(find "$stage" -name clreduce.pc -print -quit)
@@ -244,6 +286,9 @@ if meson install -C "$build" --destdir "$stage" --quiet >/dev/null; then
     else
         failed=$((failed + 1))
     fi
+
+    log "install check: the Python package's tests on ${consumer_device:-the default device}"
+    python_check
 else
     failed=$((failed + 1))
 fi
