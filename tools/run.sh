@@ -35,7 +35,8 @@ log() { printf '== %s\n' "$*"; }
 packages=(meson ninja-build pkg-config gcc ocl-icd-opencl-dev opencl-c-headers
           pocl-opencl-icd clinfo python3)
 if [ "$job" = test ]; then
-    packages+=(libcmocka-dev valgrind oclgrind python3-pip make)
+    packages+=(libcmocka-dev valgrind oclgrind python3-pip make cmake python3-numpy
+               python3-pyopencl python3-pytest python3-setuptools python3-venv)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -195,21 +196,100 @@ if [[ " ${platforms[*]} " == *" pocl "* ]]; then
     fi
 fi
 
-# The installed library must be usable through pkg-config: install into a
-# staging directory and build the example against it.
+# The installed library must be usable through pkg-config, CMake and
+# Python: install into a staging directory, then build and run programs
+# against it there, on PoCL where it is installed.
 log "install and pkg-config check"
 stage=$(mktemp -d)
+consumer_device=${platforms[0]}
+[[ " ${platforms[*]} " == *" pocl "* ]] && consumer_device=pocl
+# Counts a run of tests/consumers/main.c, whose exit status 77 says that
+# there is no OpenCL device.
+run_consumer() {
+    local rc=0
+    CLREDUCE_DEVICE=$consumer_device "$1" || rc=$?
+    case $rc in
+    0) passed=$((passed + 1)) ;;
+    77) skipped=$((skipped + 1)) ;;
+    *) failed=$((failed + 1)) ;;
+    esac
+}
+# Installs python/ into a virtual environment that sees Debian's numpy,
+# pyopencl and pytest, offline (the system's setuptools builds it), and runs
+# its tests against the staged library; their results join the tally.
+python_check() {
+    local py=/usr/bin/python3 venv=$stage/venv out rc=0 summary failures
+    [ -x "$py" ] || py=python3
+    if ! "$py" -c 'import numpy, pytest, setuptools' 2>/dev/null; then
+        log "skipped: $py lacks numpy, pytest or setuptools"
+        skipped=$((skipped + 1))
+        return
+    fi
+    cp -r python "$stage/python-src" # pip builds in the source directory
+    if ! "$py" -m venv --without-pip --system-site-packages "$venv" ||
+        ! "$venv/bin/python" -m pip install --no-build-isolation --no-deps --no-index \
+            --disable-pip-version-check --quiet "$stage/python-src"; then
+        log "the Python package did not install"
+        failed=$((failed + 1))
+        return
+    fi
+    out=$(mktemp)
+    # From $stage, so that the package imported is the installed one.
+    (cd "$stage" && CLREDUCE_LIBRARY=$libdir/libclreduce.so \
+        CLREDUCE_DEVICE=$consumer_device CLREDUCE_CACHE_DIR=$build/python-clreduce-cache \
+        PYTHONDONTWRITEBYTECODE=1 \
+        "$venv/bin/python" -m pytest -p no:cacheprovider -q -rfEs "$root/python/tests") 2>&1 |
+        tee "$out" || rc=$?
+    # pytest's last line: "N failed, N passed, N skipped, N errors in 1.23s".
+    summary=$(grep -E ' in [0-9.]+s' "$out" | tail -1 || true)
+    rm -f "$out"
+    count_of() {
+        awk -v want="^($1),?\$" '{ for (i = 2; i <= NF; i++) if ($i ~ want) s += $(i - 1) }
+                                 END { print s + 0 }' <<<"$summary"
+    }
+    passed=$((passed + $(count_of 'passed|xfailed')))
+    skipped=$((skipped + $(count_of 'skipped')))
+    failures=$(count_of 'failed|errors?|xpassed')
+    # Any other failure (5: no test collected; an internal or usage error)
+    # counts once.
+    [ "$rc" -ne 0 ] && [ "$failures" -eq 0 ] && failures=1
+    failed=$((failed + failures))
+}
 if meson install -C "$build" --destdir "$stage" --quiet >/dev/null; then
     pc=$(find "$stage" -name clreduce.pc -print -quit)
     libdir=$(dirname "$(dirname "$pc")")
-    if PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$stage \
-        make -s -C examples -B reduce_array scan_offsets \
+    PKG_CONFIG_PATH=$(dirname "$pc")
+    export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR=$stage
+    if make -s -C examples -B reduce_array scan_offsets \
             CFLAGS="-O2 -Wall -Wextra -Werror -Wl,-rpath,$libdir" &&
         ./examples/reduce_array 100000 && ./examples/scan_offsets 100000; then
         passed=$((passed + 1))
     else
         failed=$((failed + 1))
     fi
+    # shellcheck disable=SC2046 # pkg-config's flags are words
+    if cc -O2 -Wall -Wextra -Werror tests/consumers/main.c -o "$stage/consumer-pkg-config" \
+        $(pkg-config --cflags --libs clreduce) -Wl,-rpath,"$libdir"; then
+        run_consumer "$stage/consumer-pkg-config"
+    else
+        failed=$((failed + 1))
+    fi
+    # The staged prefix: the installed one under the sysroot. (Without it
+    # the CMake check fails below, rather than set -e ending the job here.)
+    prefix=$(pkg-config --variable=prefix clreduce || true)
+    unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+
+    log "install check: CMake's find_package"
+    if cmake -S tests/consumers/cmake -B "$stage/consumer-cmake" -DCMAKE_PREFIX_PATH="$prefix" \
+            -DCMAKE_C_FLAGS="-O2 -Wall -Wextra -Werror" >/dev/null &&
+        cmake --build "$stage/consumer-cmake" >/dev/null; then
+        run_consumer "$stage/consumer-cmake/clreduce-consumer"
+    else
+        failed=$((failed + 1))
+    fi
+
+    log "install check: the Python package's tests on ${consumer_device:-the default device}"
+    python_check
 else
     failed=$((failed + 1))
 fi

@@ -1,0 +1,122 @@
+"""Loading libclreduce and declaring the C functions the package calls."""
+
+import ctypes
+import ctypes.util
+import os
+import threading
+from ctypes import POINTER, c_char_p, c_int, c_size_t, c_uint32, c_void_p
+
+# The status codes of clreduce.h ("The values are fixed").
+SUCCESS = 0
+ERROR_INVALID_ARGUMENT = -1
+ERROR_UNSUPPORTED = -2
+ERROR_BUILD = -3
+ERROR_OPENCL = -4
+ERROR_OUT_OF_MEMORY = -5
+ERROR_NO_DEVICE = -6
+
+_enum = c_int
+_status = c_int
+_handle = c_void_p  # clreduce_ctx *, cl_context, cl_device_id, cl_command_queue, cl_mem
+_events = POINTER(c_void_p)
+
+_PROTOTYPES = {
+    "clreduce_create_default": (_status, [POINTER(_handle)]),
+    "clreduce_create": (_status, [_handle, _handle, POINTER(_handle)]),
+    "clreduce_destroy": (None, [_handle]),
+    "clreduce_get_cl_context": (_handle, [_handle]),
+    "clreduce_get_cl_device": (_handle, [_handle]),
+    "clreduce_reduce_host": (
+        _status, [_handle, _enum, _enum, _enum, c_void_p, c_size_t, c_void_p]),
+    "clreduce_reduce": (
+        _status, [_handle, _handle, _enum, _enum, _enum, _handle, c_size_t, c_size_t,
+                  _handle, c_size_t, c_uint32, _events, _events]),
+    "clreduce_scan_host": (
+        _status, [_handle, _enum, _enum, _enum, _enum, c_void_p, c_size_t, c_void_p]),
+    "clreduce_scan": (
+        _status, [_handle, _handle, _enum, _enum, _enum, _enum, _handle, c_size_t, c_size_t,
+                  _handle, c_size_t, c_uint32, _events, _events]),
+    "clreduce_check_support": (_status, [_handle, _enum, _enum, _enum]),
+    "clreduce_check_scan_support": (_status, [_handle, _enum, _enum, _enum]),
+    "clreduce_auto_variant": (_enum, [_handle, _enum]),
+    "clreduce_auto_scan_variant": (_enum, [_handle, _enum]),
+    "clreduce_status_string": (c_char_p, [_status]),
+    "clreduce_last_error": (c_char_p, [_handle]),
+    "clreduce_op_name": (c_char_p, [_enum]),
+    "clreduce_type_name": (c_char_p, [_enum]),
+    "clreduce_variant_name": (c_char_p, [_enum]),
+    "clreduce_scan_kind_name": (c_char_p, [_enum]),
+    "clreduce_scan_variant_name": (c_char_p, [_enum]),
+    "clreduce_type_size": (c_size_t, [_enum]),
+    "clreduce_version": (c_char_p, []),
+}
+
+# Names tried, in order, after CLREDUCE_LIBRARY and ctypes.util.find_library.
+_NAMES = ("libclreduce.so.0", "libclreduce.so", "libclreduce.0.dylib", "libclreduce.dylib")
+
+
+class LibraryNotFoundError(OSError):
+    """libclreduce could not be loaded."""
+
+
+_lock = threading.Lock()
+_library = None
+
+
+def _open():
+    path = os.environ.get("CLREDUCE_LIBRARY")
+    if path:
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            raise LibraryNotFoundError(f"CLREDUCE_LIBRARY={path!r} cannot be loaded: {e}") from None
+    candidates = []
+    found = ctypes.util.find_library("clreduce")
+    if found:
+        candidates.append(found)
+    candidates += [n for n in _NAMES if n != found]
+    for name in candidates:
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            pass
+    raise LibraryNotFoundError(
+        "libclreduce not found (tried " + ", ".join(candidates) + "): install clreduce, "
+        "make its directory known to the dynamic loader (ldconfig or LD_LIBRARY_PATH), "
+        "or set CLREDUCE_LIBRARY to the library's path")
+
+
+def library():
+    """The loaded libclreduce, with its functions' prototypes declared."""
+    global _library
+    with _lock:
+        if _library is None:
+            lib = _open()
+            for name, (restype, argtypes) in _PROTOTYPES.items():
+                try:
+                    function = getattr(lib, name)
+                except AttributeError:
+                    raise LibraryNotFoundError(
+                        f"{lib._name} lacks {name}: not a clreduce library, or too old") from None
+                function.restype = restype
+                function.argtypes = argtypes
+            _library = lib
+        return _library
+
+
+def text(value):
+    """A C string from the library as str ("" for NULL)."""
+    return value.decode("utf-8", "replace") if value else ""
+
+
+def names(name_function):
+    """{name: value} for an enumeration, from its name function: values from 0
+    up to the first one the function does not know."""
+    result = {}
+    value = 0
+    while True:
+        name = name_function(value)
+        if not name:
+            return result
+        result[text(name)] = value
+        value += 1
