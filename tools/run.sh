@@ -12,7 +12,9 @@
 # also installs Intel's CPU OpenCL runtime from PyPI, when it can, because it
 # has the sub-groups that PoCL lacks; CLREDUCE_NO_INTEL_RUNTIME=1 skips it.
 # Environment: BUILD_DIR (default build-<job>; the test job also builds
-# BUILD_DIR-asan), CLREDUCE_DEVICE for bench.
+# BUILD_DIR-asan), CLREDUCE_DEVICE for bench. The benchmark runs in the
+# directory run.sh was called from, so that --csv and --json paths are
+# relative to it.
 set -euo pipefail
 
 job=${1:-}
@@ -25,9 +27,11 @@ bench | test) ;;
     ;;
 esac
 
+caller=$PWD
 cd "$(dirname "$0")/.."
 root=$PWD
 build=${BUILD_DIR:-$root/build-$job}
+case $build in /*) ;; *) build=$root/$build ;; esac
 
 log() { printf '== %s\n' "$*"; }
 
@@ -83,15 +87,41 @@ if [ "$job" = bench ]; then
 else
     options=(--buildtype=debugoptimized -Dwerror=true -Db_ndebug=false)
 fi
-if [ -f "$build/build.ninja" ]; then
-    meson configure "$build" "${options[@]}" >/dev/null
-else
+# Whether the build directory $1 already has every option that follows
+# ("--buildtype=X" or "-Dname=value"), as meson introspect reports them.
+options_match() {
+    local dir=$1
+    shift
+    meson introspect "$dir" --buildoptions 2>/dev/null | python3 -c '
+import json, sys
+have = {}
+for o in json.load(sys.stdin):
+    v = o["value"]
+    if isinstance(v, bool):
+        v = "true" if v else "false"
+    elif isinstance(v, list):
+        v = ",".join(str(x) for x in v)
+    have[o["name"]] = str(v)
+for arg in sys.argv[1:]:
+    name, _, value = arg.lstrip("-").partition("=")
+    if name.startswith("D"):
+        name = name[1:]
+    if have.get(name) != value:
+        sys.exit(1)
+' "$@"
+}
+# Configures only when an option differs: meson configure marks the build
+# out of date, and ninja would then run the whole configuration again.
+if [ ! -f "$build/build.ninja" ]; then
     meson setup "$build" "${options[@]}"
+elif ! options_match "$build" "${options[@]}"; then
+    meson configure "$build" "${options[@]}" >/dev/null
 fi
 ninja -C "$build"
 
 # ---- bench -----------------------------------------------------------------
 if [ "$job" = bench ]; then
+    cd "$caller"
     exec "$build/bench/clreduce-bench" "$@"
 fi
 
