@@ -16,6 +16,13 @@
  *           event asked for, host time divided by the calls; the median of
  *           MEASURE_B2B_BATCHES batches.
  *
+ * Every timed call follows one untimed call of the same operation on
+ * another copy of the input, waited for. Between two timed calls the host
+ * checks a result, which for a large output takes it milliseconds, and a
+ * call made right after such a pause was measured slower, its launch paying
+ * for what the pause let go cold; the call before makes each timed call one
+ * that follows another, as in an application's loop.
+ *
  * Every call's result is checked against the CPU reference: the first call,
  * every timed call, and every back-to-back call (scans: the last output
  * written to each copy, see measure_scan()). */
