@@ -18,7 +18,7 @@ typedef struct candidate {
     int is_default;        /* the library's own choice, no override */
     int ok;
     double total_us;
-    double median_us[TUNE_MAX_SIZES];
+    double call_us[TUNE_MAX_SIZES];
 } candidate;
 
 /* Same kernel and launch: variants 1 to 6 depend on the work-group size
@@ -93,10 +93,10 @@ static void print_candidate(int rank, const candidate *c, const tune_options *o,
            c->eff.work_group_size, c->eff.groups_per_compute_unit, c->eff.loads_per_work_item,
            c->eff.vector_width);
     for (size_t s = 0; s < o->size_count; s++)
-        printf(" %11.2f", c->median_us[s]);
+        printf(" %11.2f", c->call_us[s]);
     size_t last = o->size_count - 1;
     printf(" %11.2f %9.1f\n", c->total_us,
-           (double)(o->sizes[last] * esize) / (c->median_us[last] * 1e3));
+           (double)(o->sizes[last] * esize) / (c->call_us[last] * 1e3));
 }
 
 int run_tune(const bench_device *d, const tune_options *o)
@@ -222,7 +222,7 @@ int run_tune(const bench_device *d, const tune_options *o)
                     }
                     break;
                 }
-                c->median_us[s] = m.call_us;
+                c->call_us[s] = m.call_us;
                 c->total_us += m.call_us;
             }
             clreduce_destroy(ctx);
