@@ -7,9 +7,16 @@
  * the others and another to a value above it, at random positions, so that a
  * min or max that skips elements is caught.
  *
- * For scans, the input of a few windows (scan.c chooses them) is kept on the
- * host too, with the prefix of every operator before each window, so that a
- * scan's output can be checked there without the whole input on the host.
+ * For scans, the input of a few windows is kept on the host too, with the
+ * prefix of every operator before each window, so that a scan's output can
+ * be checked there without the whole input on the host: the whole input up
+ * to DATA_FULL_CHECK_MAX elements; beyond, the first and last END_RUN
+ * elements, EDGE on each side of every power of two and RANDOM_RUNS random
+ * runs of RANDOM_RUN elements, longer than a tile of any scan variant.
+ *
+ * Small inputs are copied until the copies fill device_working_set(), so
+ * that calls rotating over them read from memory, not from a cache that
+ * still holds the input of the call before.
  *
  * Ranges: float and double uniform in [-1, 1); int32 in [-1000, 1000];
  * uint32 in [1, 2000]; int64 in [-10^6, 10^6]; uint64 in [1, 2*10^6]. Integer
@@ -19,23 +26,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "data.h"
+#include "util.h"
 
 #define CHUNK ((size_t)1 << 22)
 #define ALIGN_BYTES 512
-
-cl_ulong device_buffer_limit(const bench_device *d)
-{
-    cl_ulong limit = d->global_mem / 10 * 4;
-    return d->max_alloc < limit ? d->max_alloc : limit;
-}
-
-cl_ulong working_set_target(const bench_device *d)
-{
-    cl_ulong target = 4 * d->cache_size;
-    cl_ulong floor_bytes = (cl_ulong)256 << 20;
-    return target > floor_bytes ? target : floor_bytes;
-}
+#define END_RUN ((size_t)4096)     /* elements checked at each end */
+#define EDGE ((size_t)8)           /* on each side of a power of two */
+#define RANDOM_RUNS 8
+#define RANDOM_RUN ((size_t)16384) /* elements in each random run */
 
 typedef struct accum {
     long double sum, comp, abs_sum;
@@ -178,28 +177,95 @@ static void take_prefix(clreduce_type type, const accum *a, size_t g, const data
     out->abs_sum = a->abs_sum + (long double)a->block_abs;
     out->sum_int = a->isum;
     if (g > 0) {
-        memcpy(out->min, ds->ref_min, ds->esize);
-        memcpy(out->max, ds->ref_max, ds->esize);
+        memcpy(out->min, ds->total.min, ds->esize);
+        memcpy(out->max, ds->total.max, ds->esize);
     }
 }
 
-void dataset_create(const bench_device *d, clreduce_type type, size_t count, uint64_t seed,
-                    cl_ulong min_working_set, dataset *ds)
+/* ---- the windows a scan's check reads ----------------------------------------- */
+
+typedef struct span {
+    size_t lo, hi;
+} span;
+
+static int compare_span(const void *a, const void *b)
 {
-    dataset_create_with_windows(d, type, count, seed, min_working_set, device_buffer_limit(d),
-                                NULL, 0, ds);
+    const span *x = a, *y = b;
+    return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
-void dataset_create_with_windows(const bench_device *d, clreduce_type type, size_t count,
-                                 uint64_t seed, cl_ulong min_working_set, cl_ulong max_bytes,
-                                 scan_window *windows, size_t window_count, dataset *ds)
+static void add_span(span *spans, size_t *n, size_t lo, size_t hi, size_t count)
+{
+    if (hi > count)
+        hi = count;
+    if (lo < hi)
+        spans[(*n)++] = (span){lo, hi};
+}
+
+static void choose_windows(size_t count, size_t esize, uint64_t seed, scan_window **windows,
+                           size_t *window_count)
+{
+    span spans[2 + 64 + RANDOM_RUNS];
+    size_t n = 0;
+    if (count <= DATA_FULL_CHECK_MAX) {
+        add_span(spans, &n, 0, count, count);
+    } else {
+        add_span(spans, &n, 0, END_RUN, count);
+        add_span(spans, &n, count - END_RUN, count, count);
+        for (size_t p = 2 * EDGE; p < count && p <= SIZE_MAX / 2; p *= 2)
+            add_span(spans, &n, p - EDGE, p + EDGE, count);
+        rng r;
+        rng_seed(&r, seed ^ 0x5ca9c4ec4ull ^ (uint64_t)count * 0x9e3779b97f4a7c15ull);
+        for (int i = 0; i < RANDOM_RUNS; i++) {
+            size_t lo = (size_t)(rng_next(&r) % (count - RANDOM_RUN + 1));
+            add_span(spans, &n, lo, lo + RANDOM_RUN, count);
+        }
+    }
+    qsort(spans, n, sizeof *spans, compare_span);
+    size_t merged = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (merged && spans[i].lo <= spans[merged - 1].hi) {
+            if (spans[i].hi > spans[merged - 1].hi)
+                spans[merged - 1].hi = spans[i].hi;
+        } else {
+            spans[merged++] = spans[i];
+        }
+    }
+    scan_window *w = xmalloc(merged * sizeof *w);
+    memset(w, 0, merged * sizeof *w);
+    for (size_t i = 0; i < merged; i++) {
+        w[i].start = spans[i].lo;
+        w[i].length = spans[i].hi - spans[i].lo;
+        w[i].input = xmalloc(w[i].length * esize);
+    }
+    *windows = w;
+    *window_count = merged;
+}
+
+void dataset_window_description(char *out, size_t size)
+{
+    char full[32];
+    size_label(DATA_FULL_CHECK_MAX, full, sizeof full);
+    snprintf(out, size,
+             "every element of every output checked up to %s elements; beyond, the first and "
+             "last %zu, %zu on each side of every power of two and %d random runs of %zu",
+             full, END_RUN, EDGE, RANDOM_RUNS, RANDOM_RUN);
+}
+
+/* ---- the dataset ----------------------------------------------------------------- */
+
+void dataset_create(const bench_device *d, clreduce_type type, size_t count, uint64_t seed,
+                    cl_ulong max_bytes, int for_scans, dataset *ds)
 {
     memset(ds, 0, sizeof *ds);
-    ds->windows = windows;
-    ds->window_count = window_count;
     ds->type = type;
     ds->count = count;
     ds->esize = clreduce_type_size(type);
+    if (for_scans)
+        choose_windows(count, ds->esize, seed, &ds->windows, &ds->window_count);
+    scan_window *windows = ds->windows;
+    size_t window_count = ds->window_count;
+    cl_ulong min_working_set = device_working_set(d);
     size_t bytes = count * ds->esize;
     size_t stride_bytes = (bytes + ALIGN_BYTES - 1) / ALIGN_BYTES * ALIGN_BYTES;
     ds->stride = stride_bytes / ds->esize;
@@ -215,13 +281,9 @@ void dataset_create_with_windows(const bench_device *d, clreduce_type type, size
     cl_int err;
     ds->buffer = clCreateBuffer(d->context, CL_MEM_READ_WRITE, total, NULL, &err);
     check_cl(err, "clCreateBuffer (input data)");
-    ds->result = clCreateBuffer(d->context, CL_MEM_READ_WRITE, 8, NULL, &err);
-    check_cl(err, "clCreateBuffer (result)");
 
     size_t chunk = count < CHUNK ? count : CHUNK;
-    void *host = malloc(chunk * ds->esize);
-    if (!host)
-        fatal("out of host memory (%zu bytes)", chunk * ds->esize);
+    void *host = xmalloc(chunk * ds->esize);
     rng r;
     rng_seed(&r, seed ^ ((uint64_t)type << 56) ^ (uint64_t)count * 0x9e3779b97f4a7c15ull);
     size_t plant_min = (size_t)(rng_next(&r) % count);
@@ -243,7 +305,7 @@ void dataset_create_with_windows(const bench_device *d, clreduce_type type, size
             if (snap < window_count && windows[snap].start < base + n)
                 end = windows[snap].start - base;
             generate(type, (unsigned char *)host + i * ds->esize, end - i, base + i, &r,
-                     plant_min, plant_max, plant, &a, ds->ref_min, ds->ref_max);
+                     plant_min, plant_max, plant, &a, ds->total.min, ds->total.max);
             i = end;
         }
         while (keep < window_count && windows[keep].start + windows[keep].length <= base)
@@ -263,9 +325,9 @@ void dataset_create_with_windows(const bench_device *d, clreduce_type type, size
     }
     free(host);
     accum_flush_blocks(&a);
-    ds->ref_sum_fp = a.sum + a.comp;
-    ds->abs_sum = a.abs_sum;
-    ds->ref_sum_int = ds->esize == 4 ? (uint32_t)a.isum : a.isum;
+    ds->total.sum_fp = a.sum + a.comp;
+    ds->total.abs_sum = a.abs_sum;
+    ds->total.sum_int = a.isum;
 
     /* The other copies, doubling the filled region each time. */
     for (size_t have = 1; have < ds->copies;) {
@@ -282,8 +344,6 @@ void dataset_release(dataset *ds)
 {
     if (ds->buffer)
         clReleaseMemObject(ds->buffer);
-    if (ds->result)
-        clReleaseMemObject(ds->result);
     for (size_t w = 0; w < ds->window_count; w++)
         free(ds->windows[w].input);
     free(ds->windows);
@@ -297,64 +357,13 @@ size_t dataset_next_offset(dataset *ds)
     return offset;
 }
 
-void format_value(clreduce_type type, const void *v, char *out, size_t size)
-{
-    switch (type) {
-    case CLREDUCE_FLOAT: snprintf(out, size, "%.9g", (double)*(const float *)v); break;
-    case CLREDUCE_DOUBLE: snprintf(out, size, "%.17g", *(const double *)v); break;
-    case CLREDUCE_INT32: snprintf(out, size, "%d", (int)*(const int32_t *)v); break;
-    case CLREDUCE_UINT32: snprintf(out, size, "%u", (unsigned)*(const uint32_t *)v); break;
-    case CLREDUCE_INT64:
-        snprintf(out, size, "%lld", (long long)*(const int64_t *)v);
-        break;
-    case CLREDUCE_UINT64:
-        snprintf(out, size, "%llu", (unsigned long long)*(const uint64_t *)v);
-        break;
-    }
-}
-
 int dataset_check(const dataset *ds, clreduce_op op, const void *value, char *msg,
                   size_t msg_size)
 {
-    char got[64], want[64];
-    format_value(ds->type, value, got, sizeof got);
-    if (op != CLREDUCE_OP_SUM) {
-        const void *ref = op == CLREDUCE_OP_MIN ? ds->ref_min : ds->ref_max;
-        if (memcmp(value, ref, ds->esize) == 0)
-            return 1;
-        format_value(ds->type, ref, want, sizeof want);
-        snprintf(msg, msg_size, "%s = %s, expected %s", clreduce_op_name(op), got, want);
-        return 0;
-    }
-    if (ds->type == CLREDUCE_FLOAT || ds->type == CLREDUCE_DOUBLE) {
-        long double v = ds->type == CLREDUCE_FLOAT ? (long double)*(const float *)value
-                                                   : (long double)*(const double *)value;
-        long double tol = (ds->type == CLREDUCE_FLOAT ? 1e-5L : 1e-12L) * ds->abs_sum;
-        long double diff = fabsl(v - ds->ref_sum_fp);
-        if (diff <= tol) /* false for NaN */
-            return 1;
-        snprintf(msg, msg_size, "sum = %s, expected %.17Lg (|difference| %.3Lg > tolerance %.3Lg)",
-                 got, ds->ref_sum_fp, diff, tol);
-        return 0;
-    }
-    uint64_t bits = 0;
-    if (ds->esize == 4) {
-        uint32_t u;
-        memcpy(&u, value, 4);
-        bits = u;
-    } else {
-        memcpy(&bits, value, 8);
-    }
-    if (bits == ds->ref_sum_int)
+    char why[512];
+    if (reference_matches(ds->type, op, &ds->total, value, reference_tolerance(ds->type, 0), why,
+                          sizeof why))
         return 1;
-    unsigned char ref[8];
-    if (ds->esize == 4) {
-        uint32_t u = (uint32_t)ds->ref_sum_int;
-        memcpy(ref, &u, 4);
-    } else {
-        memcpy(ref, &ds->ref_sum_int, 8);
-    }
-    format_value(ds->type, ref, want, sizeof want);
-    snprintf(msg, msg_size, "sum = %s, expected %s (exact, wrapping)", got, want);
+    snprintf(msg, msg_size, "%s = %s", clreduce_op_name(op), why);
     return 0;
 }

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "peak.h"
+#include "util.h"
 
 /* Each work-item reads float4s and writes only under a condition that never
  * holds for the data (all ones), which the compiler cannot know: the reads

@@ -9,16 +9,24 @@ usage: python3 bench/plot.py results.csv [more.csv ...] -o plot.png
 Reads one or more CSV files written by `clreduce-bench --csv` (or by the CUB
 yardstick in bench/peers, whose rows have variant "cub"), keeps the rows of
 one operator and type that measured successfully, and draws one line per
-variant: GB/s (from the median device time) against the number of elements
-on a log2 axis. The bandwidth ceiling is drawn as a dashed horizontal line:
---peak, or else the largest peak_gbps found in the rows.
+variant: GB/s against the number of elements on a log2 axis. GB/s is the
+CSV's gbps column, which comes from the headline time call_us (the median
+device time of one call, launch included; bench/README.md). The bandwidth
+ceiling is drawn as a dashed horizontal line: --peak, or else the largest
+peak_gbps found in the rows.
 
 With --op inclusive_scan or exclusive_scan it draws prefix scans instead, of
-the operator --scan-op (default sum; CUB's rows, which lack the column, are
-sums) out of place, or in place with --in-place: two panels, the median
-device time in µs and the bandwidth in TB/s (bytes read + written) against
-the number of elements, one line per variant; the ceiling is the copy peak
-(--peak, or the largest peak_gbps of the rows whose peak_kind is "copy").
+the operator --scan-op (default sum) out of place, or in place with
+--in-place: two panels, call_us and the bandwidth in TB/s (bytes read +
+written) against the number of elements, one line per variant; the ceiling
+is the copy peak (--peak, or the largest peak_gbps of the rows whose
+peak_kind is "copy"), and the floor on the time panel the call_us of the
+empty kernel (variant empty_kernel) of each file that has one.
+
+Lines starting with "#" (the header clreduce-bench and cub_reduce write)
+are skipped. CSVs written before call_us existed are read too: their time
+column is median_us, their rows lack scan_op (their scans are sums) and
+in_place (out of place).
 """
 import argparse
 import csv
@@ -62,13 +70,21 @@ def read_rows(paths):
     rows = []
     for path in paths:
         with open(path, newline="") as f:
-            reader = csv.DictReader(f)
+            reader = csv.DictReader(line for line in f if not line.startswith("#"))
             missing = {"variant", "op", "type", "elements", "gbps", "status"} - set(
                 reader.fieldnames or [])
             if missing:
                 sys.exit(f"plot.py: {path}: missing column(s) {', '.join(sorted(missing))}")
-            rows.extend(reader)
+            for r in reader:
+                r["_file"] = path
+                rows.append(r)
     return rows
+
+
+def call_time(r):
+    """The headline time of a row in µs: call_us, or median_us in older CSVs."""
+    t = number(r.get("call_us"))
+    return t if t is not None else number(r.get("median_us"))
 
 
 def ordered(series, ladder):
@@ -79,16 +95,22 @@ def ordered(series, ladder):
 
 
 def plot_scans(args, rows, plt):
-    """Two panels for the scans: median µs and TB/s against the element count."""
+    """Two panels for the scans: call_us and TB/s against the element count."""
     wanted = set(args.variants.split(",")) if args.variants else None
     in_place = "1" if args.in_place else "0"
-    series = {}  # variant -> {elements: (median_us, gbps)}
+    series = {}  # variant -> {elements: (call_us, gbps)}
     devices = []
     peaks = []
+    floors = {}  # file -> the empty kernel's call_us
     for r in rows:
+        if r["variant"] == "empty_kernel" and r["status"].startswith("ok"):
+            floor = call_time(r)
+            if floor is not None:
+                floors[r["_file"]] = (floor, r.get("device") or r["_file"])
+            continue
         if r["op"] != args.op or r["type"] != args.type:
             continue
-        # CUB's rows (DeviceScan::InclusiveSum, out of place) lack these columns.
+        # Older CSVs lack these columns; their scans were sums out of place.
         if (r.get("scan_op") or "sum") != args.scan_op or (r.get("in_place") or "0") != in_place:
             continue
         if not r["status"].startswith("ok"):
@@ -96,10 +118,10 @@ def plot_scans(args, rows, plt):
         if wanted and r["variant"] not in wanted:
             continue
         elements, gbps = number(r["elements"]), number(r["gbps"])
-        median = number(r.get("median_us"))
-        if elements is None or gbps is None or median is None or elements <= 0:
+        time = call_time(r)
+        if elements is None or gbps is None or time is None or elements <= 0:
             continue
-        series.setdefault(r["variant"], {})[elements] = (median, gbps)
+        series.setdefault(r["variant"], {})[elements] = (time, gbps)
         if r.get("device") and r["device"] not in devices:
             devices.append(r["device"])
         peak = number(r.get("peak_gbps"))
@@ -121,12 +143,16 @@ def plot_scans(args, rows, plt):
     if peak:
         ax_bw.axhline(peak / 1000, linestyle="--", color="black", linewidth=1,
                       label=f"peak (copy, read+write) {peak / 1000:.2f} TB/s")
+    for i, (floor, device) in enumerate(floors.values()):
+        label = "empty kernel" + (f" ({device})" if len(floors) > 1 else "")
+        ax_us.axhline(floor, linestyle=":", color=f"C{7 + i % 3}", linewidth=1,
+                      label=f"{label} {floor:.2f} µs")
     for ax in (ax_us, ax_bw):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("elements")
         ax.grid(True, which="major", alpha=0.3)
     ax_us.set_yscale("log")
-    ax_us.set_ylabel("µs (median device time)")
+    ax_us.set_ylabel("µs (call_us: median device time of one call)")
     ax_bw.set_ylabel("TB/s (bytes read + written, 1 TB = 1e12 bytes)")
     top = max(g for p in series.values() for _, g in p.values()) / 1000
     ax_bw.set_ylim(0, max(top, (peak or 0) / 1000) * 1.08)
@@ -149,7 +175,8 @@ def main(argv):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        sys.exit("plot.py: matplotlib is needed (pip install matplotlib)")
+        sys.exit("plot.py: matplotlib is needed: apt install python3-matplotlib "
+                 "(Debian, Ubuntu), or pip install matplotlib")
 
     rows = read_rows(args.csv)
     if args.op in SCAN_OPS:
@@ -190,7 +217,7 @@ def main(argv):
                    label=f"peak (read-only kernel) {peak:.0f} GB/s")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("elements")
-    ax.set_ylabel("GB/s (1 GB = 1e9 bytes, median device time)")
+    ax.set_ylabel("GB/s (1 GB = 1e9 bytes, from call_us: median device time of one call)")
     top = max(max(p.values()) for p in series.values())
     ax.set_ylim(0, max(top, peak or 0) * 1.08)
     ax.grid(True, which="major", alpha=0.3)

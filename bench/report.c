@@ -1,16 +1,19 @@
-/* clreduce-bench: the human tables, CSV and JSON.
+/* clreduce-bench: the header, the tables on stdout, the CSV and the JSON.
  *
- * Reductions and scans share the CSV and JSON columns, which are those of
- * the CUB yardstick (bench/peers): a scan's `op` is "inclusive_scan" or
- * "exclusive_scan" and its operator is in `scan_op`; `peak_kind` says which
- * peak `peak_gbps` and `pct_peak` refer to ("read": the read-only kernel, for
- * reductions; "copy": clEnqueueCopyBuffer, for scans). */
+ * Reductions, scans and the empty kernel share the CSV and JSON columns,
+ * which are those of the CUB yardstick (bench/peers): a scan's `op` is
+ * "inclusive_scan" or "exclusive_scan" and its operator is in `scan_op`; the
+ * empty kernel's variant is "empty_kernel", with no op, type or size;
+ * `peak_kind` says which peak `peak_gbps` and `pct_peak` refer to ("read":
+ * the read-only kernel, for reductions; "copy": clEnqueueCopyBuffer, for
+ * scans). bench/README.md explains every column. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "report.h"
+#include "util.h"
 
 row *row_list_add(row_list *list)
 {
@@ -35,115 +38,146 @@ void row_list_free(row_list *list)
     memset(list, 0, sizeof *list);
 }
 
-static const char *device_type_name(cl_device_type t)
+/* ---- the header -------------------------------------------------------------- */
+
+static void b2b_description(const measure_config *c, char *out, size_t size)
 {
-    if (t & CL_DEVICE_TYPE_GPU)
-        return "GPU";
-    if (t & CL_DEVICE_TYPE_CPU)
-        return "CPU";
-    if (t & CL_DEVICE_TYPE_ACCELERATOR)
-        return "accelerator";
-    return "device";
+    if (c->b2b_calls == 0)
+        snprintf(out, size, "not measured (--b2b-calls 0)");
+    else if (c->b2b_calls == MEASURE_B2B_AUTO)
+        snprintf(out, size,
+                 "host time of a batch of calls enqueued back to back between two clFinish on a "
+                 "queue without profiling, no events asked for, divided by the calls; batches "
+                 "of as many calls as take %.0f ms by call_us (%d to %d, b2b_calls in the CSV), "
+                 "median of %d batches",
+                 MEASURE_B2B_TARGET_MS, MEASURE_B2B_MIN_CALLS, MEASURE_B2B_MAX_CALLS,
+                 MEASURE_B2B_BATCHES);
+    else
+        snprintf(out, size,
+                 "host time of a batch of %d calls enqueued back to back between two clFinish "
+                 "on a queue without profiling, no events asked for, divided by the calls; "
+                 "median of %d batches",
+                 c->b2b_calls, MEASURE_B2B_BATCHES);
 }
 
-void report_header(const report_meta *m, const char *settings_line)
+/* Every header line, each as "# ...\n", to f. */
+static void header_lines(FILE *f, const report_meta *m)
 {
     const bench_device *d = m->device;
-    char mem[32];
+    const measure_config *c = m->config;
+    char mem[32], ws[32], b2b[512];
     bytes_label((double)d->global_mem, mem, sizeof mem);
-    printf("# clreduce-bench %s | device: %s (%s, %u compute units, %s) | driver: %s | "
-           "platform: %s (%s) | date: %s | runs %d, warm-up %d | ",
-           clreduce_version(), d->name, device_type_name(d->type), (unsigned)d->compute_units, mem,
-           d->driver, d->platform_name, d->platform_version, m->date, m->runs, m->warmup);
+    bytes_label((double)device_working_set(d), ws, sizeof ws);
+    b2b_description(c, b2b, sizeof b2b);
+    fprintf(f, "# clreduce-bench, clreduce %s, %s (UTC)\n", clreduce_version(), m->date);
+    fprintf(f, "# command: %s\n", m->command);
+    fprintf(f, "# device: %s (%s, %u compute units, %s, %s) | driver: %s | platform: %s (%s)\n",
+            d->name, device_type_name(d->type), (unsigned)d->compute_units, mem,
+            d->device_version, d->driver, d->platform_name, d->platform_version);
+    if (m->tuning && *m->tuning)
+        fprintf(f, "# %s\n", m->tuning);
+    fprintf(f,
+            "# method: %d timed calls after %d warm-up calls, each right after an untimed "
+            "call, every result checked against a CPU reference. call_us (the headline, to compare with a peer): median device "
+            "time from the end of a marker enqueued and flushed just before the call to the "
+            "end of its last command. span_us: median of the call's first command's start to "
+            "its last command's end. b2b_us: %s. GB/s and %%peak from call_us\n",
+            c->runs, c->warmup, b2b);
+    fprintf(f,
+            "# rotation: inputs smaller than %s are copied until their copies fill it, and "
+            "calls rotate over the copies (column copies), so that each call reads its input "
+            "from memory rather than from a cache\n",
+            ws);
     if (m->peak && m->peak->measured)
-        printf("peak: read-only kernel %.1f GB/s, copy %.1f GB/s (read+write bytes); "
-               "%%peak is relative to the read-only kernel peak%s\n",
-               m->peak->read_gbps, m->peak->copy_gbps,
-               m->scans ? " for reductions, to the copy peak for scans" : "");
+        fprintf(f,
+                "# peak: read-only kernel %.1f GB/s, copy %.1f GB/s (read+write bytes); %%peak "
+                "is against the read-only kernel for reductions, against the copy for scans\n",
+                m->peak->read_gbps, m->peak->copy_gbps);
     else
-        printf("peak: not measured (--no-peak)\n");
-    if (settings_line && *settings_line)
-        printf("%s\n", settings_line);
+        fprintf(f, "# peak: not measured (--no-peak)\n");
 }
+
+void report_header(const report_meta *m)
+{
+    header_lines(stdout, m);
+}
+
+/* ---- the tables ---------------------------------------------------------------- */
+
+static void time_cell(char *out, size_t size, double us)
+{
+    if (isnan(us))
+        snprintf(out, size, "-");
+    else
+        snprintf(out, size, "%.2f", us);
+}
+
+void report_floor(const row *r)
+{
+    char call[32], b2b[32], span[32];
+    time_cell(call, sizeof call, r->call_us);
+    time_cell(b2b, sizeof b2b, r->b2b_us);
+    time_cell(span, sizeof span, r->span_us);
+    printf("# driver floor: an empty kernel, one work-group of one work-item, timed as a call\n");
+    printf("%-18s %10s %10s %10s  %s\n", "variant", "call_us", "b2b_us", "span_us", "status");
+    printf("%-18s %10s %10s %10s  %s\n", r->variant, call, b2b, span, r->status);
+}
+
+#define REDUCE_FORMAT "%-18s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %6s  %s\n"
+#define SCAN_FORMAT "%-22s %-9s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %6s  %s\n"
 
 void report_columns(void)
 {
-    printf("%-18s %-4s %-6s %9s %9s %11s %11s %11s %9s %6s %8s  %s\n", "variant", "op", "type",
-           "elements", "bytes", "median_us", "min_us", "e2e_us", "GB/s", "%peak", "speedup",
-           "status");
+    printf(REDUCE_FORMAT, "variant", "op", "type", "elements", "bytes", "copies", "call_us",
+           "b2b_us", "span_us", "GB/s", "%peak", "status");
 }
 
-void report_scan_columns(const report_meta *m, int in_place)
+void report_scan_columns(const report_meta *m)
 {
-    char checks[256], peak[64] = "not measured";
-    scan_check_description(checks, sizeof checks);
-    if (m->peak && m->peak->measured)
-        snprintf(peak, sizeof peak, "%.1f GB/s", m->peak->copy_gbps);
-    printf("# prefix scans, %s | bytes = read + write = 2 x elements x element size | %%peak "
-           "against the copy peak (%s) | %s\n",
-           in_place ? "in place (each copy of the input restored after every call, untimed)"
-                    : "out of place (outputs rotated over copies with the inputs)",
-           peak, checks);
-    printf("%-22s %-9s %-4s %-6s %9s %9s %11s %11s %11s %9s %6s  %s\n", "variant", "kind", "op",
-           "type", "elements", "bytes", "median_us", "min_us", "e2e_us", "GB/s", "%peak",
-           "status");
-}
-
-static void report_scan_row(const row *r)
-{
-    char variant[48], elems[32], bytes[32], pct[16];
-    if (r->resolved)
-        snprintf(variant, sizeof variant, "%s(%s)", r->variant, r->resolved);
-    else
-        snprintf(variant, sizeof variant, "%s", r->variant);
-    size_label(r->elements, elems, sizeof elems);
-    bytes_label((double)r->bytes, bytes, sizeof bytes);
-    const char *kind = clreduce_scan_kind_name(r->kind), *op = clreduce_op_name(r->op),
-               *type = clreduce_type_name(r->type);
-    if (isnan(r->median_us)) {
-        printf("%-22s %-9s %-4s %-6s %9s %9s %11s %11s %11s %9s %6s  %s\n", variant, kind, op,
-               type, elems, bytes, "-", "-", "-", "-", "-", r->status);
-        return;
-    }
-    if (isnan(r->pct_peak))
-        snprintf(pct, sizeof pct, "-");
-    else
-        snprintf(pct, sizeof pct, "%.1f%%", r->pct_peak);
-    printf("%-22s %-9s %-4s %-6s %9s %9s %11.2f %11.2f %11.2f %9.1f %6s  %s\n", variant, kind,
-           op, type, elems, bytes, r->median_us, r->min_us, r->e2e_median_us, r->gbps, pct,
-           r->status);
+    char checks[256];
+    dataset_window_description(checks, sizeof checks);
+    printf("# prefix scans, %s | bytes = read + write = 2 x elements x element size | %s\n",
+           m->in_place ? "in place (each copy of the input restored after every timed call, "
+                         "untimed)"
+                       : "out of place (outputs rotated over copies with the inputs)",
+           checks);
+    printf(SCAN_FORMAT, "variant", "kind", "op", "type", "elements", "bytes", "copies",
+           "call_us", "b2b_us", "span_us", "GB/s", "%peak", "status");
 }
 
 void report_row(const row *r)
 {
-    if (r->is_scan) {
-        report_scan_row(r);
+    if (r->kind == ROW_FLOOR) {
+        report_floor(r);
         return;
     }
-    char variant[48], elems[32], bytes[32], pct[16], speed[16];
+    char variant[48], elems[32], bytes[32], copies[32], call[32], b2b[32], span[32], gbps[32],
+        pct[16];
     if (r->resolved)
         snprintf(variant, sizeof variant, "%s(%s)", r->variant, r->resolved);
     else
         snprintf(variant, sizeof variant, "%s", r->variant);
     size_label(r->elements, elems, sizeof elems);
     bytes_label((double)r->bytes, bytes, sizeof bytes);
-    if (isnan(r->median_us)) {
-        printf("%-18s %-4s %-6s %9s %9s %11s %11s %11s %9s %6s %8s  %s\n", variant,
-               clreduce_op_name(r->op), clreduce_type_name(r->type), elems, bytes, "-", "-", "-",
-               "-", "-", "-", r->status);
-        return;
-    }
+    snprintf(copies, sizeof copies, "%zu", r->copies);
+    time_cell(call, sizeof call, r->call_us);
+    time_cell(b2b, sizeof b2b, r->b2b_us);
+    time_cell(span, sizeof span, r->span_us);
+    if (isnan(r->gbps))
+        snprintf(gbps, sizeof gbps, "-");
+    else
+        snprintf(gbps, sizeof gbps, "%.1f", r->gbps);
     if (isnan(r->pct_peak))
         snprintf(pct, sizeof pct, "-");
     else
         snprintf(pct, sizeof pct, "%.1f%%", r->pct_peak);
-    if (isnan(r->speedup))
-        snprintf(speed, sizeof speed, "-");
+    const char *op = clreduce_op_name(r->op), *type = clreduce_type_name(r->type);
+    if (r->kind == ROW_SCAN)
+        printf(SCAN_FORMAT, variant, clreduce_scan_kind_name(r->scan_kind), op, type, elems,
+               bytes, copies, call, b2b, span, gbps, pct, r->status);
     else
-        snprintf(speed, sizeof speed, "%.2fx", r->speedup);
-    printf("%-18s %-4s %-6s %9s %9s %11.2f %11.2f %11.2f %9.1f %6s %8s  %s\n", variant,
-           clreduce_op_name(r->op), clreduce_type_name(r->type), elems, bytes, r->median_us,
-           r->min_us, r->e2e_median_us, r->gbps, pct, speed, r->status);
+        printf(REDUCE_FORMAT, variant, op, type, elems, bytes, copies, call, b2b, span, gbps, pct,
+               r->status);
 }
 
 /* ---- CSV ------------------------------------------------------------------ */
@@ -151,9 +185,24 @@ void report_row(const row *r)
 /* The `op` column: the operator of a reduction, the kind of a scan. */
 static const char *row_op(const row *r)
 {
-    if (!r->is_scan)
-        return clreduce_op_name(r->op);
-    return r->kind == CLREDUCE_INCLUSIVE ? "inclusive_scan" : "exclusive_scan";
+    switch (r->kind) {
+    case ROW_REDUCTION: return clreduce_op_name(r->op);
+    case ROW_SCAN: return r->scan_kind == CLREDUCE_INCLUSIVE ? "inclusive_scan" : "exclusive_scan";
+    case ROW_FLOOR: break;
+    }
+    return "";
+}
+
+static const char *row_type(const row *r)
+{
+    return r->kind == ROW_FLOOR ? "" : clreduce_type_name(r->type);
+}
+
+static const char *row_peak_kind(const row *r)
+{
+    if (isnan(r->peak_gbps))
+        return "";
+    return r->kind == ROW_SCAN ? "copy" : "read";
 }
 
 static void csv_string(FILE *f, const char *s)
@@ -169,6 +218,7 @@ static void csv_string(FILE *f, const char *s)
 
 static void csv_number(FILE *f, const char *fmt, double v)
 {
+    fputc(',', f);
     if (!isnan(v))
         fprintf(f, fmt, v);
 }
@@ -178,37 +228,33 @@ int report_write_csv(const char *path, const report_meta *m, const row_list *row
     FILE *f = fopen(path, "w");
     if (!f)
         return 0;
-    fputs("device,driver,date,variant,op,type,elements,bytes,median_us,min_us,e2e_median_us,"
-          "gbps,pct_peak,peak_gbps,speedup_vs_interleaved,status,scan_op,in_place,peak_kind\n",
+    header_lines(f, m);
+    fputs("device,driver,date,variant,op,type,elements,bytes,copies,call_us,b2b_us,span_us,"
+          "b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,peak_kind\n",
           f);
     for (size_t i = 0; i < rows->count; i++) {
         const row *r = &rows->rows[i];
         csv_string(f, m->device->name);
         fputc(',', f);
         csv_string(f, m->device->driver);
-        fprintf(f, ",%s,%s,%s,%s,%zu,%zu,", m->date, r->variant, row_op(r),
-                clreduce_type_name(r->type), r->elements, r->bytes);
-        csv_number(f, "%.3f", r->median_us);
+        fprintf(f, ",%s,%s,%s,%s,%zu,%zu,%zu", m->date, r->variant, row_op(r), row_type(r),
+                r->elements, r->bytes, r->copies);
+        csv_number(f, "%.3f", r->call_us);
+        csv_number(f, "%.3f", r->b2b_us);
+        csv_number(f, "%.3f", r->span_us);
         fputc(',', f);
-        csv_number(f, "%.3f", r->min_us);
-        fputc(',', f);
-        csv_number(f, "%.3f", r->e2e_median_us);
-        fputc(',', f);
+        if (r->b2b_calls)
+            fprintf(f, "%d", r->b2b_calls);
         csv_number(f, "%.3f", r->gbps);
-        fputc(',', f);
         csv_number(f, "%.2f", r->pct_peak);
-        fputc(',', f);
         csv_number(f, "%.3f", r->peak_gbps);
         fputc(',', f);
-        csv_number(f, "%.4f", r->speedup);
-        fputc(',', f);
         csv_string(f, r->status);
-        if (r->is_scan)
+        if (r->kind == ROW_SCAN)
             fprintf(f, ",%s,%d,", clreduce_op_name(r->op), r->in_place);
         else
             fputs(",,,", f);
-        fputs(isnan(r->peak_gbps) ? "" : r->is_scan ? "copy" : "read", f);
-        fputc('\n', f);
+        fprintf(f, "%s\n", row_peak_kind(r));
     }
     return fclose(f) == 0;
 }
@@ -234,6 +280,12 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+static void json_field(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, ", \"%s\": ", key);
+    json_string(f, value);
+}
+
 static void json_number(FILE *f, const char *key, const char *fmt, double v)
 {
     fprintf(f, ", \"%s\": ", key);
@@ -248,35 +300,58 @@ int report_write_json(const char *path, const report_meta *m, const row_list *ro
     FILE *f = fopen(path, "w");
     if (!f)
         return 0;
-    fputs("[\n", f);
+    const bench_device *d = m->device;
+    fputs("{\"meta\": {\"program\": \"clreduce-bench\"", f);
+    json_field(f, "library_version", clreduce_version());
+    json_field(f, "date", m->date);
+    json_field(f, "command", m->command);
+    json_field(f, "device", d->name);
+    json_field(f, "device_version", d->device_version);
+    json_field(f, "driver", d->driver);
+    json_field(f, "platform", d->platform_name);
+    json_field(f, "platform_version", d->platform_version);
+    json_field(f, "tuning", m->tuning ? m->tuning : "");
+    fprintf(f, ", \"runs\": %d, \"warmup\": %d", m->config->runs, m->config->warmup);
+    if (m->config->b2b_calls == MEASURE_B2B_AUTO)
+        fputs(", \"b2b_calls\": \"auto\"", f);
+    else
+        fprintf(f, ", \"b2b_calls\": %d", m->config->b2b_calls);
+    fprintf(f, ", \"working_set_bytes\": %llu", (unsigned long long)device_working_set(d));
+    json_number(f, "peak_read_gbps", "%.3f", m->peak && m->peak->measured ? m->peak->read_gbps
+                                                                           : NAN);
+    json_number(f, "peak_copy_gbps", "%.3f", m->peak && m->peak->measured ? m->peak->copy_gbps
+                                                                           : NAN);
+    fputs("},\n \"rows\": [\n", f);
     for (size_t i = 0; i < rows->count; i++) {
         const row *r = &rows->rows[i];
         fputs("  {\"device\": ", f);
-        json_string(f, m->device->name);
-        fputs(", \"driver\": ", f);
-        json_string(f, m->device->driver);
-        fprintf(f, ", \"date\": \"%s\", \"variant\": \"%s\", \"op\": \"%s\", \"type\": \"%s\", "
-                   "\"elements\": %zu, \"bytes\": %zu",
-                m->date, r->variant, row_op(r), clreduce_type_name(r->type), r->elements,
-                r->bytes);
-        json_number(f, "median_us", "%.3f", r->median_us);
-        json_number(f, "min_us", "%.3f", r->min_us);
-        json_number(f, "e2e_median_us", "%.3f", r->e2e_median_us);
+        json_string(f, d->name);
+        json_field(f, "driver", d->driver);
+        json_field(f, "date", m->date);
+        json_field(f, "variant", r->variant);
+        json_field(f, "op", row_op(r));
+        json_field(f, "type", row_type(r));
+        fprintf(f, ", \"elements\": %zu, \"bytes\": %zu, \"copies\": %zu", r->elements, r->bytes,
+                r->copies);
+        json_number(f, "call_us", "%.3f", r->call_us);
+        json_number(f, "b2b_us", "%.3f", r->b2b_us);
+        json_number(f, "span_us", "%.3f", r->span_us);
+        fprintf(f, ", \"b2b_calls\": %d", r->b2b_calls);
         json_number(f, "gbps", "%.3f", r->gbps);
         json_number(f, "pct_peak", "%.2f", r->pct_peak);
         json_number(f, "peak_gbps", "%.3f", r->peak_gbps);
-        json_number(f, "speedup_vs_interleaved", "%.4f", r->speedup);
-        fputs(", \"status\": ", f);
-        json_string(f, r->status);
-        if (r->is_scan)
+        json_field(f, "status", r->status);
+        if (r->kind == ROW_SCAN)
             fprintf(f, ", \"scan_op\": \"%s\", \"in_place\": %s", clreduce_op_name(r->op),
                     r->in_place ? "true" : "false");
         else
             fputs(", \"scan_op\": null, \"in_place\": null", f);
-        fprintf(f, ", \"peak_kind\": %s",
-                isnan(r->peak_gbps) ? "null" : r->is_scan ? "\"copy\"" : "\"read\"");
+        if (*row_peak_kind(r))
+            fprintf(f, ", \"peak_kind\": \"%s\"", row_peak_kind(r));
+        else
+            fputs(", \"peak_kind\": null", f);
         fprintf(f, "}%s\n", i + 1 < rows->count ? "," : "");
     }
-    fputs("]\n", f);
+    fputs(" ]}\n", f);
     return fclose(f) == 0;
 }

@@ -1,11 +1,16 @@
-/* clreduce-bench: the tuning search (--tune) and the first-call latency
- * (--cold). */
+/* clreduce-bench: the tuning search (--tune): every combination of the
+ * tuning values (or a small grid of them) for one type, operator and
+ * variant, each in a context of its own, scored by the sum over the sizes
+ * of the median call time (call_us, measure.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "data.h"
+#include "measure.h"
+#include "tune.h"
+#include "util.h"
 
 typedef struct candidate {
     clreduce_variant variant;
@@ -13,7 +18,7 @@ typedef struct candidate {
     int is_default;        /* the library's own choice, no override */
     int ok;
     double total_us;
-    double median_us[BENCH_MAX_SIZES];
+    double call_us[TUNE_MAX_SIZES];
 } candidate;
 
 /* Same kernel and launch: variants 1 to 6 depend on the work-group size
@@ -88,15 +93,17 @@ static void print_candidate(int rank, const candidate *c, const tune_options *o,
            c->eff.work_group_size, c->eff.groups_per_compute_unit, c->eff.loads_per_work_item,
            c->eff.vector_width);
     for (size_t s = 0; s < o->size_count; s++)
-        printf(" %11.2f", c->median_us[s]);
+        printf(" %11.2f", c->call_us[s]);
     size_t last = o->size_count - 1;
     printf(" %11.2f %9.1f\n", c->total_us,
-           (double)(o->sizes[last] * esize) / (c->median_us[last] * 1e3));
+           (double)(o->sizes[last] * esize) / (c->call_us[last] * 1e3));
 }
 
 int run_tune(const bench_device *d, const tune_options *o)
 {
     size_t esize = clreduce_type_size(o->type);
+    if (o->size_count > TUNE_MAX_SIZES)
+        fatal("--tune takes at most %d sizes", TUNE_MAX_SIZES);
     static const unsigned wg_all[] = {128, 256, 512, 1024}, wg_quick[] = {128, 256};
     static const unsigned loads_all[] = {1, 2, 4, 8}, loads_quick[] = {1, 4};
     static const unsigned vec_all[] = {1, 2, 4, 8};
@@ -115,9 +122,8 @@ int run_tune(const bench_device *d, const tune_options *o)
                              o->fixed->groups_per_compute_unit, ~0u, gpcus);
     size_t grid = nwg * nloads * nvec * ngpcu;
     size_t max_candidates = o->variant_count * (grid + 1);
-    candidate *cands = calloc(max_candidates, sizeof *cands);
-    if (!cands)
-        fatal("out of host memory");
+    candidate *cands = xmalloc(max_candidates * sizeof *cands);
+    memset(cands, 0, max_candidates * sizeof *cands);
 
     char sizes_text[256] = "";
     size_t len = 0;
@@ -127,22 +133,21 @@ int run_tune(const bench_device *d, const tune_options *o)
         len += (size_t)snprintf(sizes_text + len, sizeof sizes_text - len, "%s%s", s ? " " : "", l);
     }
     printf("# tune %s %s on %s (driver %s): %zu settings x %zu variant(s), sizes %s, "
-           "warm-up %d, %d timed runs; score = sum over sizes of the median device time\n",
+           "warm-up %d, %d timed runs; score = sum over sizes of the median call time "
+           "(call_us)\n",
            clreduce_type_name(o->type), clreduce_op_name(o->op), d->name, d->driver, grid,
            o->variant_count, sizes_text, o->warmup, o->runs);
     fflush(stdout);
 
     /* Inputs, once for all candidates. */
-    dataset *ds = calloc(o->size_count, sizeof *ds);
-    if (!ds)
-        fatal("out of host memory");
+    dataset *ds = xmalloc(o->size_count * sizeof *ds);
     cl_ulong limit = device_buffer_limit(d);
     for (size_t s = 0; s < o->size_count; s++) {
         if ((cl_ulong)o->sizes[s] * esize > limit)
             fatal("size %zu of %s is more than the device's largest buffer allows", o->sizes[s],
                   clreduce_type_name(o->type));
         progress("preparing input %zu of %zu", s + 1, o->size_count);
-        dataset_create(d, o->type, o->sizes[s], o->seed, working_set_target(d), &ds[s]);
+        dataset_create(d, o->type, o->sizes[s], o->seed, limit, 0, &ds[s]);
     }
 
     int failed = 0;
@@ -195,9 +200,10 @@ int run_tune(const bench_device *d, const tune_options *o)
                      c->eff.groups_per_compute_unit, c->eff.loads_per_work_item,
                      c->eff.vector_width);
             c->ok = 1;
+            measure_config config = {o->runs, o->warmup, 0};
             for (size_t s = 0; s < o->size_count && c->ok; s++) {
                 measurement m;
-                measure_variant(d, ctx, &ds[s], o->op, c->variant, o->warmup, o->runs, &m);
+                measure_reduction(d, ctx, &ds[s], o->op, c->variant, &config, &m);
                 if (m.status != MEASURE_OK) {
                     c->ok = 0;
                     if (m.status == MEASURE_UNSUPPORTED) {
@@ -216,8 +222,8 @@ int run_tune(const bench_device *d, const tune_options *o)
                     }
                     break;
                 }
-                c->median_us[s] = m.median_us;
-                c->total_us += m.median_us;
+                c->call_us[s] = m.call_us;
+                c->total_us += m.call_us;
             }
             clreduce_destroy(ctx);
             n++;
@@ -282,100 +288,4 @@ int run_tune(const bench_device *d, const tune_options *o)
            (size_t)b->eff.vector_width * esize);
     free(cands);
     return failed;
-}
-
-/* ---- --cold ------------------------------------------------------------------ */
-
-int run_cold(const bench_device *d, const clreduce_settings *settings)
-{
-    const size_t n = (size_t)1 << 20;
-    float *data = malloc(n * sizeof *data);
-    if (!data)
-        fatal("out of host memory");
-    rng r;
-    rng_seed(&r, 12345);
-    double ref = 0, abs_sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        data[i] = (float)((int32_t)(rng_next(&r) >> 40) - (1 << 23)) * 0x1p-23f;
-        ref += data[i];
-        abs_sum += fabs((double)data[i]);
-    }
-
-    /* A fresh disk-cache directory, so that the first context compiles. */
-    char dir[] = "/tmp/clreduce-bench-cache.XXXXXX";
-    if (!mkdtemp(dir))
-        fatal("cannot create a temporary directory");
-    const char *saved = getenv("CLREDUCE_CACHE_DIR");
-    char *saved_copy = saved ? strdup(saved) : NULL;
-    setenv("CLREDUCE_CACHE_DIR", dir, 1);
-
-    /* Three first calls: from source (cold), from the disk cache in a new
-     * context (warm disk), and again in that context (warm memory). */
-    static const char *const what[3] = {"cold (compile from source)", "warm disk (new context)",
-                                        "warm memory (same context)"};
-    double create_ms[3] = {0, 0, 0}, call_ms[3] = {0, 0, 0};
-    clreduce_cache_stats stats[3];
-    memset(stats, 0, sizeof stats);
-    int wrong = 0, failed = 0;
-    clreduce_ctx *ctx = NULL;
-    for (int k = 0; k < 3 && !failed; k++) {
-        clreduce_status s = CLREDUCE_SUCCESS;
-        if (k < 2) {
-            clreduce_destroy(ctx);
-            ctx = NULL;
-            double t0 = now_ns();
-            s = clreduce_create_with_settings(d->context, d->device, settings, &ctx);
-            create_ms[k] = (now_ns() - t0) / 1e6;
-            if (s != CLREDUCE_SUCCESS) {
-                fprintf(stderr, "clreduce-bench: clreduce_create_with_settings failed: %s: %s\n",
-                        clreduce_status_string(s), clreduce_last_error(NULL));
-                failed = s == CLREDUCE_ERROR_INVALID_ARGUMENT ? 2 : 1;
-                break;
-            }
-        }
-        float result = 0;
-        double t0 = now_ns();
-        s = clreduce_reduce_host(ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO, data, n,
-                                 &result);
-        call_ms[k] = (now_ns() - t0) / 1e6;
-        if (s != CLREDUCE_SUCCESS) {
-            fprintf(stderr, "clreduce-bench: clreduce_reduce_host failed: %s: %s\n",
-                    clreduce_status_string(s), clreduce_last_error(ctx));
-            failed = 1;
-            break;
-        }
-        clreduce_get_cache_stats(ctx, &stats[k]);
-        if (!(fabs((double)result - ref) <= 1e-5 * abs_sum)) {
-            fprintf(stderr, "clreduce-bench: WRONG RESULT: %s: sum = %.9g, expected %.9g\n",
-                    what[k], (double)result, ref);
-            wrong = 1;
-        }
-    }
-    if (!failed) {
-        printf("# first-call latency on %s (driver %s): clreduce_reduce_host, float sum of 2^20 "
-               "elements (4 MB from host memory), variant auto (%s); disk cache in %s\n",
-               d->name, d->driver,
-               clreduce_variant_name(clreduce_auto_variant(ctx, CLREDUCE_FLOAT)), dir);
-        printf("%-30s %14s %14s %8s %8s\n", "", "create_ms", "call_ms", "built", "loaded");
-        for (int k = 0; k < 3; k++)
-            printf("%-30s %14.3f %14.3f %8llu %8llu\n", what[k], create_ms[k], call_ms[k],
-                   (unsigned long long)stats[k].programs_built,
-                   (unsigned long long)stats[k].programs_loaded);
-        printf("# drivers may keep compiled kernels in a cache of their own across processes "
-               "(NVIDIA: CUDA_CACHE_DISABLE=1 turns it off; PoCL: POCL_KERNEL_CACHE=0)\n");
-    }
-    clreduce_destroy(ctx);
-    if (saved_copy) {
-        setenv("CLREDUCE_CACHE_DIR", saved_copy, 1);
-        free(saved_copy);
-    } else {
-        unsetenv("CLREDUCE_CACHE_DIR");
-    }
-    /* Remove the cache files, then the directory. */
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", dir);
-    if (system(command) != 0)
-        fprintf(stderr, "clreduce-bench: could not remove %s\n", dir);
-    free(data);
-    return failed ? failed : wrong;
 }

@@ -1,4 +1,5 @@
-/* clreduce-bench: small helpers (errors, clocks, statistics, parsing). */
+/* clreduce-bench: small helpers (errors, clocks, medians, labels, parsing,
+ * the progress line, random numbers). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -9,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "util.h"
 
 void fatal(const char *fmt, ...)
 {
@@ -29,11 +30,40 @@ void check_cl(cl_int err, const char *what)
         fatal("%s failed: %s (%d)", what, clreduce_opencl_error_name(err), (int)err);
 }
 
+void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        fatal("out of host memory (%zu bytes)", bytes);
+    return p;
+}
+
+char *dup_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
 double now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+void utc_date(char *out, size_t size)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 static int compare_double(const void *a, const void *b)
@@ -48,15 +78,6 @@ double median_of(double *v, size_t n)
         return NAN;
     qsort(v, n, sizeof *v, compare_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double min_of(const double *v, size_t n)
-{
-    double m = n ? v[0] : NAN;
-    for (size_t i = 1; i < n; i++)
-        if (v[i] < m)
-            m = v[i];
-    return m;
 }
 
 void size_label(size_t count, char *out, size_t out_size)
@@ -211,23 +232,4 @@ uint64_t rng_next(rng *r)
     s[2] ^= t;
     s[3] = rotl(s[3], 45);
     return result;
-}
-
-void finish_timed_call(cl_command_queue queue, cl_mem buf, size_t offset, size_t size,
-                       void *value, cl_event first, cl_event done, double t0, const char *what,
-                       double *device_ns, double *e2e_ns)
-{
-    cl_int err = clEnqueueReadBuffer(queue, buf, CL_TRUE, offset, size, value, 1, &done, NULL);
-    double t1 = now_ns();
-    cl_ulong start = 0, end = 0;
-    if (err == CL_SUCCESS)
-        err = clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start,
-                                      NULL);
-    if (err == CL_SUCCESS)
-        err = clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
-    clReleaseEvent(first);
-    clReleaseEvent(done);
-    check_cl(err, what);
-    *device_ns = end > start ? (double)(end - start) : 0.0;
-    *e2e_ns = t1 - t0;
 }

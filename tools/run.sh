@@ -13,7 +13,9 @@
 # has the sub-groups that PoCL lacks; CLREDUCE_NO_INTEL_RUNTIME=1 skips it.
 # Environment: BUILD_DIR (default build-<job>; the test job also builds
 # BUILD_DIR-asan), CLREDUCE_DEVICE for bench, CLREDUCE_FULL_TESTS=1 for the
-# heavy suites too (fault injection on Intel's runtime).
+# heavy suites too (fault injection on Intel's runtime). The benchmark runs
+# in the directory run.sh was called from, so that --csv and --json paths
+# are relative to it.
 set -euo pipefail
 
 job=${1:-}
@@ -26,9 +28,11 @@ bench | test) ;;
     ;;
 esac
 
+caller=$PWD
 cd "$(dirname "$0")/.."
 root=$PWD
 build=${BUILD_DIR:-$root/build-$job}
+case $build in /*) ;; *) build=$root/$build ;; esac
 
 log() { printf '== %s\n' "$*"; }
 
@@ -85,19 +89,44 @@ if [ "$job" = bench ]; then
 else
     options=(--buildtype=debugoptimized -Dwerror=true -Db_ndebug=false -Dtests=enabled)
 fi
-# An existing build directory is set up again rather than reconfigured
-# (here and below): `meson setup --reconfigure` reads meson_options.txt
-# before the new values, so a directory made before an option changed its
-# type takes them; `meson configure` would reject them.
-if [ -f "$build/build.ninja" ]; then
-    meson setup --reconfigure "$build" "${options[@]}" >/dev/null
-else
+# Whether the build directory $1 already has every option that follows
+# ("--buildtype=X" or "-Dname=value"), as meson introspect reports them.
+options_match() {
+    local dir=$1
+    shift
+    meson introspect "$dir" --buildoptions 2>/dev/null | python3 -c '
+import json, sys
+have = {}
+for o in json.load(sys.stdin):
+    v = o["value"]
+    if isinstance(v, bool):
+        v = "true" if v else "false"
+    elif isinstance(v, list):
+        v = ",".join(str(x) for x in v)
+    have[o["name"]] = str(v)
+for arg in sys.argv[1:]:
+    name, _, value = arg.lstrip("-").partition("=")
+    if name.startswith("D"):
+        name = name[1:]
+    if have.get(name) != value:
+        sys.exit(1)
+' "$@"
+}
+# Configures only when an option differs: configuring marks the build out of
+# date, and ninja would then run the whole configuration again. An existing
+# directory is set up again (`meson setup --reconfigure`, here and below)
+# rather than changed with `meson configure`, which rejects values of an
+# option whose type changed since the directory was made.
+if [ ! -f "$build/build.ninja" ]; then
     meson setup "$build" "${options[@]}"
+elif ! options_match "$build" "${options[@]}"; then
+    meson setup --reconfigure "$build" "${options[@]}" >/dev/null
 fi
 ninja -C "$build"
 
 # ---- bench -----------------------------------------------------------------
 if [ "$job" = bench ]; then
+    cd "$caller"
     exec "$build/bench/clreduce-bench" "$@"
 fi
 

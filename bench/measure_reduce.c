@@ -1,0 +1,173 @@
+/* clreduce-bench: timing one reduction variant on one dataset (measure.h
+ * says how). Each call reduces the next copy of the input into a slot of
+ * its own in a result buffer poisoned beforehand, so that a call that
+ * writes nothing cannot pass for one that wrote the right value. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure.h"
+#include "timing.h"
+#include "util.h"
+
+typedef struct reduce_job {
+    const bench_device *d;
+    clreduce_ctx *ctx;
+    dataset *ds;
+    clreduce_op op;
+    clreduce_variant variant;
+    cl_mem results; /* slot 0: untimed calls; 1 ..: timed and back-to-back calls */
+} reduce_job;
+
+static const cl_uint poison_word = 0xffffffffu; /* NaN for floats */
+
+static void poison_slots(cl_command_queue queue, const reduce_job *j, size_t slots)
+{
+    check_cl(clEnqueueFillBuffer(queue, j->results, &poison_word, sizeof poison_word, 0,
+                                 slots * j->ds->esize, 0, NULL, NULL),
+             "clEnqueueFillBuffer (poisoning the results)");
+}
+
+/* Untimed call `index` of a back-to-back batch, on the queue without
+ * profiling, into slot index + 1 (index -1: slot 0, a warm-up). */
+static clreduce_status enqueue_plain(void *arg, int index)
+{
+    reduce_job *j = arg;
+    return clreduce_reduce(j->ctx, j->d->plain_queue, j->op, j->ds->type, j->variant,
+                           j->ds->buffer, dataset_next_offset(j->ds), j->ds->count, j->results,
+                           (size_t)(index + 1), 0, NULL, NULL);
+}
+
+/* A timed call into `slot`, its result read into value. */
+static clreduce_status timed_reduce(reduce_job *j, size_t slot, void *value, double *call_ns,
+                                    double *span_ns, int *late)
+{
+    cl_command_queue q = j->d->queue;
+    timed_call t;
+    timed_start(q, &t);
+    clreduce_status s = clreduce_reduce_profiled(j->ctx, q, j->op, j->ds->type, j->variant,
+                                                 j->ds->buffer, dataset_next_offset(j->ds),
+                                                 j->ds->count, j->results, slot, 0, NULL,
+                                                 &t.first, &t.done);
+    if (s != CLREDUCE_SUCCESS) {
+        timed_abandon(&t);
+        clFinish(q);
+        return s;
+    }
+    check_cl(clEnqueueReadBuffer(q, j->results, CL_TRUE, slot * j->ds->esize, j->ds->esize,
+                                 value, 1, &t.done, NULL),
+             "clEnqueueReadBuffer (result)");
+    *late = timed_finish(&t, call_ns, span_ns);
+    return CLREDUCE_SUCCESS;
+}
+
+/* The back-to-back batches: returns 0 when they ran and every result was
+ * right, else fills m. */
+static int measure_b2b(reduce_job *j, const measure_config *c, measurement *m)
+{
+    int calls = b2b_calls_for(c, m->call_us);
+    if (calls <= 0)
+        return 0;
+    size_t esize = j->ds->esize;
+    unsigned char *values = xmalloc((size_t)calls * esize);
+    double batch_ns[MEASURE_B2B_BATCHES];
+    clreduce_status s = CLREDUCE_SUCCESS;
+    for (int w = 0; w < c->warmup && s == CLREDUCE_SUCCESS; w++)
+        s = enqueue_plain(j, -1);
+    for (int b = 0; b < MEASURE_B2B_BATCHES && s == CLREDUCE_SUCCESS; b++) {
+        poison_slots(j->d->plain_queue, j, (size_t)calls + 1);
+        s = b2b_batch(j->d->plain_queue, calls, enqueue_plain, j, &batch_ns[b]);
+        if (s != CLREDUCE_SUCCESS)
+            break;
+        check_cl(clEnqueueReadBuffer(j->d->plain_queue, j->results, CL_TRUE, esize,
+                                     (size_t)calls * esize, values, 0, NULL, NULL),
+                 "clEnqueueReadBuffer (back-to-back results)");
+        for (int i = 0; i < calls; i++) {
+            char why[sizeof m->message - 64];
+            if (!dataset_check(j->ds, j->op, values + (size_t)i * esize, why, sizeof why)) {
+                snprintf(m->message, sizeof m->message, "back-to-back batch %d, call %d: %s",
+                         b + 1, i + 1, why);
+                m->status = MEASURE_WRONG;
+                free(values);
+                return 1;
+            }
+        }
+    }
+    free(values);
+    if (s != CLREDUCE_SUCCESS) {
+        clFinish(j->d->plain_queue);
+        measurement_fail(m, j->ctx, s);
+        return 1;
+    }
+    b2b_record(m, batch_ns, MEASURE_B2B_BATCHES, calls);
+    return 0;
+}
+
+void measure_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds, clreduce_op op,
+                       clreduce_variant variant, const measure_config *c, measurement *m)
+{
+    measurement_init(m);
+    clreduce_status s = clreduce_check_support(ctx, op, ds->type, variant);
+    if (s != CLREDUCE_SUCCESS) {
+        measurement_fail(m, ctx, s);
+        return;
+    }
+    reduce_job j = {d, ctx, ds, op, variant, NULL};
+    int most = c->runs > MEASURE_B2B_MAX_CALLS ? c->runs : MEASURE_B2B_MAX_CALLS;
+    size_t slots = (size_t)most + 1;
+    cl_int err;
+    j.results = clCreateBuffer(d->context, CL_MEM_READ_WRITE, slots * ds->esize, NULL, &err);
+    check_cl(err, "clCreateBuffer (results)");
+    poison_slots(d->queue, &j, slots);
+    check_cl(clFinish(d->queue), "clFinish (after poisoning the results)");
+
+    /* The checked first call (it builds the kernel). */
+    unsigned char value[8];
+    double call_ns, span_ns;
+    int late;
+    run_times times;
+    run_times_init(&times, c->runs);
+    s = timed_reduce(&j, 0, value, &call_ns, &span_ns, &late);
+    if (s != CLREDUCE_SUCCESS) {
+        measurement_fail(m, ctx, s);
+        goto out;
+    }
+    if (!dataset_check(ds, op, value, m->message, sizeof m->message)) {
+        m->status = MEASURE_WRONG;
+        goto out;
+    }
+
+    for (int w = 0; w < c->warmup && s == CLREDUCE_SUCCESS; w++)
+        s = clreduce_reduce(ctx, d->queue, op, ds->type, variant, ds->buffer,
+                            dataset_next_offset(ds), ds->count, j.results, 0, 0, NULL, NULL);
+    check_cl(clFinish(d->queue), "clFinish (after the warm-up)");
+    if (s != CLREDUCE_SUCCESS) {
+        measurement_fail(m, ctx, s);
+        goto out;
+    }
+
+    for (int r = 0; r < c->runs; r++) {
+        /* The untimed call before a timed one (measure.h). */
+        s = clreduce_reduce(ctx, d->queue, op, ds->type, variant, ds->buffer,
+                            dataset_next_offset(ds), ds->count, j.results, 0, 0, NULL, NULL);
+        check_cl(clFinish(d->queue), "clFinish (after the call before a timed one)");
+        if (s == CLREDUCE_SUCCESS)
+            s = timed_reduce(&j, (size_t)r + 1, value, &call_ns, &span_ns, &late);
+        if (s != CLREDUCE_SUCCESS) {
+            measurement_fail(m, ctx, s);
+            goto out;
+        }
+        char why[sizeof m->message - 64];
+        if (!dataset_check(ds, op, value, why, sizeof why)) {
+            snprintf(m->message, sizeof m->message, "timed run %d: %s", r + 1, why);
+            m->status = MEASURE_WRONG;
+            goto out;
+        }
+        run_times_add(&times, call_ns, span_ns, late);
+    }
+    run_times_finish(&times, m);
+    measure_b2b(&j, c, m);
+out:
+    run_times_free(&times);
+    clReleaseMemObject(j.results);
+}

@@ -1,0 +1,40 @@
+/* clreduce-bench: the CPU reference: every operator's running result over
+ * a prefix of an input, and the check of a device result against it. */
+#ifndef CLREDUCE_BENCH_REFERENCE_H
+#define CLREDUCE_BENCH_REFERENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clreduce/clreduce.h>
+
+/* Every operator's result over a prefix of the input: the sum (floating
+ * point in extended precision; integers wrapping modulo 2^64, truncated to
+ * the type when compared), the sum of |x|, the minimum and the maximum (the
+ * identities for the empty prefix). */
+typedef struct prefix_state {
+    long double sum_fp, abs_sum;
+    uint64_t sum_int;
+    unsigned char min[8], max[8];
+} prefix_state;
+
+/* The empty prefix: sums 0, min and max the identities of `type`. */
+void prefix_init(clreduce_type type, prefix_state *s);
+
+/* Extends the prefix by the element at x (one element of `type`). */
+void prefix_add(clreduce_type type, prefix_state *s, const void *x);
+
+/* Tolerance of floating-point sums, relative to the sum of |x| over the
+ * same elements: 1e-5 (float) or 1e-12 (double) for a reduction, 2e-5 or
+ * 1e-12 for an element of a scan. Other results must match exactly. */
+long double reference_tolerance(clreduce_type type, int scan);
+
+/* Whether `got` (one element of `type`) is right for `op` over the prefix
+ * `want`, floating-point sums within `rel_tol` x sum|x|; if not, why. */
+int reference_matches(clreduce_type type, clreduce_op op, const prefix_state *want,
+                      const void *got, long double rel_tol, char *why, size_t why_size);
+
+/* One element of `type` as text (every digit a float or double needs). */
+void format_value(clreduce_type type, const void *v, char *out, size_t size);
+
+#endif

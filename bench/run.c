@@ -1,0 +1,351 @@
+/* clreduce-bench: the benchmark run: the header, the driver's floor, then
+ * for every type and size one dataset, its reductions (one table) and its
+ * scans (a second table, printed after the reductions' when both run), and
+ * at the end the CSV and JSON files. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data.h"
+#include "measure.h"
+#include "report.h"
+#include "run.h"
+#include "util.h"
+
+/* Times, bandwidth against `peak_gbps` (NAN: not measured) and status. */
+static void fill_measurement(row *r, const measurement *m, double peak_gbps)
+{
+    r->call_us = m->call_us;
+    r->b2b_us = m->b2b_us;
+    r->span_us = m->span_us;
+    r->b2b_calls = m->b2b_calls;
+    r->gbps = m->status == MEASURE_OK ? (double)r->bytes / (m->call_us * 1e3) : NAN;
+    r->peak_gbps = peak_gbps;
+    r->pct_peak = 100.0 * r->gbps / peak_gbps;
+    switch (m->status) {
+    case MEASURE_OK:
+        if (m->marker_late)
+            r->status = dup_printf("ok (in %d timed calls the marker ended after the call's "
+                                   "first command started)",
+                                   m->marker_late);
+        else
+            r->status = dup_printf("ok");
+        break;
+    case MEASURE_UNSUPPORTED: r->status = dup_printf("unsupported: %s", m->message); break;
+    case MEASURE_WRONG: r->status = dup_printf("WRONG RESULT: %s", m->message); break;
+    case MEASURE_ERROR: r->status = dup_printf("error: %s", m->message); break;
+    }
+    /* One line per row: a build log's line breaks become spaces. */
+    for (char *c = r->status; *c; c++)
+        if (*c == '\n' || *c == '\r' || *c == '\t')
+            *c = ' ';
+}
+
+static void fill_row(row *r, clreduce_ctx *ctx, clreduce_variant v, clreduce_op op,
+                     const dataset *ds, const measurement *m, const peak_result *peak)
+{
+    r->kind = ROW_REDUCTION;
+    r->variant = clreduce_variant_name(v);
+    r->resolved = v == CLREDUCE_AUTO ? clreduce_variant_name(clreduce_auto_variant(ctx, ds->type))
+                                     : NULL;
+    r->op = op;
+    r->type = ds->type;
+    r->elements = ds->count;
+    r->bytes = ds->count * ds->esize;
+    r->copies = ds->copies;
+    fill_measurement(r, m, peak->measured ? peak->read_gbps : NAN);
+}
+
+/* A scan reads and writes every element: its bytes count both, against the
+ * copy peak. */
+static void fill_scan_row(row *r, clreduce_ctx *ctx, clreduce_scan_variant v, clreduce_op op,
+                          clreduce_scan_kind kind, int in_place, const dataset *ds,
+                          const measurement *m, const peak_result *peak)
+{
+    r->kind = ROW_SCAN;
+    r->variant = clreduce_scan_variant_name(v);
+    r->resolved = v == CLREDUCE_SCAN_AUTO
+                      ? clreduce_scan_variant_name(clreduce_auto_scan_variant(ctx, ds->type))
+                      : NULL;
+    r->scan_kind = kind;
+    r->in_place = in_place;
+    r->op = op;
+    r->type = ds->type;
+    r->elements = ds->count;
+    r->bytes = 2 * ds->count * ds->esize;
+    r->copies = ds->copies;
+    fill_measurement(r, m, peak->measured ? peak->copy_gbps : NAN);
+}
+
+/* A wrong result or an error goes to stderr at once, besides the table. */
+static void announce_failure(const measurement *m, const char *what)
+{
+    if (m->status != MEASURE_WRONG && m->status != MEASURE_ERROR)
+        return;
+    progress_done();
+    fprintf(stderr, "clreduce-bench: %s: %s: %s\n",
+            m->status == MEASURE_WRONG ? "WRONG RESULT" : "error", what, m->message);
+}
+
+/* The tuning in effect for every type, and the sub-group path. */
+static char *tuning_line(clreduce_ctx *ctx, const options *o)
+{
+    char line[1024] = "";
+    size_t len = 0;
+    for (size_t t = 0; t < o->type_count && len < sizeof line; t++) {
+        clreduce_settings eff;
+        if (clreduce_get_tuning(ctx, o->type_list[t], &eff) != CLREDUCE_SUCCESS)
+            continue;
+        len += (size_t)snprintf(line + len, sizeof line - len,
+                                "%s%s: wg %zu, groups/CU %u, loads %u, vec %u",
+                                t ? "; " : "tuning ", clreduce_type_name(o->type_list[t]),
+                                eff.work_group_size, eff.groups_per_compute_unit,
+                                eff.loads_per_work_item, eff.vector_width);
+    }
+    if (len < sizeof line)
+        snprintf(line + len, sizeof line - len, " | sub-group path %s",
+                 clreduce_subgroup_path_name(clreduce_get_subgroup_path(ctx)));
+    return dup_printf("%s", line);
+}
+
+/* Which of the dataset's parts can run: reductions, scans. */
+typedef struct size_plan {
+    int reduce_fits, scan_fits; /* within the device's limits */
+    int any, any_scan;          /* some variant supports the type */
+} size_plan;
+
+static void skip_line(const char *what, const char *label, clreduce_type type, double bytes,
+                      cl_ulong limit)
+{
+    char b[32], l[32];
+    bytes_label(bytes, b, sizeof b);
+    bytes_label((double)limit, l, sizeof l);
+    progress_done();
+    printf("# skipped %s%s %s (%s): more than %s, the lesser of the largest allocation and 40%% "
+           "of the device's memory\n",
+           what, label, clreduce_type_name(type), b, l);
+}
+
+static size_plan plan_size(const bench_device *d, clreduce_ctx *ctx, const options *o,
+                           clreduce_type type, size_t count)
+{
+    size_plan p;
+    cl_ulong limit = device_buffer_limit(d);
+    size_t esize = clreduce_type_size(type);
+    char label[32];
+    size_label(count, label, sizeof label);
+    p.reduce_fits = (cl_ulong)count * esize <= limit;
+    p.scan_fits = (cl_ulong)count * esize <= limit / 2;
+    if (o->variant_count && !p.reduce_fits)
+        skip_line("", label, type, (double)count * (double)esize, limit);
+    if (o->scan_variant_count && !p.scan_fits)
+        skip_line("scans of ", label, type, 2.0 * (double)count * (double)esize, limit);
+    p.any = p.any_scan = 0;
+    for (size_t oi = 0; oi < o->op_count; oi++) {
+        for (size_t vi = 0; vi < o->variant_count && p.reduce_fits; vi++)
+            p.any |= clreduce_check_support(ctx, o->op_list[oi], type, o->variant_list[vi]) ==
+                     CLREDUCE_SUCCESS;
+        for (size_t vi = 0; vi < o->scan_variant_count && p.scan_fits; vi++)
+            p.any_scan |= clreduce_check_scan_support(ctx, o->op_list[oi], type,
+                                                      o->scan_variant_list[vi]) ==
+                          CLREDUCE_SUCCESS;
+    }
+    return p;
+}
+
+typedef struct run_state {
+    const bench_device *d;
+    clreduce_ctx *ctx;
+    const options *o;
+    const peak_result *peak;
+    measure_config config;
+    row_list rows, scan_rows;
+    size_t done, total;
+    int failed;
+    int defer_scans; /* the scans' table follows the reductions' at the end */
+} run_state;
+
+static void run_reductions(run_state *st, dataset *ds, int supported, const char *label)
+{
+    const options *o = st->o;
+    for (size_t oi = 0; oi < o->op_count; oi++) {
+        clreduce_op op = o->op_list[oi];
+        for (size_t vi = 0; vi < o->variant_count; vi++) {
+            clreduce_variant v = o->variant_list[vi];
+            char what[128];
+            snprintf(what, sizeof what, "%s %s %s %s", clreduce_variant_name(v),
+                     clreduce_type_name(ds->type), clreduce_op_name(op), label);
+            progress("[%zu/%zu] %s", ++st->done, st->total, what);
+            measurement m;
+            if (supported) {
+                measure_reduction(st->d, st->ctx, ds, op, v, &st->config, &m);
+            } else {
+                measurement_init(&m);
+                measurement_fail(&m, st->ctx, clreduce_check_support(st->ctx, op, ds->type, v));
+            }
+            st->failed |= m.status == MEASURE_WRONG || m.status == MEASURE_ERROR;
+            announce_failure(&m, what);
+            row *r = row_list_add(&st->rows);
+            fill_row(r, st->ctx, v, op, ds, &m, st->peak);
+            progress_done();
+            report_row(r);
+            fflush(stdout);
+        }
+    }
+}
+
+static void run_scans(run_state *st, dataset *ds, int supported, const char *label)
+{
+    const options *o = st->o;
+    scan_target target;
+    memset(&target, 0, sizeof target);
+    if (supported)
+        scan_target_create(st->d, ds, o->in_place, &target);
+    for (size_t oi = 0; oi < o->op_count; oi++) {
+        for (size_t ki = 0; ki < o->kind_count; ki++) {
+            for (size_t vi = 0; vi < o->scan_variant_count; vi++) {
+                clreduce_op op = o->op_list[oi];
+                clreduce_scan_kind kind = o->kind_list[ki];
+                clreduce_scan_variant v = o->scan_variant_list[vi];
+                char what[160];
+                snprintf(what, sizeof what, "%s %s scan %s %s %s%s",
+                         clreduce_scan_variant_name(v), clreduce_scan_kind_name(kind),
+                         clreduce_type_name(ds->type), clreduce_op_name(op), label,
+                         o->in_place ? " in place" : "");
+                progress("[%zu/%zu] %s", ++st->done, st->total, what);
+                measurement m;
+                if (supported) {
+                    measure_scan(st->d, st->ctx, ds, &target, op, kind, v, &st->config, &m);
+                } else {
+                    measurement_init(&m);
+                    measurement_fail(&m, st->ctx,
+                                     clreduce_check_scan_support(st->ctx, op, ds->type, v));
+                }
+                st->failed |= m.status == MEASURE_WRONG || m.status == MEASURE_ERROR;
+                announce_failure(&m, what);
+                row *r = row_list_add(&st->scan_rows);
+                fill_scan_row(r, st->ctx, v, op, kind, o->in_place, ds, &m, st->peak);
+                if (!st->defer_scans) {
+                    progress_done();
+                    report_row(r);
+                    fflush(stdout);
+                }
+            }
+        }
+    }
+    if (supported)
+        scan_target_release(&target);
+}
+
+static void run_floor(run_state *st)
+{
+    progress("timing an empty kernel");
+    measurement m;
+    measure_empty_kernel(st->d, &st->config, &m);
+    row *r = row_list_add(&st->rows);
+    r->kind = ROW_FLOOR;
+    r->variant = "empty_kernel";
+    fill_measurement(r, &m, NAN);
+    r->gbps = r->pct_peak = NAN; /* it moves no bytes */
+    progress_done();
+    report_floor(r);
+    printf("\n");
+    fflush(stdout);
+}
+
+int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options *o,
+                  const peak_result *peak)
+{
+    run_state st;
+    memset(&st, 0, sizeof st);
+    st.d = d;
+    st.ctx = ctx;
+    st.o = o;
+    st.peak = peak;
+    st.config = (measure_config){o->runs, o->warmup, o->b2b_calls};
+    st.defer_scans = o->variant_count > 0;
+
+    char *tuning = tuning_line(ctx, o);
+    report_meta meta;
+    memset(&meta, 0, sizeof meta);
+    meta.device = d;
+    utc_date(meta.date, sizeof meta.date);
+    meta.command = o->command;
+    meta.tuning = tuning;
+    meta.peak = peak;
+    meta.config = &st.config;
+    meta.in_place = o->in_place;
+    report_header(&meta);
+    run_floor(&st);
+    if (o->variant_count)
+        report_columns();
+    else if (o->scan_variant_count)
+        report_scan_columns(&meta);
+    fflush(stdout);
+
+    size_t per_size = o->op_count * o->variant_count;
+    size_t per_size_scans = o->op_count * o->kind_count * o->scan_variant_count;
+    st.total = o->type_count * o->size_count * (per_size + per_size_scans);
+    cl_ulong limit = device_buffer_limit(d);
+    for (size_t ti = 0; ti < o->type_count; ti++) {
+        clreduce_type type = o->type_list[ti];
+        for (size_t si = 0; si < o->size_count; si++) {
+            size_t count = o->sizes[si];
+            char label[32];
+            size_label(count, label, sizeof label);
+            size_plan p = plan_size(d, ctx, o, type, count);
+            if (!p.reduce_fits)
+                st.done += per_size;
+            if (!p.scan_fits)
+                st.done += per_size_scans;
+            dataset ds;
+            memset(&ds, 0, sizeof ds);
+            ds.type = type;
+            ds.count = count;
+            ds.esize = clreduce_type_size(type);
+            if (p.any || p.any_scan) {
+                progress("[%zu/%zu] preparing %s %s", st.done, st.total,
+                         clreduce_type_name(type), label);
+                dataset_create(d, type, count, o->seed, p.any_scan ? limit / 2 : limit,
+                               p.any_scan, &ds);
+            }
+            if (p.reduce_fits)
+                run_reductions(&st, &ds, p.any, label);
+            if (p.scan_fits)
+                run_scans(&st, &ds, p.any_scan, label);
+            if (p.any || p.any_scan)
+                dataset_release(&ds);
+        }
+    }
+    progress_done();
+    if (st.defer_scans && st.scan_rows.count) {
+        printf("\n");
+        report_scan_columns(&meta);
+        for (size_t i = 0; i < st.scan_rows.count; i++)
+            report_row(&st.scan_rows.rows[i]);
+        fflush(stdout);
+    }
+    /* One list for the files: the floor, the reductions, then the scans. */
+    for (size_t i = 0; i < st.scan_rows.count; i++)
+        *row_list_add(&st.rows) = st.scan_rows.rows[i];
+    free(st.scan_rows.rows);
+
+    if (o->csv && !report_write_csv(o->csv, &meta, &st.rows)) {
+        fprintf(stderr, "clreduce-bench: writing %s failed: %s\n", o->csv, strerror(errno));
+        st.failed = 1;
+    }
+    if (o->json && !report_write_json(o->json, &meta, &st.rows)) {
+        fprintf(stderr, "clreduce-bench: writing %s failed: %s\n", o->json, strerror(errno));
+        st.failed = 1;
+    }
+    size_t wrong = 0;
+    for (size_t i = 0; i < st.rows.count; i++)
+        wrong += strncmp(st.rows.rows[i].status, "WRONG", 5) == 0;
+    if (wrong)
+        fprintf(stderr, "clreduce-bench: %zu measurement(s) gave a WRONG RESULT\n", wrong);
+    row_list_free(&st.rows);
+    free(tuning);
+    return st.failed;
+}
