@@ -25,6 +25,16 @@ T clr_first_add(global const T *restrict in, ulong n)
     return clr_op(CLR_LOAD(in, i, n), CLR_LOAD(in, i + CLR_WG, n));
 }
 
+/* clr_first_add() into l[local id], visible to the work-group; returns the
+ * local id. */
+uint clr_first_add_to_local(local T *l, global const T *restrict in, ulong n)
+{
+    uint lid = (uint)get_local_id(0);
+    l[lid] = clr_first_add(in, n);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return lid;
+}
+
 #if CLR_VARIANT == CLR_REDUCE_INTERLEAVED
 /* Interleaved addressing: work-item lid is active when lid % (2*s) == 0. Half
  * the work-items of every warp idle from the first step on, and the modulo
@@ -79,9 +89,7 @@ CLR_KERNEL clr_reduce_subgroup_tail(global const T *restrict in, ulong in_off, u
                                     global T *restrict out, ulong out_off)
 {
     local T l[CLR_WG];
-    uint lid = (uint)get_local_id(0);
-    l[lid] = clr_first_add(in + in_off, n);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    uint lid = clr_first_add_to_local(l, in + in_off, n);
     uint s = CLR_WG / 2;
     for (; s > clr_sg_size(); s >>= 1) {
         if (lid < s)
@@ -121,9 +129,7 @@ CLR_KERNEL clr_reduce_unrolled(global const T *restrict in, ulong in_off, ulong 
                                global T *restrict out, ulong out_off)
 {
     local T l[CLR_WG];
-    uint lid = (uint)get_local_id(0);
-    l[lid] = clr_first_add(in + in_off, n);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    uint lid = clr_first_add_to_local(l, in + in_off, n);
     CLR_UNROLLED_STEP(2048)
     CLR_UNROLLED_STEP(1024)
     CLR_UNROLLED_STEP(512)

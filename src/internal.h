@@ -123,8 +123,8 @@ typedef struct op_family {
     const char *output_name;        /* in messages: "result", "output" */
     const char *output_offset_name; /* "result_offset", "output_offset" */
     const char *host_input_name;    /* the host call's input: "data", "input" */
-    int in_place;            /* input and output may be the same range */
-    size_t (*output_count)(size_t count);
+    int one_output;                 /* 1 value out (a reduction), else one per input */
+    int in_place;                   /* input and output may be the same range */
     /* Checks what is the family's own and fills *p, from plan_start(). */
     clreduce_status (*plan)(clreduce_ctx *ctx, const request *r, plan *p);
     /* The commands of a call of count 0 (wants_event: first or done asked). */

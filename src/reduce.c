@@ -276,21 +276,10 @@ static clreduce_status reduce_enqueue_empty(clreduce_ctx *ctx, chain *c, const r
     return enqueue_identity(ctx, c, p, r->output, r->output_offset);
 }
 
-static size_t one_result(size_t count)
-{
-    (void)count;
-    return 1;
-}
-
 static const op_family reductions = {
-    .output_name = "result",
-    .output_offset_name = "result_offset",
-    .host_input_name = "data",
-    .in_place = 0,
-    .output_count = one_result,
-    .plan = reduce_plan,
-    .enqueue_empty = reduce_enqueue_empty,
-    .enqueue = reduce_enqueue,
+    .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
+    .one_output = 1, .in_place = 0,
+    .plan = reduce_plan, .enqueue_empty = reduce_enqueue_empty, .enqueue = reduce_enqueue,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

@@ -16,6 +16,12 @@
 
 #include "internal.h"
 
+/* Elements a call writes. */
+static size_t output_count(const op_family *f, size_t count)
+{
+    return f->one_output ? 1 : count;
+}
+
 /* ---- program -------------------------------------------------------------- */
 
 /* The -D options of a plan's program: the parameters every layer reads
@@ -62,7 +68,7 @@ static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, c
 {
     size_t in_elems, out_elems;
     clreduce_status status;
-    size_t out_count = f->output_count(r->count);
+    size_t out_count = output_count(f, r->count);
     if ((status = check_buffers(ctx, r->queue, r->input, r->output, f->output_name,
                                 p->element_size, in_order, &in_elems, &out_elems)) !=
             CLREDUCE_SUCCESS ||
@@ -144,7 +150,7 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
     clear_error(ctx);
     if (!ctx)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    size_t out_count = f->output_count(r->count);
+    size_t out_count = output_count(f, r->count);
     if ((out_count > 0 && !output) || (r->count > 0 && !input))
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
                          out_count > 0 && !output ? f->output_name : f->host_input_name);

@@ -238,20 +238,10 @@ static clreduce_status scan_enqueue_empty(clreduce_ctx *ctx, chain *c, const req
     return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
 }
 
-static size_t as_many_results(size_t count)
-{
-    return count;
-}
-
 static const op_family scans = {
-    .output_name = "output",
-    .output_offset_name = "output_offset",
-    .host_input_name = "input",
-    .in_place = 1,
-    .output_count = as_many_results,
-    .plan = scan_plan,
-    .enqueue_empty = scan_enqueue_empty,
-    .enqueue = scan_enqueue,
+    .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
+    .one_output = 0, .in_place = 1,
+    .plan = scan_plan, .enqueue_empty = scan_enqueue_empty, .enqueue = scan_enqueue,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */
