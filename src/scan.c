@@ -56,7 +56,14 @@ static int is_tiled_variant(clreduce_scan_variant v)
 clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx *ctx, clreduce_type type)
 {
     (void)type;
-    if (ctx && context_orders_work_groups(ctx))
+    /* A look-back tile waits for tiles of work-groups that started before
+     * it (tickets are drawn in start order), so it cannot hang where a
+     * started work-group keeps running: NVIDIA GPUs and CPUs. Other GPUs
+     * promise no such forward progress between work-groups (ARM Mali and
+     * Apple GPUs are known not to), so AUTO gives them reduce-then-scan,
+     * which never waits for another work-group. */
+    if (ctx && context_orders_work_groups(ctx) &&
+        (ctx->info.vendor == VENDOR_NVIDIA || (ctx->info.type & CL_DEVICE_TYPE_CPU)))
         return CLREDUCE_SCAN_LOOKBACK;
     return CLREDUCE_SCAN_REDUCE_THEN_SCAN;
 }

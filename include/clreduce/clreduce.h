@@ -359,8 +359,11 @@ typedef enum clreduce_scan_kind {
 
 /* Scan algorithms, each selectable by name. */
 typedef enum clreduce_scan_variant {
-    /* The library's choice for the device: LOOKBACK where the device orders
-     * memory between work-groups, else REDUCE_THEN_SCAN. */
+    /* The library's choice for the device: LOOKBACK on NVIDIA GPUs and
+     * CPUs, where it needs nothing a started work-group is not given;
+     * REDUCE_THEN_SCAN elsewhere, since a look-back tile waits for its
+     * predecessors and other GPUs do not promise that every started
+     * work-group keeps making progress. */
     CLREDUCE_SCAN_AUTO = 0,
     /* Hillis-Steele: log2(block) steps in local memory in which every
      * element adds the one 2^k before it (O(n log n) work); block totals are
@@ -379,7 +382,9 @@ typedef enum clreduce_scan_variant {
      * and finds its own prefix by looking back over its predecessors. Reads
      * and writes every element once. Needs a device that orders memory
      * between work-groups (NVIDIA through PTX fences, OpenCL C 2.0 devices,
-     * CPUs). */
+     * OpenCL C 3.0 devices with device-scope acquire-release atomics, CPUs),
+     * and, not to wait for ever, one on which a started work-group keeps
+     * running while others wait for it. */
     CLREDUCE_SCAN_LOOKBACK = 4
 } clreduce_scan_variant;
 
