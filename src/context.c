@@ -209,6 +209,9 @@ clreduce_status clreduce_get_cache_stats(const clreduce_ctx *ctx, clreduce_cache
     stats->programs_built = cache->programs_built;
     stats->programs_loaded = cache->programs_loaded;
     stats->cache_hits = cache->cache_hits;
+    /* Every byte written, so that two copies of the same state compare
+     * equal as memory. */
+    memset(stats->disk_cache_status, 0, sizeof stats->disk_cache_status);
     snprintf(stats->disk_cache_status, sizeof stats->disk_cache_status, "%s", cache->disk_status);
     pthread_mutex_unlock(&cache->lock);
     return CLREDUCE_SUCCESS;
