@@ -57,6 +57,21 @@ static clreduce_subgroup_path best_subgroup_path(const device_info *info)
     return CLREDUCE_SUBGROUP_PATH_NONE;
 }
 
+int fence_kind_for(const device_info *info)
+{
+    if (info->vendor == VENDOR_NVIDIA)
+        return 2;
+    if (info->clc_major == 2)
+        return 1;
+    /* OpenCL C 3.0 made the acquire-release orders and the device scope
+     * optional; the kernels need both, for atomics and for fences. */
+    const cl_bitfield needed = DEVICE_ATOMIC_ORDER_ACQ_REL | DEVICE_ATOMIC_SCOPE_DEVICE;
+    if (info->clc_major >= 3 && (info->atomic_memory_caps & needed) == needed &&
+        (info->atomic_fence_caps & needed) == needed)
+        return 1;
+    return 0;
+}
+
 /* Whether `device` is one of the context's: CLREDUCE_SUCCESS with *found
  * set, or the failure of the query (an invalid context is the caller's
  * error, anything else the runtime's). */
@@ -130,7 +145,7 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
     ctx->cl_std_option = ctx->info.clc_major >= 3   ? "-cl-std=CL3.0"
                          : ctx->info.clc_major == 2 ? "-cl-std=CL2.0"
                                                     : "";
-    ctx->fence_kind = ctx->info.vendor == VENDOR_NVIDIA ? 2 : ctx->info.clc_major == 2 ? 1 : 0;
+    ctx->fence_kind = fence_kind_for(&ctx->info);
 
     clRetainContext(context);
     clRetainDevice(device);

@@ -99,7 +99,8 @@ clreduce_variant clreduce_auto_variant(const clreduce_ctx *ctx, clreduce_type ty
         return CLREDUCE_GRID_STRIDE;
     /* The single pass needs stores of one work-group to be visible to another
      * after a fence: NVIDIA (PTX membar.gl), CPUs (coherent caches), and
-     * devices with OpenCL 2.0 fences. Others take the two-launch grid stride. */
+     * devices with device-scope acquire-release fences (OpenCL C 2.0, or 3.0
+     * where the device has them). Others take the two-launch grid stride. */
     if (ctx->fence_kind != 0 || (ctx->info.type & CL_DEVICE_TYPE_CPU))
         return CLREDUCE_SINGLE_PASS;
     return CLREDUCE_GRID_STRIDE;

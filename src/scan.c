@@ -19,7 +19,8 @@ typedef struct scan_plan {
 } scan_plan;
 
 /* The look-back needs stores of one work-group to become visible to another
- * in order: NVIDIA (PTX release/acquire), OpenCL C 2.0 atomics, or a CPU. */
+ * in order: NVIDIA (PTX release/acquire), OpenCL C 2.0 atomics or 3.0 ones
+ * with acquire-release at device scope, or a CPU. */
 static int lookback_usable(const clreduce_ctx *ctx)
 {
     return ctx->fence_kind != 0 || (ctx->info.type & CL_DEVICE_TYPE_CPU);
@@ -55,7 +56,8 @@ static clreduce_status make_scan_plan(clreduce_ctx *ctx, clreduce_op op, clreduc
     if (p->variant == CLREDUCE_SCAN_LOOKBACK && !lookback_usable(ctx))
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                          "scan variant lookback needs a device that orders memory between "
-                         "work-groups (an NVIDIA GPU, OpenCL C 2.0, or a CPU); device \"%s\" "
+                         "work-groups (an NVIDIA GPU, OpenCL C 2.0, OpenCL C 3.0 with "
+                         "acquire-release atomics at device scope, or a CPU); device \"%s\" "
                          "has OpenCL C %u.%u",
                          ctx->info.name, ctx->info.clc_major, ctx->info.clc_minor);
     /* The tiled variants use sub-groups where the device has them; the two

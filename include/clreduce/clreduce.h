@@ -375,7 +375,8 @@ typedef enum clreduce_scan_variant {
      * and finds its own prefix by looking back over its predecessors. Reads
      * and writes every element once. Needs a device that orders memory
      * between work-groups (NVIDIA through PTX fences, OpenCL C 2.0 devices,
-     * CPUs). */
+     * OpenCL C 3.0 devices with acquire-release atomics and fences at device
+     * scope, CPUs). */
     CLREDUCE_SCAN_LOOKBACK = 4
 } clreduce_scan_variant;
 
