@@ -57,6 +57,21 @@ static clreduce_subgroup_path best_subgroup_path(const device_info *info)
     return CLREDUCE_SUBGROUP_PATH_NONE;
 }
 
+int order_kind_for(const device_info *info)
+{
+    if (info->vendor == VENDOR_NVIDIA)
+        return CLR_ORDER_PTX;
+    if (info->clc_major == 2)
+        return CLR_ORDER_CL20;
+    /* OpenCL C 3.0 made the acquire-release orders and the device scope
+     * optional; the kernels need both, for atomics and for fences. */
+    const cl_bitfield needed = DEVICE_ATOMIC_ORDER_ACQ_REL | DEVICE_ATOMIC_SCOPE_DEVICE;
+    if (info->clc_major >= 3 && (info->atomic_memory_caps & needed) == needed &&
+        (info->atomic_fence_caps & needed) == needed)
+        return CLR_ORDER_CL20;
+    return CLR_ORDER_NONE;
+}
+
 /* Whether `device` is one of the context's: CLREDUCE_SUCCESS with *found
  * set, or the failure of the query (an invalid context is the caller's
  * error, anything else the runtime's). */
@@ -130,9 +145,7 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
     ctx->cl_std_option = ctx->info.clc_major >= 3   ? "-cl-std=CL3.0"
                          : ctx->info.clc_major == 2 ? "-cl-std=CL2.0"
                                                     : "";
-    ctx->order_kind = ctx->info.vendor == VENDOR_NVIDIA ? CLR_ORDER_PTX
-                      : ctx->info.clc_major == 2        ? CLR_ORDER_CL20
-                                                        : CLR_ORDER_NONE;
+    ctx->order_kind = order_kind_for(&ctx->info);
 
     clRetainContext(context);
     clRetainDevice(device);
@@ -220,6 +233,9 @@ clreduce_status clreduce_get_cache_stats(const clreduce_ctx *ctx, clreduce_cache
     stats->programs_built = cache->programs_built;
     stats->programs_loaded = cache->programs_loaded;
     stats->cache_hits = cache->cache_hits;
+    /* Every byte written, so that two copies of the same state compare
+     * equal as memory. */
+    memset(stats->disk_cache_status, 0, sizeof stats->disk_cache_status);
     snprintf(stats->disk_cache_status, sizeof stats->disk_cache_status, "%s", cache->disk_status);
     pthread_mutex_unlock(&cache->lock);
     return CLREDUCE_SUCCESS;

@@ -7,6 +7,8 @@
 
 /* OpenCL 2.1/3.0 queries, spelled out: the build targets the 1.2 headers. */
 #define QUERY_MAX_NUM_SUB_GROUPS 0x105C
+#define QUERY_ATOMIC_MEMORY_CAPABILITIES 0x1063
+#define QUERY_ATOMIC_FENCE_CAPABILITIES 0x1064
 #define QUERY_OPENCL_C_ALL_VERSIONS 0x1066
 #define QUERY_OPENCL_C_FEATURES 0x106F
 #define QUERY_WARP_SIZE_NV 0x4003
@@ -183,6 +185,20 @@ clreduce_status device_info_query(cl_device_id device, device_info *info, char *
                                  list_has(extensions, "cl_khr_subgroup_shuffle");
     info->has_subgroup_shuffle_relative =
         info->has_subgroups && list_has(extensions, "cl_khr_subgroup_shuffle_relative");
+
+    /* Optional in OpenCL C 3.0, the acquire-release orders and the device
+     * scope of the look-back's atomics and the single pass's fence; a device
+     * that cannot answer is taken to lack them. */
+    if (info->cl_major >= 3) {
+        if (clGetDeviceInfo(device, QUERY_ATOMIC_MEMORY_CAPABILITIES,
+                            sizeof info->atomic_memory_caps, &info->atomic_memory_caps,
+                            NULL) != CL_SUCCESS)
+            info->atomic_memory_caps = 0;
+        if (clGetDeviceInfo(device, QUERY_ATOMIC_FENCE_CAPABILITIES,
+                            sizeof info->atomic_fence_caps, &info->atomic_fence_caps,
+                            NULL) != CL_SUCCESS)
+            info->atomic_fence_caps = 0;
+    }
 
     if (info->vendor == VENDOR_NVIDIA) {
         cl_uint warp = 0;

@@ -43,7 +43,15 @@ typedef struct device_info {
     int has_subgroup_shuffle;        /* cl_khr_subgroup_shuffle */
     int has_subgroup_shuffle_relative;
     cl_uint nv_warp_size;            /* 0 unless CL_DEVICE_WARP_SIZE_NV answers */
+    cl_bitfield atomic_memory_caps;  /* CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES, 0 before 3.0 */
+    cl_bitfield atomic_fence_caps;   /* CL_DEVICE_ATOMIC_FENCE_CAPABILITIES, 0 before 3.0 */
 } device_info;
+
+/* Bits of the two capabilities above, as the OpenCL 3.0 headers name them
+ * (CL_DEVICE_ATOMIC_ORDER_ACQ_REL, CL_DEVICE_ATOMIC_SCOPE_DEVICE), spelled
+ * out: the build targets the 1.2 headers. */
+#define DEVICE_ATOMIC_ORDER_ACQ_REL ((cl_bitfield)1 << 1)
+#define DEVICE_ATOMIC_SCOPE_DEVICE ((cl_bitfield)1 << 5)
 
 clreduce_status device_info_query(cl_device_id device, device_info *info, char *why, size_t why_size);
 
@@ -281,6 +289,13 @@ struct clreduce_ctx {
     pthread_mutex_t queue_lock;
     cl_command_queue own_queue;           /* for the *_host calls */
 };
+
+/* How the single pass and the look-back order memory between work-groups
+ * on this device, a CLR_ORDER_* code: PTX (NVIDIA), CL20 (OpenCL C
+ * acquire-release atomics and fences at device scope: OpenCL C 2.x, or 3.0
+ * where the device reports them), NONE (plain fences, enough on CPUs
+ * only). */
+int order_kind_for(const device_info *info);
 
 /* Returns the context's own in-order queue, creating it on first use. */
 clreduce_status context_own_queue(clreduce_ctx *ctx, cl_command_queue *out);

@@ -382,9 +382,9 @@ typedef enum clreduce_scan_variant {
      * and finds its own prefix by looking back over its predecessors. Reads
      * and writes every element once. Needs a device that orders memory
      * between work-groups (NVIDIA through PTX fences, OpenCL C 2.0 devices,
-     * OpenCL C 3.0 devices with device-scope acquire-release atomics, CPUs),
-     * and, not to wait for ever, one on which a started work-group keeps
-     * running while others wait for it. */
+     * OpenCL C 3.0 devices with acquire-release atomics and fences at device
+     * scope, CPUs), and, not to wait for ever, one on which a started
+     * work-group keeps running while others wait for it. */
     CLREDUCE_SCAN_LOOKBACK = 4
 } clreduce_scan_variant;
 
