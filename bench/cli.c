@@ -191,112 +191,67 @@ static void for_each_item(const char *list, const char *what, void (*fn)(const c
     }
 }
 
+/* Appends to list[0 .. n) the values of the enum T that the list item
+ * `name` names among the `count` values name_of() names: one, or every one
+ * in order for "all"; each value once in the list. Any other name is a
+ * usage error: unknown <what> "<name>"<hint>. */
+#define ADD_NAMED(T, list, n, count, name_of, name, what, hint)                                    \
+    do {                                                                                           \
+        int all_ = strcmp((name), "all") == 0, found_ = 0;                                         \
+        for (int v_ = 0; v_ < (count); v_++) {                                                     \
+            if (!all_ && strcmp((name), name_of((T)v_)) != 0)                                      \
+                continue;                                                                          \
+            found_ = 1;                                                                            \
+            size_t j_ = 0;                                                                         \
+            while (j_ < (n) && (list)[j_] != (T)v_)                                                \
+                j_++;                                                                              \
+            if (j_ == (n))                                                                         \
+                (list)[(n)++] = (T)v_;                                                             \
+        }                                                                                          \
+        if (!found_)                                                                               \
+            usage_error("unknown %s \"%s\"%s", (what), (name), (hint));                            \
+    } while (0)
+
 static void add_variant(const char *name, void *arg)
 {
     options *o = arg;
-    if (strcmp(name, "none") == 0) {
+    if (strcmp(name, "none") == 0)
         o->no_variants = 1;
-        return;
-    }
-    if (strcmp(name, "all") == 0) {
-        for (int v = 0; v < CLREDUCE_VARIANT_COUNT; v++)
-            add_variant(clreduce_variant_name((clreduce_variant)v), arg);
-        return;
-    }
-    for (int v = 0; v < CLREDUCE_VARIANT_COUNT; v++) {
-        if (strcmp(name, clreduce_variant_name((clreduce_variant)v)) == 0) {
-            if (!o->variants[v]) {
-                o->variants[v] = 1;
-                o->variant_list[o->variant_count++] = (clreduce_variant)v;
-            }
-            return;
-        }
-    }
-    usage_error("unknown variant \"%s\"", name);
+    else
+        ADD_NAMED(clreduce_variant, o->variant_list, o->variant_count, CLREDUCE_VARIANT_COUNT,
+                  clreduce_variant_name, name, "variant", "");
 }
 
 static void add_scan_variant(const char *name, void *arg)
 {
     options *o = arg;
-    if (strcmp(name, "none") == 0) {
+    if (strcmp(name, "none") == 0)
         o->no_scan_variants = 1;
-        return;
-    }
-    if (strcmp(name, "all") == 0) {
-        for (int v = 0; v < CLREDUCE_SCAN_VARIANT_COUNT; v++)
-            add_scan_variant(clreduce_scan_variant_name((clreduce_scan_variant)v), arg);
-        return;
-    }
-    for (int v = 0; v < CLREDUCE_SCAN_VARIANT_COUNT; v++) {
-        if (strcmp(name, clreduce_scan_variant_name((clreduce_scan_variant)v)) == 0) {
-            if (!o->scan_variants[v]) {
-                o->scan_variants[v] = 1;
-                o->scan_variant_list[o->scan_variant_count++] = (clreduce_scan_variant)v;
-            }
-            return;
-        }
-    }
-    usage_error("unknown scan variant \"%s\"", name);
+    else
+        ADD_NAMED(clreduce_scan_variant, o->scan_variant_list, o->scan_variant_count,
+                  CLREDUCE_SCAN_VARIANT_COUNT, clreduce_scan_variant_name, name, "scan variant",
+                  "");
 }
 
 static void add_scan_kind(const char *name, void *arg)
 {
     options *o = arg;
-    if (strcmp(name, "all") == 0) {
-        add_scan_kind("inclusive", arg);
-        add_scan_kind("exclusive", arg);
-        return;
-    }
-    for (int k = 0; k <= CLREDUCE_EXCLUSIVE; k++) {
-        if (strcmp(name, clreduce_scan_kind_name((clreduce_scan_kind)k)) == 0) {
-            for (size_t i = 0; i < o->kind_count; i++)
-                if (o->kind_list[i] == (clreduce_scan_kind)k)
-                    return;
-            o->kind_list[o->kind_count++] = (clreduce_scan_kind)k;
-            return;
-        }
-    }
-    usage_error("unknown scan kind \"%s\" (inclusive, exclusive or all)", name);
+    ADD_NAMED(clreduce_scan_kind, o->kind_list, o->kind_count, CLREDUCE_EXCLUSIVE + 1,
+              clreduce_scan_kind_name, name, "scan kind", " (inclusive, exclusive or all)");
 }
 
 static void add_op(const char *name, void *arg)
 {
     options *o = arg;
-    if (strcmp(name, "all") == 0) {
-        for (int v = 0; v < BENCH_NUM_OPS; v++)
-            add_op(clreduce_op_name((clreduce_op)v), arg);
-        return;
-    }
-    for (int v = 0; v < BENCH_NUM_OPS; v++) {
-        if (strcmp(name, clreduce_op_name((clreduce_op)v)) == 0) {
-            for (size_t i = 0; i < o->op_count; i++)
-                if (o->op_list[i] == (clreduce_op)v)
-                    return;
-            o->op_list[o->op_count++] = (clreduce_op)v;
-            return;
-        }
-    }
-    usage_error("unknown op \"%s\"", name);
+    ADD_NAMED(clreduce_op, o->op_list, o->op_count, BENCH_NUM_OPS, clreduce_op_name, name, "op",
+              "");
 }
 
 static void add_type(const char *name, void *arg)
 {
     options *o = arg;
-    if (strcmp(name, "all") == 0) {
-        for (int v = 0; v < BENCH_NUM_TYPES; v++)
-            add_type(clreduce_type_name((clreduce_type)v), arg);
-        return;
-    }
-    for (int v = 0; v < BENCH_NUM_TYPES; v++) {
-        if (strcmp(name, clreduce_type_name((clreduce_type)v)) == 0) {
-            for (size_t i = 0; i < o->type_count; i++)
-                if (o->type_list[i] == (clreduce_type)v)
-                    return;
-            o->type_list[o->type_count++] = (clreduce_type)v;
-            return;
-        }
-    }
-    usage_error("unknown type \"%s\"", name);
+    ADD_NAMED(clreduce_type, o->type_list, o->type_count, BENCH_NUM_TYPES, clreduce_type_name,
+              name, "type", "");
 }
 
 static void add_size(const char *text, void *arg)

@@ -16,11 +16,9 @@
 typedef struct options {
     const char *device; /* --device, else CLREDUCE_DEVICE, else NULL */
     int list_devices;
-    int variants[CLREDUCE_VARIANT_COUNT];
     clreduce_variant variant_list[CLREDUCE_VARIANT_COUNT];
     size_t variant_count;
     int variants_given, no_variants;
-    int scan_variants[CLREDUCE_SCAN_VARIANT_COUNT];
     clreduce_scan_variant scan_variant_list[CLREDUCE_SCAN_VARIANT_COUNT];
     size_t scan_variant_count;
     int scan_variants_given, no_scan_variants;

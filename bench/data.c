@@ -71,6 +71,24 @@ static void accum_fp_float(accum *a, float x)
         accum_flush_blocks(a);
 }
 
+static void accum_int(accum *a, uint64_t x)
+{
+    a->isum += x; /* a negative x arrives modulo 2^64: the sum wraps */
+}
+
+/* Element i of `host`, of C type T: `value`, or `low` or `high` where one
+ * of them is planted; added to the sums by `add` and to the min and max. */
+#define PUT(T, value, low, high, add)                                                              \
+    do {                                                                                           \
+        T v = hi ? (high) : lo ? (low) : (value);                                                  \
+        ((T *)host)[i] = v;                                                                        \
+        add(a, v);                                                                                 \
+        if (g == 0 || v < *(T *)mn)                                                                \
+            *(T *)mn = v;                                                                          \
+        if (g == 0 || v > *(T *)mx)                                                                \
+            *(T *)mx = v;                                                                          \
+    } while (0)
+
 /* Fills n elements starting at global index `base`. */
 static void generate(clreduce_type type, void *host, size_t n, size_t base, rng *r,
                      size_t plant_min, size_t plant_max, int plant, accum *a, void *mn, void *mx)
@@ -80,90 +98,26 @@ static void generate(clreduce_type type, void *host, size_t n, size_t base, rng 
         size_t g = base + i;
         int lo = plant && g == plant_min, hi = plant && g == plant_max;
         switch (type) {
-        case CLREDUCE_FLOAT: {
-            float v = (float)((int32_t)(x >> 40) - (1 << 23)) * 0x1p-23f;
-            if (lo)
-                v = -1.5f;
-            if (hi)
-                v = 1.5f;
-            ((float *)host)[i] = v;
-            accum_fp_float(a, v);
-            if (g == 0 || v < *(float *)mn)
-                *(float *)mn = v;
-            if (g == 0 || v > *(float *)mx)
-                *(float *)mx = v;
+        case CLREDUCE_FLOAT:
+            PUT(float, (float)((int32_t)(x >> 40) - (1 << 23)) * 0x1p-23f, -1.5f, 1.5f,
+                accum_fp_float);
             break;
-        }
-        case CLREDUCE_DOUBLE: {
-            double v = (double)((int64_t)(x >> 11) - ((int64_t)1 << 52)) * 0x1p-52;
-            if (lo)
-                v = -1.5;
-            if (hi)
-                v = 1.5;
-            ((double *)host)[i] = v;
-            accum_fp_long(a, v);
-            if (g == 0 || v < *(double *)mn)
-                *(double *)mn = v;
-            if (g == 0 || v > *(double *)mx)
-                *(double *)mx = v;
+        case CLREDUCE_DOUBLE:
+            PUT(double, (double)((int64_t)(x >> 11) - ((int64_t)1 << 52)) * 0x1p-52, -1.5, 1.5,
+                accum_fp_long);
             break;
-        }
-        case CLREDUCE_INT32: {
-            int32_t v = (int32_t)((x >> 32) % 2001) - 1000;
-            if (lo)
-                v = -1001;
-            if (hi)
-                v = 1001;
-            ((int32_t *)host)[i] = v;
-            a->isum += (uint64_t)(int64_t)v;
-            if (g == 0 || v < *(int32_t *)mn)
-                *(int32_t *)mn = v;
-            if (g == 0 || v > *(int32_t *)mx)
-                *(int32_t *)mx = v;
+        case CLREDUCE_INT32:
+            PUT(int32_t, (int32_t)((x >> 32) % 2001) - 1000, -1001, 1001, accum_int);
             break;
-        }
-        case CLREDUCE_UINT32: {
-            uint32_t v = (uint32_t)((x >> 32) % 2000) + 1;
-            if (lo)
-                v = 0;
-            if (hi)
-                v = 2001;
-            ((uint32_t *)host)[i] = v;
-            a->isum += v;
-            if (g == 0 || v < *(uint32_t *)mn)
-                *(uint32_t *)mn = v;
-            if (g == 0 || v > *(uint32_t *)mx)
-                *(uint32_t *)mx = v;
+        case CLREDUCE_UINT32:
+            PUT(uint32_t, (uint32_t)((x >> 32) % 2000) + 1, 0, 2001, accum_int);
             break;
-        }
-        case CLREDUCE_INT64: {
-            int64_t v = (int64_t)((x >> 16) % 2000001) - 1000000;
-            if (lo)
-                v = -1000001;
-            if (hi)
-                v = 1000001;
-            ((int64_t *)host)[i] = v;
-            a->isum += (uint64_t)v;
-            if (g == 0 || v < *(int64_t *)mn)
-                *(int64_t *)mn = v;
-            if (g == 0 || v > *(int64_t *)mx)
-                *(int64_t *)mx = v;
+        case CLREDUCE_INT64:
+            PUT(int64_t, (int64_t)((x >> 16) % 2000001) - 1000000, -1000001, 1000001, accum_int);
             break;
-        }
-        case CLREDUCE_UINT64: {
-            uint64_t v = (x >> 16) % 2000000 + 1;
-            if (lo)
-                v = 0;
-            if (hi)
-                v = 2000001;
-            ((uint64_t *)host)[i] = v;
-            a->isum += v;
-            if (g == 0 || v < *(uint64_t *)mn)
-                *(uint64_t *)mn = v;
-            if (g == 0 || v > *(uint64_t *)mx)
-                *(uint64_t *)mx = v;
+        case CLREDUCE_UINT64:
+            PUT(uint64_t, (x >> 16) % 2000000 + 1, 0, 2000001, accum_int);
             break;
-        }
         }
     }
 }

@@ -94,43 +94,78 @@ def ordered(series, ladder):
     return sorted(series, key=position)
 
 
-def plot_scans(args, rows, plt):
-    """Two panels for the scans: call_us and TB/s against the element count."""
+def select(args, rows, point, accept=lambda r: True):
+    """What is drawn of the rows of args.op and args.type that measured
+    successfully, of the variants --variants names (default: all), that
+    accept(row) takes and for which point(row, gbps) is not None:
+    {variant: {elements: point}}, the devices in order of appearance, and
+    the rows drawn."""
     wanted = set(args.variants.split(",")) if args.variants else None
-    in_place = "1" if args.in_place else "0"
-    series = {}  # variant -> {elements: (call_us, gbps)}
+    series = {}
     devices = []
-    peaks = []
-    floors = {}  # file -> the empty kernel's call_us
+    drawn = []
     for r in rows:
-        if r["variant"] == "empty_kernel" and r["status"].startswith("ok"):
-            floor = call_time(r)
-            if floor is not None:
-                floors[r["_file"]] = (floor, r.get("device") or r["_file"])
-            continue
-        if r["op"] != args.op or r["type"] != args.type:
-            continue
-        # Older CSVs lack these columns; their scans were sums out of place.
-        if (r.get("scan_op") or "sum") != args.scan_op or (r.get("in_place") or "0") != in_place:
+        if r["op"] != args.op or r["type"] != args.type or not accept(r):
             continue
         if not r["status"].startswith("ok"):
             continue
         if wanted and r["variant"] not in wanted:
             continue
         elements, gbps = number(r["elements"]), number(r["gbps"])
-        time = call_time(r)
-        if elements is None or gbps is None or time is None or elements <= 0:
+        if elements is None or gbps is None or elements <= 0:
             continue
-        series.setdefault(r["variant"], {})[elements] = (time, gbps)
+        value = point(r, gbps)
+        if value is None:
+            continue
+        series.setdefault(r["variant"], {})[elements] = value
         if r.get("device") and r["device"] not in devices:
             devices.append(r["device"])
-        peak = number(r.get("peak_gbps"))
-        if peak and r.get("peak_kind") == "copy":
-            peaks.append(peak)
+        drawn.append(r)
+    return series, devices, drawn
+
+
+def ceiling(args, drawn, peak_kind=None):
+    """--peak, else the largest peak_gbps of the rows drawn (of that
+    peak_kind, if given), else None."""
+    if args.peak is not None:
+        return args.peak
+    peaks = [number(r.get("peak_gbps")) for r in drawn
+             if peak_kind is None or r.get("peak_kind") == peak_kind]
+    return max((p for p in peaks if p), default=None)
+
+
+def save(fig, args):
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=120)
+    print(f"wrote {args.output}")
+    return 0
+
+
+def plot_scans(args, rows, plt):
+    """Two panels for the scans: call_us and TB/s against the element count."""
+    in_place = "1" if args.in_place else "0"
+    floors = {}  # file -> the empty kernel's call_us
+    for r in rows:
+        if r["variant"] == "empty_kernel" and r["status"].startswith("ok"):
+            floor = call_time(r)
+            if floor is not None:
+                floors[r["_file"]] = (floor, r.get("device") or r["_file"])
+
+    def scan_row(r):
+        # Older CSVs lack these columns; their scans were sums out of place.
+        return (r["variant"] != "empty_kernel" and (r.get("scan_op") or "sum") == args.scan_op
+                and (r.get("in_place") or "0") == in_place)
+
+    def time_and_gbps(r, gbps):
+        time = call_time(r)
+        return None if time is None else (time, gbps)
+
+    # variant -> {elements: (call_us, gbps)}
+    series, devices, drawn = select(args, rows, time_and_gbps, scan_row)
     if not series:
         sys.exit(f"plot.py: no successful rows for {args.op} of {args.scan_op}, type {args.type}"
                  f"{', in place' if args.in_place else ''}")
-    peak = args.peak if args.peak is not None else (max(peaks) if peaks else None)
+    peak = ceiling(args, drawn, "copy")
 
     fig, (ax_us, ax_bw) = plt.subplots(1, 2, figsize=(14, 6))
     for i, variant in enumerate(ordered(series, SCAN_LADDER)):
@@ -162,10 +197,7 @@ def plot_scans(args, rows, plt):
     where = "in place" if args.in_place else "out of place"
     fig.suptitle(args.title or f"clreduce {args.op.replace('_', ' ')} ({args.scan_op}) "
                                f"{args.type}, {where}, on {device}")
-    fig.tight_layout()
-    fig.savefig(args.output, dpi=120)
-    print(f"wrote {args.output}")
-    return 0
+    return save(fig, args)
 
 
 def main(argv):
@@ -181,30 +213,11 @@ def main(argv):
     rows = read_rows(args.csv)
     if args.op in SCAN_OPS:
         return plot_scans(args, rows, plt)
-    wanted = set(args.variants.split(",")) if args.variants else None
-    series = {}
-    devices = []
-    peaks = []
-    for r in rows:
-        if r["op"] != args.op or r["type"] != args.type:
-            continue
-        if not r["status"].startswith("ok"):
-            continue
-        if wanted and r["variant"] not in wanted:
-            continue
-        elements, gbps = number(r["elements"]), number(r["gbps"])
-        if elements is None or gbps is None or elements <= 0:
-            continue
-        series.setdefault(r["variant"], {})[elements] = gbps
-        if r.get("device") and r["device"] not in devices:
-            devices.append(r["device"])
-        peak = number(r.get("peak_gbps"))
-        if peak:
-            peaks.append(peak)
+    series, devices, drawn = select(args, rows, lambda r, gbps: gbps)
     if not series:
         sys.exit(f"plot.py: no successful rows for op {args.op}, type {args.type}")
 
-    peak = args.peak if args.peak is not None else (max(peaks) if peaks else None)
+    peak = ceiling(args, drawn)
 
     fig, ax = plt.subplots(figsize=(10, 6))
     for i, variant in enumerate(ordered(series, LADDER)):
@@ -224,10 +237,7 @@ def main(argv):
     device = ", ".join(devices) if devices else "unknown device"
     ax.set_title(args.title or f"clreduce {args.op} {args.type} on {device}")
     ax.legend(loc="upper left", fontsize="small")
-    fig.tight_layout()
-    fig.savefig(args.output, dpi=120)
-    print(f"wrote {args.output}")
-    return 0
+    return save(fig, args)
 
 
 if __name__ == "__main__":

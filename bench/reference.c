@@ -9,46 +9,24 @@
 
 #include "reference.h"
 
+/* The empty prefix's min and max of a T: the largest value and the smallest. */
+#define INIT_MIN_MAX(T, s, lowest, highest)                                                        \
+    do {                                                                                           \
+        T lo_ = (lowest), hi_ = (highest);                                                         \
+        memcpy((s)->min, &hi_, sizeof hi_);                                                        \
+        memcpy((s)->max, &lo_, sizeof lo_);                                                        \
+    } while (0)
+
 void prefix_init(clreduce_type type, prefix_state *s)
 {
     memset(s, 0, sizeof *s);
     switch (type) {
-    case CLREDUCE_FLOAT: {
-        float lo = -INFINITY, hi = INFINITY;
-        memcpy(s->min, &hi, sizeof hi);
-        memcpy(s->max, &lo, sizeof lo);
-        break;
-    }
-    case CLREDUCE_DOUBLE: {
-        double lo = -INFINITY, hi = INFINITY;
-        memcpy(s->min, &hi, sizeof hi);
-        memcpy(s->max, &lo, sizeof lo);
-        break;
-    }
-    case CLREDUCE_INT32: {
-        int32_t lo = INT32_MIN, hi = INT32_MAX;
-        memcpy(s->min, &hi, sizeof hi);
-        memcpy(s->max, &lo, sizeof lo);
-        break;
-    }
-    case CLREDUCE_UINT32: {
-        uint32_t lo = 0, hi = UINT32_MAX;
-        memcpy(s->min, &hi, sizeof hi);
-        memcpy(s->max, &lo, sizeof lo);
-        break;
-    }
-    case CLREDUCE_INT64: {
-        int64_t lo = INT64_MIN, hi = INT64_MAX;
-        memcpy(s->min, &hi, sizeof hi);
-        memcpy(s->max, &lo, sizeof lo);
-        break;
-    }
-    case CLREDUCE_UINT64: {
-        uint64_t lo = 0, hi = UINT64_MAX;
-        memcpy(s->min, &hi, sizeof hi);
-        memcpy(s->max, &lo, sizeof lo);
-        break;
-    }
+    case CLREDUCE_FLOAT: INIT_MIN_MAX(float, s, -INFINITY, INFINITY); break;
+    case CLREDUCE_DOUBLE: INIT_MIN_MAX(double, s, -INFINITY, INFINITY); break;
+    case CLREDUCE_INT32: INIT_MIN_MAX(int32_t, s, INT32_MIN, INT32_MAX); break;
+    case CLREDUCE_UINT32: INIT_MIN_MAX(uint32_t, s, 0, UINT32_MAX); break;
+    case CLREDUCE_INT64: INIT_MIN_MAX(int64_t, s, INT64_MIN, INT64_MAX); break;
+    case CLREDUCE_UINT64: INIT_MIN_MAX(uint64_t, s, 0, UINT64_MAX); break;
     }
 }
 
@@ -63,54 +41,36 @@ void prefix_init(clreduce_type type, prefix_state *s)
             memcpy((s)->max, &(v), sizeof(T));                                                     \
     } while (0)
 
+/* Extends the prefix by the floating-point T at x. */
+#define ADD_FP(T, s, x)                                                                            \
+    do {                                                                                           \
+        T v_;                                                                                      \
+        memcpy(&v_, (x), sizeof v_);                                                               \
+        (s)->sum_fp += v_;                                                                         \
+        (s)->abs_sum += fabsl((long double)v_);                                                    \
+        ADD_MIN_MAX(T, s, v_);                                                                     \
+    } while (0)
+
+/* Extends the prefix by the integer T at x. The conversion to uint64_t is
+ * modulo 2^64, so a negative value adds as its sign extension would. */
+#define ADD_INT(T, s, x)                                                                           \
+    do {                                                                                           \
+        T v_;                                                                                      \
+        memcpy(&v_, (x), sizeof v_);                                                               \
+        (s)->sum_int += (uint64_t)v_;                                                              \
+        ADD_MIN_MAX(T, s, v_);                                                                     \
+    } while (0)
+
 /* Extends the prefix by one element. */
 void prefix_add(clreduce_type type, prefix_state *s, const void *x)
 {
     switch (type) {
-    case CLREDUCE_FLOAT: {
-        float v;
-        memcpy(&v, x, sizeof v);
-        s->sum_fp += v;
-        s->abs_sum += fabsl((long double)v);
-        ADD_MIN_MAX(float, s, v);
-        break;
-    }
-    case CLREDUCE_DOUBLE: {
-        double v;
-        memcpy(&v, x, sizeof v);
-        s->sum_fp += v;
-        s->abs_sum += fabsl((long double)v);
-        ADD_MIN_MAX(double, s, v);
-        break;
-    }
-    case CLREDUCE_INT32: {
-        int32_t v;
-        memcpy(&v, x, sizeof v);
-        s->sum_int += (uint64_t)(int64_t)v;
-        ADD_MIN_MAX(int32_t, s, v);
-        break;
-    }
-    case CLREDUCE_UINT32: {
-        uint32_t v;
-        memcpy(&v, x, sizeof v);
-        s->sum_int += v;
-        ADD_MIN_MAX(uint32_t, s, v);
-        break;
-    }
-    case CLREDUCE_INT64: {
-        int64_t v;
-        memcpy(&v, x, sizeof v);
-        s->sum_int += (uint64_t)v;
-        ADD_MIN_MAX(int64_t, s, v);
-        break;
-    }
-    case CLREDUCE_UINT64: {
-        uint64_t v;
-        memcpy(&v, x, sizeof v);
-        s->sum_int += v;
-        ADD_MIN_MAX(uint64_t, s, v);
-        break;
-    }
+    case CLREDUCE_FLOAT: ADD_FP(float, s, x); break;
+    case CLREDUCE_DOUBLE: ADD_FP(double, s, x); break;
+    case CLREDUCE_INT32: ADD_INT(int32_t, s, x); break;
+    case CLREDUCE_UINT32: ADD_INT(uint32_t, s, x); break;
+    case CLREDUCE_INT64: ADD_INT(int64_t, s, x); break;
+    case CLREDUCE_UINT64: ADD_INT(uint64_t, s, x); break;
     }
 }
 

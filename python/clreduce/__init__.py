@@ -210,6 +210,25 @@ def _host_array(array, what):
     return np.ascontiguousarray(array)
 
 
+def _check_out(out, array, same_size):
+    """Raises unless out has the array's dtype and, with same_size, its
+    number of elements."""
+    if out.dtype != array.dtype:
+        raise _invalid(f"out has dtype {out.dtype.name}, the array {array.dtype.name}")
+    if same_size and out.size != array.size:
+        raise _invalid(f"out has {out.size} elements, the array {array.size}")
+
+
+def _device_operands(array, out, same_size):
+    """(cl_mem, offset) of the pyopencl arrays array and out, and the type
+    code of their elements; out as _check_out() wants it."""
+    in_range = _device_range(array, "array")
+    out_range = _device_range(out, "out")
+    type_code = _type_code(array.dtype, "array")
+    _check_out(out, array, same_size)
+    return in_range, out_range, type_code
+
+
 class Context:
     """A clreduce context: one OpenCL device, its compiled programs and
     scratch memory. Safe to use from several threads at once.
@@ -344,10 +363,7 @@ class Context:
         else:
             if not isinstance(out, np.ndarray):
                 raise _invalid(f"out must be a numpy.ndarray, not {type(out).__name__}")
-            if out.dtype != array.dtype:
-                raise _invalid(f"out has dtype {out.dtype.name}, the array {array.dtype.name}")
-            if out.size != array.size:
-                raise _invalid(f"out has {out.size} elements, the array {array.size}")
+            _check_out(out, array, same_size=True)
             if not out.flags.c_contiguous or not out.flags.writeable:
                 raise _invalid("out must be C-contiguous and writable")
             if (out.ctypes.data != array.ctypes.data and out.size
@@ -384,11 +400,8 @@ class Context:
         events, so out.get() waits for it)."""
         op_code = _lookup("op", "op", op)
         variant_code = _lookup("variant", "variant", variant)
-        in_mem, in_offset = _device_range(array, "array")
-        out_mem, out_offset = _device_range(out, "out")
-        type_code = _type_code(array.dtype, "array")
-        if out.dtype != array.dtype:
-            raise _invalid(f"out has dtype {out.dtype.name}, the array {array.dtype.name}")
+        (in_mem, in_offset), (out_mem, out_offset), type_code = _device_operands(
+            array, out, same_size=False)
         if not 0 <= out_index < out.size:
             raise _invalid(f"out_index {out_index} is outside out ({out.size} elements)")
         if in_mem is None:  # an empty array has no buffer: the result is the identity
@@ -413,13 +426,8 @@ class Context:
         op_code = _lookup("op", "op", op)
         kind_code = _lookup("scan_kind", "scan kind", kind)
         variant_code = _lookup("scan_variant", "scan variant", variant)
-        in_mem, in_offset = _device_range(array, "array")
-        out_mem, out_offset = _device_range(out, "out")
-        type_code = _type_code(array.dtype, "array")
-        if out.dtype != array.dtype:
-            raise _invalid(f"out has dtype {out.dtype.name}, the array {array.dtype.name}")
-        if out.size != array.size:
-            raise _invalid(f"out has {out.size} elements, the array {array.size}")
+        (in_mem, in_offset), (out_mem, out_offset), type_code = _device_operands(
+            array, out, same_size=True)
         queue_handle = self._queue(queue, array)
         if in_mem is None or out_mem is None:  # empty: nothing to write
             import pyopencl as cl
