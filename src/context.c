@@ -290,6 +290,10 @@ clreduce_status clreduce_find_device(const char *selector, cl_platform_id *platf
     if (nplatforms > 32)
         nplatforms = 32;
 
+    /* Every device, "P:D name (platform)", for the message when none
+     * matches. */
+    char known[1024] = "";
+    size_t known_len = 0;
     unsigned want_p = 0, want_d = 0;
     char tail;
     int by_index = selector && sscanf(selector, "%u:%u%c", &want_p, &want_d, &tail) == 2;
@@ -312,6 +316,14 @@ clreduce_status clreduce_find_device(const char *selector, cl_platform_id *platf
                 cl_device_type type = 0;
                 clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof name - 1, name, NULL);
                 clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
+                if (pass_gpu && known_len < sizeof known - 1) {
+                    int n = snprintf(known + known_len, sizeof known - known_len,
+                                     "%s%u:%u \"%s\" (%s)", known_len ? ", " : "", p, d, name,
+                                     platform_name);
+                    known_len = n < 0 ? sizeof known - 1 : known_len + (size_t)n;
+                    if (known_len > sizeof known - 1)
+                        known_len = sizeof known - 1;
+                }
                 int match;
                 if (by_index)
                     match = p == want_p && d == want_d;
@@ -334,8 +346,8 @@ clreduce_status clreduce_find_device(const char *selector, cl_platform_id *platf
     if (selector)
         return set_error(NULL, CLREDUCE_ERROR_NO_DEVICE,
                          "no OpenCL device matches CLREDUCE_DEVICE=\"%s\" (use \"P:D\" indices "
-                         "or part of a platform or device name)",
-                         selector);
+                         "or part of a platform or device name); the devices: %s",
+                         selector, known_len ? known : "none");
     return set_error(NULL, CLREDUCE_ERROR_NO_DEVICE, "no OpenCL device found");
 }
 
