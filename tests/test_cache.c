@@ -58,14 +58,12 @@ static void reduce_checked(clreduce_ctx *ctx, clreduce_op op, clreduce_type type
     free(data);
     if (harness != 0 || run.status != CLREDUCE_SUCCESS || !run.neighbours_untouched ||
         !tc_matches(op, type, &run.got, &ref, abs_sum)) {
-        char g[96], w[96];
-        tc_format(type, &run.got, g, sizeof g);
-        tc_format(type, &ref, w, sizeof w);
+        tc_got_want text = tc_format_got_want(type, &run.got, &ref);
         print_error("FAILED variant=%s op=%s type=%s size=%zu offset=%zu result_offset=%zu: %s "
                     "(%s) got %s, expected %s %s\n",
                     tc_variant_name(v), tc_op_name(op), tc_type_name(type), n, offset,
                     result_offset, clreduce_status_string(run.status),
-                    run.status ? clreduce_last_error(ctx) : "", g, w, run.problem);
+                    run.status ? clreduce_last_error(ctx) : "", text.got, text.want, run.problem);
         fail();
     }
 }

@@ -261,6 +261,14 @@ void tc_format(clreduce_type type, const tc_value *v, char *buf, size_t size)
     }
 }
 
+tc_got_want tc_format_got_want(clreduce_type type, const tc_value *got, const tc_value *want)
+{
+    tc_got_want t;
+    tc_format(type, got, t.got, sizeof t.got);
+    tc_format(type, want, t.want, sizeof t.want);
+    return t;
+}
+
 int tc_contains(const char *text, const char *word)
 {
     if (!text || !word)

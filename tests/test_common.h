@@ -217,6 +217,12 @@ const char *tc_scan_variant_label(const clreduce_ctx *ctx, clreduce_scan_variant
 /* Formats a value of `type` (with its bits for floats). */
 void tc_format(clreduce_type type, const tc_value *v, char *buf, size_t size);
 
+/* A result and what it should have been, both formatted by tc_format. */
+typedef struct tc_got_want {
+    char got[96], want[96];
+} tc_got_want;
+tc_got_want tc_format_got_want(clreduce_type type, const tc_value *got, const tc_value *want);
+
 /* Case-insensitive substring test. */
 int tc_contains(const char *text, const char *word);
 

@@ -122,10 +122,8 @@ static int reduce_check(const call *c, const void *in, size_t n, const void *out
     if (ok && n == 1 && tc_is_float_type(c->type))
         ok = tc_get_double(c->type, out, 0) == tc_get_double(c->type, in, 0);
     if (!ok) {
-        char g[96], w[96];
-        tc_format(c->type, &got, g, sizeof g);
-        tc_format(c->type, &ref, w, sizeof w);
-        snprintf(why, size, "got %s, expected %s", g, w);
+        tc_got_want text = tc_format_got_want(c->type, &got, &ref);
+        snprintf(why, size, "got %s, expected %s", text.got, text.want);
     }
     return ok;
 }

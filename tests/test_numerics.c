@@ -401,12 +401,10 @@ static void minmax_check(tally *tl, clreduce_op op, clreduce_type type, clreduce
     tl->cases++;
     if (st == CLREDUCE_SUCCESS && !problem[0] && tc_matches(op, type, &got, &ref, abs_sum))
         return;
-    char g[96], w[96];
-    tc_format(type, &got, g, sizeof g);
-    tc_format(type, &ref, w, sizeof w);
+    tc_got_want text = tc_format_got_want(type, &got, &ref);
     tl->failures++;
     print_error("FAILED %s %s %s \"%s\" n=%zu: got %s, expected %s %s %s\n", tc_op_name(op),
-                tc_variant_name(v), tc_type_name(type), what, n, g, w,
+                tc_variant_name(v), tc_type_name(type), what, n, text.got, text.want,
                 st != CLREDUCE_SUCCESS ? clreduce_status_string(st) : "", problem);
 }
 

@@ -84,14 +84,12 @@ static int check_case(suite *s, const char *tag, clreduce_op op, clreduce_type t
     if (!ok) {
         s->failures++;
         if (s->failures <= MAX_REPORTS) {
-            char got[96], want[96];
-            tc_format(type, &run.got, got, sizeof got);
-            tc_format(type, &ref, want, sizeof want);
+            tc_got_want text = tc_format_got_want(type, &run.got, &ref);
             print_error("FAILED [%s] %s: variant=%s op=%s type=%s size=%zu offset=%zu tail=%zu "
                         "result_offset=%zu wait_list=%d: got %s, expected %s%s (tolerance %Lg)"
                         "%s%s%s%s%s%s\n",
                         s->label, tag, tc_variant_name(v), tc_op_name(op), tc_type_name(type), n,
-                        l.offset, l.tail, l.result_offset, l.use_wait_list, got, want,
+                        l.offset, l.tail, l.result_offset, l.use_wait_list, text.got, text.want,
                         zero_sign < 0 ? " (-0.0)" : zero_sign > 0 ? " (+0.0)" : "",
                         (op == CLREDUCE_OP_SUM && tc_is_float_type(type))
                             ? (type == CLREDUCE_FLOAT ? 1e-5L : 1e-12L) * abs_sum
@@ -216,29 +214,25 @@ static void empty_cases(suite *s, clreduce_variant v, clreduce_op op, clreduce_t
         int harness = tc_run_reduce(s->ctx, s->queue, op, type, v, NULL, 0, &l, &run);
         if (harness != 0 || run.status != CLREDUCE_SUCCESS || !run.neighbours_untouched ||
             memcmp(run.got.bytes, want.bytes, clreduce_type_size(type)) != 0) {
-            char g[96], w[96];
-            tc_format(type, &run.got, g, sizeof g);
-            tc_format(type, &want, w, sizeof w);
+            tc_got_want text = tc_format_got_want(type, &run.got, &want);
             s->failures++;
             print_error("FAILED [%s] count 0: variant=%s op=%s type=%s offset=%zu tail=%zu "
                         "result_offset=%zu: %s, got %s, expected the identity %s %s\n",
-                        s->label, tc_variant_name(v), tc_op_name(op), tc_type_name(type),
-                        l.offset, l.tail, l.result_offset, clreduce_status_string(run.status), g,
-                        w, run.problem);
+                        s->label, tc_variant_name(v), tc_op_name(op), tc_type_name(type), l.offset,
+                        l.tail, l.result_offset, clreduce_status_string(run.status), text.got,
+                        text.want, run.problem);
         }
     }
     float dummy = 1.0f;
     memset(&got, TC_SENTINEL_BYTE, sizeof got);
     clreduce_status st = clreduce_reduce_host(s->ctx, op, type, v, &dummy, 0, &got);
     if (st != CLREDUCE_SUCCESS || memcmp(got.bytes, want.bytes, clreduce_type_size(type)) != 0) {
-        char g[96], w[96];
-        tc_format(type, &got, g, sizeof g);
-        tc_format(type, &want, w, sizeof w);
+        tc_got_want text = tc_format_got_want(type, &got, &want);
         s->failures++;
         print_error("FAILED [%s] clreduce_reduce_host count 0: variant=%s op=%s type=%s: %s, got "
                     "%s, expected %s\n",
                     s->label, tc_variant_name(v), tc_op_name(op), tc_type_name(type),
-                    clreduce_status_string(st), g, w);
+                    clreduce_status_string(st), text.got, text.want);
     }
 }
 
@@ -439,15 +433,13 @@ static void test_sub_buffers(void **state)
                 if ((i < align + es || i >= align + 2 * es) && res[i] != TC_SENTINEL_BYTE)
                     ok = 0;
             if (!ok) {
-                char g[96], w[96];
-                tc_format(type, &got, g, sizeof g);
-                tc_format(type, &ref, w, sizeof w);
+                tc_got_want text = tc_format_got_want(type, &got, &ref);
                 failures++;
                 print_error("FAILED sub-buffers: variant=%s op=%s type=%s size=%zu offset=%zu "
                             "(sub-buffer at byte %zu): got %s, expected %s, or elements around "
                             "the result changed\n",
                             tc_variant_name(variant), tc_op_name(op), tc_type_name(type), n, off,
-                            align, g, w);
+                            align, text.got, text.want);
             }
             clReleaseMemObject(in);
             clReleaseMemObject(out);
@@ -509,15 +501,13 @@ static void test_reduce_host(void **state)
                              (clreduce_type_size(type) == 8 ||
                               got.bytes[4] == TC_SENTINEL_BYTE);
                     if (!ok) {
-                        char g[96], w[96];
-                        tc_format(type, &got, g, sizeof g);
-                        tc_format(type, &ref, w, sizeof w);
+                        tc_got_want text = tc_format_got_want(type, &got, &ref);
                         failures++;
                         print_error("FAILED reduce_host: variant=%s op=%s type=%s size=%zu: %s "
                                     "(%s), got %s, expected %s\n",
                                     tc_variant_name(variants[vi]), tc_op_name(op),
                                     tc_type_name(type), n, clreduce_status_string(st),
-                                    clreduce_last_error(g_ctx), g, w);
+                                    clreduce_last_error(g_ctx), text.got, text.want);
                     }
                 }
         }

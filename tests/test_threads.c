@@ -171,12 +171,10 @@ static void check_value(worker *w, const combo *c, size_t n, const char *entry, 
     long double abs_sum;
     tc_reference(c->op, c->type, data, n, &ref, &abs_sum);
     if (!tc_matches(c->op, c->type, got, &ref, abs_sum)) {
-        char g[96], r[96];
-        tc_format(c->type, got, g, sizeof g);
-        tc_format(c->type, &ref, r, sizeof r);
-        record_failure(w, "thread %d: %s %s %s %s, %zu elements: got %s, expected %s", w->id,
-                       entry, tc_op_name(c->op), tc_type_name(c->type), combo_variant_name(c), n,
-                       g, r);
+        tc_got_want text = tc_format_got_want(c->type, got, &ref);
+        record_failure(w, "thread %d: %s %s %s %s, %zu elements: got %s, expected %s", w->id, entry,
+                       tc_op_name(c->op), tc_type_name(c->type), combo_variant_name(c), n, text.got,
+                       text.want);
     }
 }
 
