@@ -342,6 +342,37 @@ cl_int tc_event_status(cl_event ev)
     return st;
 }
 
+cl_event tc_user_event(const clreduce_ctx *ctx)
+{
+    cl_int err;
+    cl_event ev = clCreateUserEvent(clreduce_get_cl_context(ctx), &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return ev;
+}
+
+void tc_make_foreign(const clreduce_ctx *ctx, size_t input_bytes, size_t output_bytes,
+                     tc_foreign *f)
+{
+    cl_int err;
+    cl_device_id dev = clreduce_get_cl_device(ctx);
+    f->context = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    f->queue = clCreateCommandQueue(f->context, dev, 0, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    f->input = clCreateBuffer(f->context, CL_MEM_READ_WRITE, input_bytes, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    f->output = clCreateBuffer(f->context, CL_MEM_READ_WRITE, output_bytes, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+}
+
+void tc_release_foreign(tc_foreign *f)
+{
+    clReleaseMemObject(f->input);
+    clReleaseMemObject(f->output);
+    clReleaseCommandQueue(f->queue);
+    clReleaseContext(f->context);
+}
+
 cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what)
 {
     cl_ulong t = 0;
@@ -464,4 +495,39 @@ void tc_check_buffer_unchanged(cl_command_queue q, cl_mem mem, const void *bytes
     tc_read_buffer(q, mem, now, size, 0, NULL);
     assert_memory_equal(now, bytes, size);
     free(now);
+}
+
+void tc_make_guarded(const clreduce_ctx *ctx, cl_command_queue queue, float *input_data,
+                     size_t input_count, unsigned char *output_bytes, size_t output_size,
+                     tc_guarded *g)
+{
+    for (size_t i = 0; i < input_count; i++)
+        input_data[i] = (float)i - 40.5f;
+    memset(output_bytes, TC_SENTINEL_BYTE, output_size);
+    g->queue = queue;
+    g->input = tc_make_buffer(ctx, input_count * sizeof *input_data, input_data);
+    g->output = tc_make_buffer(ctx, output_size, output_bytes);
+    g->input_data = input_data;
+    g->output_bytes = output_bytes;
+    g->input_count = input_count;
+    g->output_size = output_size;
+}
+
+void tc_release_guarded(tc_guarded *g)
+{
+    clReleaseMemObject(g->input);
+    clReleaseMemObject(g->output);
+}
+
+void tc_check_failure(const tc_guarded *g, const char *what, clreduce_status got,
+                      clreduce_status want, const clreduce_ctx *msg_ctx, const char *const *words,
+                      const clreduce_ctx *stats_ctx, const clreduce_cache_stats *before)
+{
+    tc_check_status_and_message(what, got, want, msg_ctx, words);
+    if (stats_ctx) /* no program built, loaded from disk or even looked up */
+        tc_check_nothing_built(what, stats_ctx, before);
+    assert_int_equal(clFinish(g->queue), CL_SUCCESS);
+    tc_check_buffer_unchanged(g->queue, g->output, g->output_bytes, g->output_size);
+    tc_check_buffer_unchanged(g->queue, g->input, g->input_data,
+                              g->input_count * sizeof *g->input_data);
 }

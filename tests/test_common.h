@@ -235,6 +235,19 @@ void tc_read_buffer(cl_command_queue q, cl_mem mem, void *out, size_t bytes, cl_
                     const cl_event *wait);
 cl_int tc_event_status(cl_event ev);
 cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what);
+/* A user event of the context's OpenCL context. */
+cl_event tc_user_event(const clreduce_ctx *ctx);
+
+/* A second OpenCL context on the device of ctx, with a queue and two
+ * buffers of its own: objects that calls on ctx must refuse. */
+typedef struct tc_foreign {
+    cl_context context;
+    cl_command_queue queue;
+    cl_mem input, output;
+} tc_foreign;
+void tc_make_foreign(const clreduce_ctx *ctx, size_t input_bytes, size_t output_bytes,
+                     tc_foreign *f);
+void tc_release_foreign(tc_foreign *f);
 
 /* ---- running the tests (cmocka) --------------------------------------------------- */
 
@@ -291,6 +304,46 @@ void tc_check_nothing_built(const char *what, const clreduce_ctx *ctx,
 
 /* Checks that the first `size` bytes of mem, read on q, still are `bytes`. */
 void tc_check_buffer_unchanged(cl_command_queue q, cl_mem mem, const void *bytes, size_t size);
+
+/* Buffers that the calls expected to fail are given: an input of floats
+ * and an output of sentinel bytes, with what they hold. A failed call
+ * leaves both as they were. */
+typedef struct tc_guarded {
+    cl_command_queue queue; /* where they are read */
+    cl_mem input, output;
+    const float *input_data;
+    const unsigned char *output_bytes;
+    size_t input_count, output_size;
+} tc_guarded;
+
+/* Fills input_data[0 .. input_count) with i - 40.5 and output_bytes[0 ..
+ * output_size) with TC_SENTINEL_BYTE, uploads each to a new buffer of ctx
+ * and describes both in g; tc_release_guarded releases the buffers. */
+void tc_make_guarded(const clreduce_ctx *ctx, cl_command_queue queue, float *input_data,
+                     size_t input_count, unsigned char *output_bytes, size_t output_size,
+                     tc_guarded *g);
+void tc_release_guarded(tc_guarded *g);
+
+/* Checks a failed call: its status and message (tc_check_status_and_message),
+ * that nothing was built in stats_ctx since its counters were *before
+ * (tc_check_nothing_built; not checked when stats_ctx is NULL), that the
+ * queue of g finishes and that g's buffers are as they were. */
+void tc_check_failure(const tc_guarded *g, const char *what, clreduce_status got,
+                      clreduce_status want, const clreduce_ctx *msg_ctx, const char *const *words,
+                      const clreduce_ctx *stats_ctx, const clreduce_cache_stats *before);
+
+/* Runs `call`, which must fail as tc_check_failure checks, with the counters
+ * of stats_ctx taken just before it. The call may pass &done and &first,
+ * declared here: neither may be written. */
+#define TC_EXPECT_FAILURE(g, stats_ctx, what, want, msg_ctx, words, call)                          \
+    do {                                                                                           \
+        clreduce_cache_stats before_ = tc_cache_stats(stats_ctx);                                  \
+        cl_event done = TC_EVENT_SENTINEL, first = TC_EVENT_SENTINEL;                              \
+        clreduce_status got_ = (call);                                                             \
+        tc_check_failure(g, what, got_, want, msg_ctx, words, stats_ctx, &before_);                \
+        assert_true(done == TC_EVENT_SENTINEL);                                                    \
+        assert_true(first == TC_EVENT_SENTINEL);                                                   \
+    } while (0)
 
 /* ---- one reduction on the device -------------------------------------------- */
 
