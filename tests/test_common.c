@@ -403,10 +403,18 @@ int tc_run_tests(const char *group, const struct CMUnitTest *tests, size_t count
     return _cmocka_run_group_tests(group, tests, count, NULL, NULL);
 }
 
-/* ---- messages ---------------------------------------------------------------------- */
+/* ---- the test of one variant ---------------------------------------------------- */
 
-clreduce_status tc_tally_support(tc_support_tally *t, const clreduce_ctx *ctx, clreduce_op op,
-                                 clreduce_type type, clreduce_status st)
+const clreduce_op tc_all_ops[3] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX};
+const clreduce_type tc_all_types[6] = {CLREDUCE_FLOAT,  CLREDUCE_DOUBLE, CLREDUCE_INT32,
+                                       CLREDUCE_UINT32, CLREDUCE_INT64,  CLREDUCE_UINT64};
+
+/* Counts st, what the check of support said of op and type, and returns it:
+ * an unsupported combination is noted with its reason (once for
+ * combinations in a row with the same reason), any status other than
+ * success printed as an error. */
+static clreduce_status tally_support(tc_support_tally *t, const clreduce_ctx *ctx, clreduce_op op,
+                                     clreduce_type type, clreduce_status st)
 {
     const char *why = clreduce_last_error(ctx);
     if (st == CLREDUCE_SUCCESS) {
@@ -427,15 +435,45 @@ clreduce_status tc_tally_support(tc_support_tally *t, const clreduce_ctx *ctx, c
     return st;
 }
 
-void tc_end_variant_test(const tc_support_tally *t, const char *test, size_t cases,
-                         int failures, double t0)
+void tc_run_variant_test(clreduce_ctx *ctx, int scan, int variant, const tc_variant_steps *steps)
 {
-    print_message("%s: %zu cases, %d failed, %d op/type combinations unsupported, %.1f s\n", test,
-                  cases, failures + t->errors, t->unsupported, tc_now_seconds() - t0);
-    assert_int_equal(failures + t->errors, 0);
-    if (!t->supported) {
+    tc_variant_test t;
+    memset(&t, 0, sizeof t);
+    t.scan = scan;
+    t.variant = variant;
+    t.tally.variant = scan ? tc_scan_variant_name((clreduce_scan_variant)variant)
+                           : tc_variant_name((clreduce_variant)variant);
+    char name[64];
+    snprintf(name, sizeof name, "variant_%s", t.tally.variant);
+    tc_seed_for(name);
+    double t0 = tc_now_seconds();
+    t.suite.ctx = ctx;
+    t.suite.label = "default context";
+    t.data = malloc(TC_LARGE_COUNT * 8);
+    assert_non_null(t.data);
+    for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++) {
+        for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
+            clreduce_op op = tc_all_ops[oi];
+            clreduce_type type = tc_all_types[ti];
+            clreduce_status st =
+                scan ? clreduce_check_scan_support(ctx, op, type, (clreduce_scan_variant)variant)
+                     : clreduce_check_support(ctx, op, type, (clreduce_variant)variant);
+            st = tally_support(&t.tally, ctx, op, type, st);
+            if (st == CLREDUCE_ERROR_UNSUPPORTED)
+                steps->refused(&t, op, type);
+            if (st == CLREDUCE_SUCCESS)
+                steps->cases(&t, op, type);
+        }
+    }
+    steps->after(&t);
+    free(t.data);
+    int failures = t.suite.failures + t.tally.errors;
+    print_message("%s: %zu cases, %d failed, %d op/type combinations unsupported, %.1f s\n", name,
+                  t.suite.cases, failures, t.tally.unsupported, tc_now_seconds() - t0);
+    assert_int_equal(failures, 0);
+    if (!t.tally.supported) {
         print_message("note: variant %s is not supported by this device: skipped\n",
-                      t->variant);
+                      t.tally.variant);
         skip();
     }
 }

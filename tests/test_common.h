@@ -263,7 +263,11 @@ void tc_add_test(struct CMUnitTest *tests, size_t *count, const char *name,
  * failed. */
 int tc_run_tests(const char *group, const struct CMUnitTest *tests, size_t count);
 
-/* ---- messages (cmocka's print functions) ------------------------------------------- */
+/* ---- the test of one variant (cmocka asserts) ------------------------------------- */
+
+/* Every operator and every type, in the order the variant tests take them. */
+extern const clreduce_op tc_all_ops[3];
+extern const clreduce_type tc_all_types[6];
 
 /* The operator and type combinations of one variant, by what its check of
  * support said. */
@@ -273,18 +277,42 @@ typedef struct tc_support_tally {
     char last_reason[512];
 } tc_support_tally;
 
-/* Counts st, what clreduce_check_support() or clreduce_check_scan_support()
- * said of op and type on ctx, and returns it: an unsupported combination
- * is noted with its reason (once for combinations in a row with the same
- * reason), any status other than success printed as an error. */
-clreduce_status tc_tally_support(tc_support_tally *t, const clreduce_ctx *ctx, clreduce_op op,
-                                 clreduce_type type, clreduce_status st);
+/* Where the cases of one test run, and how many of them failed. */
+typedef struct tc_suite {
+    clreduce_ctx *ctx;
+    const char *label; /* the context, in messages */
+    int failures;
+    size_t cases;
+} tc_suite;
 
-/* Ends the test of a variant: prints its summary (`cases` run, `failures`
- * and the errors of the tally, seconds since t0), fails if any, and skips
- * the test when the device supports no combination of the variant. */
-void tc_end_variant_test(const tc_support_tally *t, const char *test, size_t cases,
-                         int failures, double t0);
+/* The test of one variant, of reductions or of scans. */
+typedef struct tc_variant_test {
+    int scan;       /* a variant of scans, else of reductions */
+    int variant;    /* its clreduce_scan_variant or clreduce_variant */
+    tc_suite suite; /* the cases run */
+    void *data;     /* room for TC_LARGE_COUNT elements of 8 bytes */
+    tc_support_tally tally;
+} tc_variant_test;
+
+/* What a test program runs in the test of one variant. */
+typedef struct tc_variant_steps {
+    /* Each operator and type the variant does not run (as its check of
+     * support says): the call must refuse them too. */
+    void (*refused)(tc_variant_test *t, clreduce_op op, clreduce_type type);
+    /* Each it runs: its cases. */
+    void (*cases)(tc_variant_test *t, clreduce_op op, clreduce_type type);
+    /* Then, once: the cases of no one combination. */
+    void (*after)(tc_variant_test *t);
+} tc_variant_steps;
+
+/* The test "variant_<name>" of one variant (of scans with `scan`) on ctx:
+ * seeds its random data by that name, asks clreduce_check_support (or
+ * clreduce_check_scan_support) about every operator and type, notes an
+ * unsupported combination with its reason (once for combinations in a row
+ * with the same reason), runs the steps, and prints how many cases ran and
+ * failed. Fails when a case failed or a check of support erred, and skips
+ * when the device supports no combination. */
+void tc_run_variant_test(clreduce_ctx *ctx, int scan, int variant, const tc_variant_steps *steps);
 
 /* ---- failed calls (cmocka asserts) ------------------------------------------------- */
 
