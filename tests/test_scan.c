@@ -400,7 +400,6 @@ static void test_count_zero(void **state)
     memset(sentinel, TC_SENTINEL_BYTE, sizeof sentinel);
     cl_mem in = tc_make_buffer(g_ctx, sizeof init_in, init_in);
     cl_mem out = tc_make_buffer(g_ctx, sizeof sentinel, sentinel);
-    cl_context cl = clreduce_get_cl_context(g_ctx);
     for (int vi = 0; vi < CLREDUCE_SCAN_VARIANT_COUNT; vi++) {
         clreduce_scan_variant v = (clreduce_scan_variant)vi;
         clreduce_op op = tc_all_ops[vi % 3];
@@ -415,12 +414,8 @@ static void test_count_zero(void **state)
             for (size_t ki = 0; ki < ARRAY_SIZE(all_kinds); ki++)
                 for (int with_done = 0; with_done < 3; with_done++) {
                     /* 0: no event; 1: done; 2: done behind a user event. */
-                    cl_event done = TC_EVENT_SENTINEL, gate = NULL;
-                    cl_int err;
-                    if (with_done == 2) {
-                        gate = clCreateUserEvent(cl, &err);
-                        assert_int_equal(err, CL_SUCCESS);
-                    }
+                    cl_event done = TC_EVENT_SENTINEL;
+                    cl_event gate = with_done == 2 ? tc_user_event(g_ctx) : NULL;
                     cl_mem dst = oi == 2 ? in : out; /* in place on the input */
                     clreduce_status st = clreduce_scan(
                         g_ctx, g_queue, op, CLREDUCE_INT32, all_kinds[ki], v, in,
