@@ -86,6 +86,9 @@ void note_failed_sites(const unsigned *fail, size_t n)
     }
 }
 
+/* The mapping that docs/RELIABILITY.md guarantees ("Fault injection"),
+ * written out here rather than taken from status_from_cl in src/error.c:
+ * it is what the library's mapping is checked against. */
 clreduce_status expected_status(cl_int err)
 {
     switch (err) {
