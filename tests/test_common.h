@@ -301,7 +301,7 @@ typedef struct tc_variant_steps {
     void (*refused)(tc_variant_test *t, clreduce_op op, clreduce_type type);
     /* Each it runs: its cases. */
     void (*cases)(tc_variant_test *t, clreduce_op op, clreduce_type type);
-    /* Then, once: the cases of no one combination. */
+    /* Then, once: the cases of no single combination (special values). */
     void (*after)(tc_variant_test *t);
 } tc_variant_steps;
 
