@@ -184,10 +184,12 @@ static void *resolve(const char *function)
             return fault_error_of(#fn);                                                      \
     } while (0)
 
-static void count_created(atomic_long *counter, const void *object)
+/* Returns the object a create function made, counted if there is one. */
+static void *count_created(atomic_long *counter, void *object)
 {
     if (object)
         atomic_fetch_add(counter, 1);
+    return object;
 }
 
 static cl_int count_change(atomic_long *counter, cl_int err, long by)
@@ -204,6 +206,58 @@ static cl_int count_event(cl_int err, const cl_event *event)
     return err;
 }
 
+/* Wrappers of whole families of functions. Every definition below names
+ * its OpenCL function on its first line, where tests/check_fault_shim.sh
+ * looks for it. */
+
+/* cl_int fn(object, param_name, param_value_size, param_value,
+ * param_value_size_ret): a clGet*Info function, failed as FAIL_STATUS says. */
+#define INFO_FUNCTION(fn, object_type, info_type)                                            \
+    cl_int fn(object_type object, info_type param_name, size_t param_value_size,             \
+              void *param_value, size_t *param_value_size_ret)                               \
+    {                                                                                        \
+        FAIL_STATUS(fn);                                                                     \
+        return REAL(fn)(object, param_name, param_value_size, param_value,                   \
+                        param_value_size_ret);                                               \
+    }
+
+/* The same for the clGet*Info functions that ask about an object on a
+ * device: fn(object, device, param_name, ...). */
+#define DEVICE_INFO_FUNCTION(fn, object_type, info_type)                                     \
+    cl_int fn(object_type object, cl_device_id device, info_type param_name,                 \
+              size_t param_value_size, void *param_value, size_t *param_value_size_ret)      \
+    {                                                                                        \
+        FAIL_STATUS(fn);                                                                     \
+        return REAL(fn)(object, device, param_name, param_value_size, param_value,           \
+                        param_value_size_ret);                                               \
+    }
+
+/* cl_int retain(object) and cl_int release(object), counted in
+ * live.counter when they succeed; never failed. */
+#define REFERENCE_FUNCTIONS(retain, release, object_type, counter)                           \
+    cl_int retain(object_type object)                                                        \
+    {                                                                                        \
+        return count_change(&live.counter, REAL(retain)(object), 1);                         \
+    }                                                                                        \
+    cl_int release(object_type object)                                                       \
+    {                                                                                        \
+        return count_change(&live.counter, REAL(release)(object), -1);                       \
+    }
+
+/* cl_int fn(params..., num_events_in_wait_list, event_wait_list, event): an
+ * enqueue function, failed as FAIL_STATUS says; the event it makes is
+ * counted. `params` are the parameters before the wait list, in
+ * parentheses, and `args` their names. */
+#define ENQUEUE_FUNCTION(fn, params, args)                                                   \
+    cl_int fn(SPLICE params, cl_uint num_events_in_wait_list,                                \
+              const cl_event *event_wait_list, cl_event *event)                              \
+    {                                                                                        \
+        FAIL_STATUS(fn);                                                                     \
+        return count_event(                                                                  \
+            REAL(fn)(SPLICE args, num_events_in_wait_list, event_wait_list, event), event);  \
+    }
+#define SPLICE(...) __VA_ARGS__
+
 /* ---- platforms, devices, contexts ---------------------------------------- */
 
 cl_int clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
@@ -212,14 +266,7 @@ cl_int clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint 
     return REAL(clGetPlatformIDs)(num_entries, platforms, num_platforms);
 }
 
-cl_int clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name,
-                         size_t param_value_size, void *param_value,
-                         size_t *param_value_size_ret)
-{
-    FAIL_STATUS(clGetPlatformInfo);
-    return REAL(clGetPlatformInfo)(platform, param_name, param_value_size, param_value,
-                                   param_value_size_ret);
-}
+INFO_FUNCTION(clGetPlatformInfo, cl_platform_id, cl_platform_info)
 
 cl_int clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries,
                       cl_device_id *devices, cl_uint *num_devices)
@@ -228,13 +275,7 @@ cl_int clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_ui
     return REAL(clGetDeviceIDs)(platform, device_type, num_entries, devices, num_devices);
 }
 
-cl_int clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size,
-                       void *param_value, size_t *param_value_size_ret)
-{
-    FAIL_STATUS(clGetDeviceInfo);
-    return REAL(clGetDeviceInfo)(device, param_name, param_value_size, param_value,
-                                 param_value_size_ret);
-}
+INFO_FUNCTION(clGetDeviceInfo, cl_device_id, cl_device_info)
 
 cl_int clRetainDevice(cl_device_id device)
 {
@@ -253,29 +294,13 @@ cl_context clCreateContext(const cl_context_properties *properties, cl_uint num_
                            void *user_data, cl_int *errcode_ret)
 {
     FAIL_CREATE(clCreateContext, errcode_ret);
-    cl_context c = REAL(clCreateContext)(properties, num_devices, devices, pfn_notify, user_data,
-                                         errcode_ret);
-    count_created(&live.context, c);
-    return c;
+    return count_created(&live.context, REAL(clCreateContext)(properties, num_devices, devices,
+                                                              pfn_notify, user_data, errcode_ret));
 }
 
-cl_int clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size,
-                        void *param_value, size_t *param_value_size_ret)
-{
-    FAIL_STATUS(clGetContextInfo);
-    return REAL(clGetContextInfo)(context, param_name, param_value_size, param_value,
-                                  param_value_size_ret);
-}
+INFO_FUNCTION(clGetContextInfo, cl_context, cl_context_info)
 
-cl_int clRetainContext(cl_context context)
-{
-    return count_change(&live.context, REAL(clRetainContext)(context), 1);
-}
-
-cl_int clReleaseContext(cl_context context)
-{
-    return count_change(&live.context, REAL(clReleaseContext)(context), -1);
-}
+REFERENCE_FUNCTIONS(clRetainContext, clReleaseContext, cl_context, context)
 
 /* ---- queues ---------------------------------------------------------------- */
 
@@ -284,29 +309,13 @@ cl_command_queue clCreateCommandQueue(cl_context context, cl_device_id device,
                                       cl_int *errcode_ret)
 {
     FAIL_CREATE(clCreateCommandQueue, errcode_ret);
-    cl_command_queue q = REAL(clCreateCommandQueue)(context, device, properties, errcode_ret);
-    count_created(&live.queue, q);
-    return q;
+    return count_created(&live.queue,
+                         REAL(clCreateCommandQueue)(context, device, properties, errcode_ret));
 }
 
-cl_int clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name,
-                             size_t param_value_size, void *param_value,
-                             size_t *param_value_size_ret)
-{
-    FAIL_STATUS(clGetCommandQueueInfo);
-    return REAL(clGetCommandQueueInfo)(command_queue, param_name, param_value_size, param_value,
-                                       param_value_size_ret);
-}
+INFO_FUNCTION(clGetCommandQueueInfo, cl_command_queue, cl_command_queue_info)
 
-cl_int clRetainCommandQueue(cl_command_queue command_queue)
-{
-    return count_change(&live.queue, REAL(clRetainCommandQueue)(command_queue), 1);
-}
-
-cl_int clReleaseCommandQueue(cl_command_queue command_queue)
-{
-    return count_change(&live.queue, REAL(clReleaseCommandQueue)(command_queue), -1);
-}
+REFERENCE_FUNCTIONS(clRetainCommandQueue, clReleaseCommandQueue, cl_command_queue, queue)
 
 cl_int clFlush(cl_command_queue command_queue)
 {
@@ -326,37 +335,21 @@ cl_mem clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void 
                       cl_int *errcode_ret)
 {
     FAIL_CREATE(clCreateBuffer, errcode_ret);
-    cl_mem m = REAL(clCreateBuffer)(context, flags, size, host_ptr, errcode_ret);
-    count_created(&live.mem, m);
-    return m;
+    return count_created(&live.mem,
+                         REAL(clCreateBuffer)(context, flags, size, host_ptr, errcode_ret));
 }
 
 cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type,
                          const void *info, cl_int *errcode_ret)
 {
     FAIL_CREATE(clCreateSubBuffer, errcode_ret);
-    cl_mem m = REAL(clCreateSubBuffer)(buffer, flags, type, info, errcode_ret);
-    count_created(&live.mem, m);
-    return m;
+    return count_created(&live.mem,
+                         REAL(clCreateSubBuffer)(buffer, flags, type, info, errcode_ret));
 }
 
-cl_int clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size,
-                          void *param_value, size_t *param_value_size_ret)
-{
-    FAIL_STATUS(clGetMemObjectInfo);
-    return REAL(clGetMemObjectInfo)(memobj, param_name, param_value_size, param_value,
-                                    param_value_size_ret);
-}
+INFO_FUNCTION(clGetMemObjectInfo, cl_mem, cl_mem_info)
 
-cl_int clRetainMemObject(cl_mem memobj)
-{
-    return count_change(&live.mem, REAL(clRetainMemObject)(memobj), 1);
-}
-
-cl_int clReleaseMemObject(cl_mem memobj)
-{
-    return count_change(&live.mem, REAL(clReleaseMemObject)(memobj), -1);
-}
+REFERENCE_FUNCTIONS(clRetainMemObject, clReleaseMemObject, cl_mem, mem)
 
 /* ---- programs and kernels ---------------------------------------------------- */
 
@@ -364,9 +357,8 @@ cl_program clCreateProgramWithSource(cl_context context, cl_uint count, const ch
                                      const size_t *lengths, cl_int *errcode_ret)
 {
     FAIL_CREATE(clCreateProgramWithSource, errcode_ret);
-    cl_program p = REAL(clCreateProgramWithSource)(context, count, strings, lengths, errcode_ret);
-    count_created(&live.program, p);
-    return p;
+    return count_created(&live.program, REAL(clCreateProgramWithSource)(context, count, strings,
+                                                                        lengths, errcode_ret));
 }
 
 cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
@@ -381,10 +373,9 @@ cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
             *errcode_ret = fault_error_of("clCreateProgramWithBinary");
         return NULL;
     }
-    cl_program p = REAL(clCreateProgramWithBinary)(context, num_devices, device_list, lengths,
-                                                   binaries, binary_status, errcode_ret);
-    count_created(&live.program, p);
-    return p;
+    return count_created(&live.program,
+                         REAL(clCreateProgramWithBinary)(context, num_devices, device_list, lengths,
+                                                         binaries, binary_status, errcode_ret));
 }
 
 cl_int clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list,
@@ -396,39 +387,16 @@ cl_int clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_i
                                 user_data);
 }
 
-cl_int clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size,
-                        void *param_value, size_t *param_value_size_ret)
-{
-    FAIL_STATUS(clGetProgramInfo);
-    return REAL(clGetProgramInfo)(program, param_name, param_value_size, param_value,
-                                  param_value_size_ret);
-}
+INFO_FUNCTION(clGetProgramInfo, cl_program, cl_program_info)
 
-cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device,
-                             cl_program_build_info param_name, size_t param_value_size,
-                             void *param_value, size_t *param_value_size_ret)
-{
-    FAIL_STATUS(clGetProgramBuildInfo);
-    return REAL(clGetProgramBuildInfo)(program, device, param_name, param_value_size,
-                                       param_value, param_value_size_ret);
-}
+DEVICE_INFO_FUNCTION(clGetProgramBuildInfo, cl_program, cl_program_build_info)
 
-cl_int clRetainProgram(cl_program program)
-{
-    return count_change(&live.program, REAL(clRetainProgram)(program), 1);
-}
-
-cl_int clReleaseProgram(cl_program program)
-{
-    return count_change(&live.program, REAL(clReleaseProgram)(program), -1);
-}
+REFERENCE_FUNCTIONS(clRetainProgram, clReleaseProgram, cl_program, program)
 
 cl_kernel clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
 {
     FAIL_CREATE(clCreateKernel, errcode_ret);
-    cl_kernel k = REAL(clCreateKernel)(program, kernel_name, errcode_ret);
-    count_created(&live.kernel, k);
-    return k;
+    return count_created(&live.kernel, REAL(clCreateKernel)(program, kernel_name, errcode_ret));
 }
 
 cl_int clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
@@ -438,32 +406,11 @@ cl_int clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
     return REAL(clSetKernelArg)(kernel, arg_index, arg_size, arg_value);
 }
 
-cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size,
-                       void *param_value, size_t *param_value_size_ret)
-{
-    FAIL_STATUS(clGetKernelInfo);
-    return REAL(clGetKernelInfo)(kernel, param_name, param_value_size, param_value,
-                                 param_value_size_ret);
-}
+INFO_FUNCTION(clGetKernelInfo, cl_kernel, cl_kernel_info)
 
-cl_int clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
-                                cl_kernel_work_group_info param_name, size_t param_value_size,
-                                void *param_value, size_t *param_value_size_ret)
-{
-    FAIL_STATUS(clGetKernelWorkGroupInfo);
-    return REAL(clGetKernelWorkGroupInfo)(kernel, device, param_name, param_value_size,
-                                          param_value, param_value_size_ret);
-}
+DEVICE_INFO_FUNCTION(clGetKernelWorkGroupInfo, cl_kernel, cl_kernel_work_group_info)
 
-cl_int clRetainKernel(cl_kernel kernel)
-{
-    return count_change(&live.kernel, REAL(clRetainKernel)(kernel), 1);
-}
-
-cl_int clReleaseKernel(cl_kernel kernel)
-{
-    return count_change(&live.kernel, REAL(clReleaseKernel)(kernel), -1);
-}
+REFERENCE_FUNCTIONS(clRetainKernel, clReleaseKernel, cl_kernel, kernel)
 
 /* ---- events ------------------------------------------------------------------ */
 
@@ -473,29 +420,14 @@ cl_int clWaitForEvents(cl_uint num_events, const cl_event *event_list)
     return REAL(clWaitForEvents)(num_events, event_list);
 }
 
-cl_int clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size,
-                      void *param_value, size_t *param_value_size_ret)
-{
-    FAIL_STATUS(clGetEventInfo);
-    return REAL(clGetEventInfo)(event, param_name, param_value_size, param_value,
-                                param_value_size_ret);
-}
+INFO_FUNCTION(clGetEventInfo, cl_event, cl_event_info)
 
-cl_int clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name,
-                               size_t param_value_size, void *param_value,
-                               size_t *param_value_size_ret)
-{
-    FAIL_STATUS(clGetEventProfilingInfo);
-    return REAL(clGetEventProfilingInfo)(event, param_name, param_value_size, param_value,
-                                         param_value_size_ret);
-}
+INFO_FUNCTION(clGetEventProfilingInfo, cl_event, cl_profiling_info)
 
 cl_event clCreateUserEvent(cl_context context, cl_int *errcode_ret)
 {
     FAIL_CREATE(clCreateUserEvent, errcode_ret);
-    cl_event e = REAL(clCreateUserEvent)(context, errcode_ret);
-    count_created(&live.event, e);
-    return e;
+    return count_created(&live.event, REAL(clCreateUserEvent)(context, errcode_ret));
 }
 
 cl_int clSetUserEventStatus(cl_event event, cl_int execution_status)
@@ -504,96 +436,37 @@ cl_int clSetUserEventStatus(cl_event event, cl_int execution_status)
     return REAL(clSetUserEventStatus)(event, execution_status);
 }
 
-cl_int clRetainEvent(cl_event event)
-{
-    return count_change(&live.event, REAL(clRetainEvent)(event), 1);
-}
-
-cl_int clReleaseEvent(cl_event event)
-{
-    return count_change(&live.event, REAL(clReleaseEvent)(event), -1);
-}
+REFERENCE_FUNCTIONS(clRetainEvent, clReleaseEvent, cl_event, event)
 
 /* ---- commands ------------------------------------------------------------------ */
 
-cl_int clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read,
-                           size_t offset, size_t size, void *ptr,
-                           cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                           cl_event *event)
-{
-    FAIL_STATUS(clEnqueueReadBuffer);
-    return count_event(REAL(clEnqueueReadBuffer)(command_queue, buffer, blocking_read, offset,
-                                                 size, ptr, num_events_in_wait_list,
-                                                 event_wait_list, event),
-                       event);
-}
+ENQUEUE_FUNCTION(clEnqueueReadBuffer,
+                 (cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read,
+                  size_t offset, size_t size, void *ptr),
+                 (command_queue, buffer, blocking_read, offset, size, ptr))
 
-cl_int clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
-                            cl_bool blocking_write, size_t offset, size_t size, const void *ptr,
-                            cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                            cl_event *event)
-{
-    FAIL_STATUS(clEnqueueWriteBuffer);
-    return count_event(REAL(clEnqueueWriteBuffer)(command_queue, buffer, blocking_write, offset,
-                                                  size, ptr, num_events_in_wait_list,
-                                                  event_wait_list, event),
-                       event);
-}
+ENQUEUE_FUNCTION(clEnqueueWriteBuffer,
+                 (cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write,
+                  size_t offset, size_t size, const void *ptr),
+                 (command_queue, buffer, blocking_write, offset, size, ptr))
 
-cl_int clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer,
-                           size_t src_offset, size_t dst_offset, size_t size,
-                           cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                           cl_event *event)
-{
-    FAIL_STATUS(clEnqueueCopyBuffer);
-    return count_event(REAL(clEnqueueCopyBuffer)(command_queue, src_buffer, dst_buffer,
-                                                 src_offset, dst_offset, size,
-                                                 num_events_in_wait_list, event_wait_list,
-                                                 event),
-                       event);
-}
+ENQUEUE_FUNCTION(clEnqueueCopyBuffer,
+                 (cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer,
+                  size_t src_offset, size_t dst_offset, size_t size),
+                 (command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size))
 
-cl_int clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern,
-                           size_t pattern_size, size_t offset, size_t size,
-                           cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                           cl_event *event)
-{
-    FAIL_STATUS(clEnqueueFillBuffer);
-    return count_event(REAL(clEnqueueFillBuffer)(command_queue, buffer, pattern, pattern_size,
-                                                 offset, size, num_events_in_wait_list,
-                                                 event_wait_list, event),
-                       event);
-}
+ENQUEUE_FUNCTION(clEnqueueFillBuffer,
+                 (cl_command_queue command_queue, cl_mem buffer, const void *pattern,
+                  size_t pattern_size, size_t offset, size_t size),
+                 (command_queue, buffer, pattern, pattern_size, offset, size))
 
-cl_int clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim,
-                              const size_t *global_work_offset, const size_t *global_work_size,
-                              const size_t *local_work_size, cl_uint num_events_in_wait_list,
-                              const cl_event *event_wait_list, cl_event *event)
-{
-    FAIL_STATUS(clEnqueueNDRangeKernel);
-    return count_event(REAL(clEnqueueNDRangeKernel)(command_queue, kernel, work_dim,
-                                                    global_work_offset, global_work_size,
-                                                    local_work_size, num_events_in_wait_list,
-                                                    event_wait_list, event),
-                       event);
-}
+ENQUEUE_FUNCTION(clEnqueueNDRangeKernel,
+                 (cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim,
+                  const size_t *global_work_offset, const size_t *global_work_size,
+                  const size_t *local_work_size),
+                 (command_queue, kernel, work_dim, global_work_offset, global_work_size,
+                  local_work_size))
 
-cl_int clEnqueueMarkerWithWaitList(cl_command_queue command_queue,
-                                   cl_uint num_events_in_wait_list,
-                                   const cl_event *event_wait_list, cl_event *event)
-{
-    FAIL_STATUS(clEnqueueMarkerWithWaitList);
-    return count_event(REAL(clEnqueueMarkerWithWaitList)(command_queue, num_events_in_wait_list,
-                                                         event_wait_list, event),
-                       event);
-}
+ENQUEUE_FUNCTION(clEnqueueMarkerWithWaitList, (cl_command_queue command_queue), (command_queue))
 
-cl_int clEnqueueBarrierWithWaitList(cl_command_queue command_queue,
-                                    cl_uint num_events_in_wait_list,
-                                    const cl_event *event_wait_list, cl_event *event)
-{
-    FAIL_STATUS(clEnqueueBarrierWithWaitList);
-    return count_event(REAL(clEnqueueBarrierWithWaitList)(command_queue, num_events_in_wait_list,
-                                                          event_wait_list, event),
-                       event);
-}
+ENQUEUE_FUNCTION(clEnqueueBarrierWithWaitList, (cl_command_queue command_queue), (command_queue))

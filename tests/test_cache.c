@@ -64,14 +64,12 @@ static void reduce_checked(clreduce_ctx *ctx, clreduce_op op, clreduce_type type
     free(data);
     if (harness != 0 || run.status != CLREDUCE_SUCCESS || !run.neighbours_untouched ||
         !tc_matches(op, type, &run.got, &ref, abs_sum)) {
-        char g[96], w[96];
-        tc_format(type, &run.got, g, sizeof g);
-        tc_format(type, &ref, w, sizeof w);
+        tc_got_want text = tc_format_got_want(type, &run.got, &ref);
         print_error("FAILED variant=%s op=%s type=%s size=%zu offset=%zu result_offset=%zu: %s "
                     "(%s) got %s, expected %s %s\n",
                     tc_variant_name(v), tc_op_name(op), tc_type_name(type), n, offset,
                     result_offset, clreduce_status_string(run.status),
-                    run.status ? clreduce_last_error(ctx) : "", g, w, run.problem);
+                    run.status ? clreduce_last_error(ctx) : "", text.got, text.want, run.problem);
         fail();
     }
 }
@@ -104,6 +102,18 @@ static void print_stats(const char *when, clreduce_cache_stats s)
 
 typedef enum file_action { COUNT_FILES, CORRUPT_FILES, TRUNCATE_FILES, REMOVE_FILES } file_action;
 
+/* The next regular file of d, the open directory `dir`: its path and what
+ * stat says of it; 0 when there are no more. */
+static int next_file(DIR *d, const char *dir, char path[1024], struct stat *st)
+{
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (snprintf(path, 1024, "%s/%s", dir, e->d_name) < 1024 && stat(path, st) == 0 &&
+            S_ISREG(st->st_mode))
+            return 1;
+    return 0;
+}
+
 /* Applies `action` to every regular file of `dir`; returns how many. */
 static int for_each_file(const char *dir, file_action action)
 {
@@ -111,13 +121,9 @@ static int for_each_file(const char *dir, file_action action)
     if (!d)
         return 0;
     int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char path[1024];
-        struct stat st;
-        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
-            stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-            continue;
+    char path[1024];
+    struct stat st;
+    while (next_file(d, dir, path, &st)) {
         n++;
         if (action == CORRUPT_FILES) {
             /* Same name, same size, other bytes. */
@@ -158,6 +164,20 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
+/* One reduction (reduce_checked), then the counters of c, printed. */
+static clreduce_cache_stats reduce_and_count(clreduce_ctx *c, clreduce_op op, clreduce_type type,
+                                             clreduce_variant v, size_t n, size_t offset,
+                                             size_t result_offset)
+{
+    reduce_checked(c, op, type, v, n, offset, result_offset);
+    clreduce_cache_stats s = stats_of(c);
+    char when[96];
+    snprintf(when, sizeof when, "after %s %s %s:", tc_op_name(op), tc_type_name(type),
+             tc_variant_name(v));
+    print_stats(when, s);
+    return s;
+}
+
 static void test_build_once(void **state)
 {
     (void)state;
@@ -173,39 +193,35 @@ static void test_build_once(void **state)
     clreduce_cache_stats s = stats_of(c);
     assert_true(s.programs_built == 0 && s.cache_hits == 0);
 
-    reduce_checked(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE, 5000, 3, 1);
-    clreduce_cache_stats s1 = stats_of(c);
-    print_stats("after sum int32 grid_stride:", s1);
+    clreduce_cache_stats s1 =
+        reduce_and_count(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE, 5000, 3, 1);
     assert_true(s1.programs_built >= 1);
 
     /* Same op, type and variant; other data, size and offsets. */
-    reduce_checked(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE, 777, 5, 2);
-    clreduce_cache_stats s2 = stats_of(c);
-    print_stats("after the same again:", s2);
+    clreduce_cache_stats s2 =
+        reduce_and_count(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE, 777, 5, 2);
     assert_true(s2.programs_built == s1.programs_built);
     assert_true(s2.cache_hits > s1.cache_hits);
 
-    reduce_checked(c, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE, TC_LARGE_COUNT, 1,
-                   0);
-    clreduce_cache_stats s3 = stats_of(c);
+    clreduce_cache_stats s3 = reduce_and_count(c, CLREDUCE_OP_SUM, CLREDUCE_INT32,
+                                               CLREDUCE_GRID_STRIDE, TC_LARGE_COUNT, 1, 0);
     assert_true(s3.programs_built == s1.programs_built);
     assert_true(s3.cache_hits > s2.cache_hits);
 
     /* Another op, another type, another variant: each a new program. */
-    reduce_checked(c, CLREDUCE_OP_MAX, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE, 4097, 3, 1);
-    clreduce_cache_stats s4 = stats_of(c);
-    print_stats("after max int32 grid_stride:", s4);
-    assert_true(s4.programs_built > s3.programs_built);
-
-    reduce_checked(c, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, CLREDUCE_GRID_STRIDE, 4097, 3, 1);
-    clreduce_cache_stats s5 = stats_of(c);
-    print_stats("after max float grid_stride:", s5);
-    assert_true(s5.programs_built > s4.programs_built);
-
-    reduce_checked(c, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, CLREDUCE_SEQUENTIAL, 4097, 3, 1);
-    clreduce_cache_stats s6 = stats_of(c);
-    print_stats("after max float sequential:", s6);
-    assert_true(s6.programs_built > s5.programs_built);
+    static const struct {
+        clreduce_op op;
+        clreduce_type type;
+        clreduce_variant v;
+    } others[] = {{CLREDUCE_OP_MAX, CLREDUCE_INT32, CLREDUCE_GRID_STRIDE},
+                  {CLREDUCE_OP_MAX, CLREDUCE_FLOAT, CLREDUCE_GRID_STRIDE},
+                  {CLREDUCE_OP_MAX, CLREDUCE_FLOAT, CLREDUCE_SEQUENTIAL}};
+    clreduce_cache_stats s6 = s3; /* after the last of them */
+    for (size_t i = 0; i < ARRAY_SIZE(others); i++) {
+        clreduce_cache_stats before = s6;
+        s6 = reduce_and_count(c, others[i].op, others[i].type, others[i].v, 4097, 3, 1);
+        assert_true(s6.programs_built > before.programs_built);
+    }
 
     /* All of them again, in another order: nothing new. */
     reduce_checked(c, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, CLREDUCE_SEQUENTIAL, 33, 0, 0);
@@ -258,10 +274,8 @@ static void test_per_context(void **state)
 
 /* The disk cache: a second context loads what the first compiled; damaged
  * files and a deleted directory are compiled again; "off" and "" disable it. */
-static void check_counts(const char *when, clreduce_ctx *c, int built, int loaded)
+static void check_counts(clreduce_cache_stats s, int built, int loaded)
 {
-    clreduce_cache_stats s = stats_of(c);
-    print_stats(when, s);
     if (built)
         assert_true(s.programs_built >= 1);
     else
@@ -278,6 +292,27 @@ static void use_once(clreduce_ctx *c, size_t n)
     reduce_checked(c, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_SINGLE_PASS, n + 1000, 5, 2);
 }
 
+/* A new context on the disk cache `dir`, on which `use` runs its programs
+ * (with n elements), then is destroyed: returns its counters, printed with
+ * `when`. */
+static clreduce_cache_stats use_and_count(const char *when, const char *dir,
+                                          void (*use)(clreduce_ctx *, size_t), size_t n)
+{
+    clreduce_ctx *c = context_with_disk_cache(dir);
+    use(c, n);
+    clreduce_cache_stats s = stats_of(c);
+    print_stats(when, s);
+    clreduce_destroy(c);
+    return s;
+}
+
+/* The same, with check_counts. */
+static void use_and_check(const char *when, const char *dir, void (*use)(clreduce_ctx *, size_t),
+                          size_t n, int built, int loaded)
+{
+    check_counts(use_and_count(when, dir, use, n), built, loaded);
+}
+
 static void test_disk_cache(void **state)
 {
     (void)state;
@@ -285,54 +320,33 @@ static void test_disk_cache(void **state)
     char dir[300];
     snprintf(dir, sizeof dir, "%s/disk", g_tmp);
 
-    clreduce_ctx *c = context_with_disk_cache(dir);
-    use_once(c, 4097);
-    check_counts("first context, empty directory:", c, 1, 0);
-    clreduce_destroy(c);
+    use_and_check("first context, empty directory:", dir, use_once, 4097, 1, 0);
     int files = for_each_file(dir, COUNT_FILES);
     print_message("%d file(s) in the disk cache\n", files);
     assert_true(files >= 1);
 
-    c = context_with_disk_cache(dir);
-    use_once(c, 65537);
-    check_counts("second context, same directory:", c, 0, 1);
-    clreduce_destroy(c);
+    use_and_check("second context, same directory:", dir, use_once, 65537, 0, 1);
 
     assert_int_equal(for_each_file(dir, CORRUPT_FILES), files);
-    c = context_with_disk_cache(dir);
-    use_once(c, 1000);
-    check_counts("after overwriting the files:", c, 1, 0);
-    clreduce_destroy(c);
+    use_and_check("after overwriting the files:", dir, use_once, 1000, 1, 0);
 
     /* The rebuilt programs were stored again: load them, then cut them. */
-    c = context_with_disk_cache(dir);
-    use_once(c, 33);
-    check_counts("after the rebuild:", c, 0, 1);
-    clreduce_destroy(c);
+    use_and_check("after the rebuild:", dir, use_once, 33, 0, 1);
     assert_true(for_each_file(dir, TRUNCATE_FILES) >= 1);
-    c = context_with_disk_cache(dir);
-    use_once(c, 257);
-    check_counts("after truncating the files:", c, 1, 0);
-    clreduce_destroy(c);
+    use_and_check("after truncating the files:", dir, use_once, 257, 1, 0);
 
     /* The directory "can be deleted at any time". */
     remove_tree(dir);
-    c = context_with_disk_cache(dir);
-    use_once(c, 4097);
-    check_counts("after deleting the directory:", c, 1, 0);
-    clreduce_destroy(c);
+    use_and_check("after deleting the directory:", dir, use_once, 4097, 1, 0);
     assert_true(for_each_file(dir, COUNT_FILES) >= 1);
 
     /* Disabled: compiled every time, nothing written. */
     static const char *const off[] = {"off", ""};
     for (size_t i = 0; i < 2; i++) {
         for_each_file(dir, REMOVE_FILES);
-        for (int round = 0; round < 2; round++) {
-            c = context_with_disk_cache(off[i]);
-            use_once(c, 1000);
-            check_counts(i ? "CLREDUCE_CACHE_DIR=\"\":" : "CLREDUCE_CACHE_DIR=off:", c, 1, 0);
-            clreduce_destroy(c);
-        }
+        for (int round = 0; round < 2; round++)
+            use_and_check(i ? "CLREDUCE_CACHE_DIR=\"\":" : "CLREDUCE_CACHE_DIR=off:", off[i],
+                          use_once, 1000, 1, 0);
         assert_int_equal(for_each_file(dir, COUNT_FILES), 0);
     }
 }
@@ -531,13 +545,9 @@ static int list_files(const char *dir, char paths[][1024], int max)
     DIR *d = opendir(dir);
     assert_non_null(d);
     int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char path[1024];
-        struct stat st;
-        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
-            stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-            continue;
+    char path[1024];
+    struct stat st;
+    while (next_file(d, dir, path, &st)) {
         assert_true(n < max);
         memcpy(paths[n++], path, sizeof path);
     }
@@ -551,14 +561,11 @@ static void test_damaged_files(void **state)
     tc_seed_for("damaged_files");
     char dir[300];
     snprintf(dir, sizeof dir, "%s/damaged", g_tmp);
-    clreduce_ctx *c = context_with_disk_cache(dir);
-    use_two_programs(c, 5000);
-    clreduce_cache_stats s = stats_of(c);
-    print_stats("first context, empty directory:", s);
+    clreduce_cache_stats s =
+        use_and_count("first context, empty directory:", dir, use_two_programs, 5000);
     uint64_t programs = s.programs_built;
     assert_int_equal(programs, 2);
     assert_string_equal(s.disk_cache_status, "");
-    clreduce_destroy(c);
 
     char paths[2][1024];
     assert_int_equal(list_files(dir, paths, 2), 2);
@@ -570,10 +577,7 @@ static void test_damaged_files(void **state)
         apply_damage((damage)d, &f[1], &f[0]);
 
         /* Compiled again, with correct results, and said. */
-        c = context_with_disk_cache(dir);
-        use_two_programs(c, 4097 + (size_t)d * 1001);
-        s = stats_of(c);
-        print_stats(damages[d].name, s);
+        s = use_and_count(damages[d].name, dir, use_two_programs, 4097 + (size_t)d * 1001);
         assert_int_equal(s.programs_built, programs);
         assert_int_equal(s.programs_loaded, 0);
         if (!tc_contains(s.disk_cache_status, damages[d].says) ||
@@ -583,7 +587,6 @@ static void test_damaged_files(void **state)
                         damages[d].says);
             fail();
         }
-        clreduce_destroy(c);
 
         /* The files were written anew, good: the next context loads them. */
         for (int i = 0; i < 2; i++) {
@@ -592,13 +595,10 @@ static void test_damaged_files(void **state)
             free(good.bytes);
             free(f[i].bytes);
         }
-        c = context_with_disk_cache(dir);
-        use_two_programs(c, 999);
-        s = stats_of(c);
+        s = use_and_count("rewritten, loaded again:", dir, use_two_programs, 999);
         assert_int_equal(s.programs_built, 0);
         assert_int_equal(s.programs_loaded, programs);
         assert_string_equal(s.disk_cache_status, "");
-        clreduce_destroy(c);
     }
 }
 
@@ -612,16 +612,11 @@ static void test_cache_directory(void **state)
     /* Three levels that do not exist yet. */
     char dir[300];
     snprintf(dir, sizeof dir, "%s/one/two/three", g_tmp);
-    clreduce_ctx *c = context_with_disk_cache(dir);
-    use_two_programs(c, 3001);
-    check_counts("three missing levels:", c, 1, 0);
-    assert_string_equal(stats_of(c).disk_cache_status, "");
-    clreduce_destroy(c);
+    clreduce_cache_stats s = use_and_count("three missing levels:", dir, use_two_programs, 3001);
+    check_counts(s, 1, 0);
+    assert_string_equal(s.disk_cache_status, "");
     assert_int_equal(for_each_file(dir, COUNT_FILES), 2);
-    c = context_with_disk_cache(dir);
-    use_two_programs(c, 3002);
-    check_counts("three levels, second context:", c, 0, 1);
-    clreduce_destroy(c);
+    use_and_check("three levels, second context:", dir, use_two_programs, 3002, 0, 1);
 
     /* A regular file where a directory should be: above the cache, or the
      * cache directory itself. */
@@ -632,15 +627,11 @@ static void test_cache_directory(void **state)
     for (int i = 0; i < 3; i++) {
         snprintf(dir, sizeof dir, "%s%s", file, below[i]);
         for (int round = 0; round < 2; round++) {
-            c = context_with_disk_cache(dir);
-            use_two_programs(c, 2000 + (size_t)round);
-            clreduce_cache_stats s = stats_of(c);
-            print_stats(dir + strlen(g_tmp), s);
+            s = use_and_count(dir + strlen(g_tmp), dir, use_two_programs, 2000 + (size_t)round);
             assert_int_equal(s.programs_built, 2);
             assert_int_equal(s.programs_loaded, 0);
             assert_true(tc_contains(s.disk_cache_status, "blocker"));
             assert_true(tc_contains(s.disk_cache_status, "not a directory"));
-            clreduce_destroy(c);
         }
     }
     struct stat st;
@@ -651,13 +642,9 @@ static void test_cache_directory(void **state)
     if (geteuid() != 0) {
         snprintf(dir, sizeof dir, "%s/read-only", g_tmp);
         assert_int_equal(mkdir(dir, 0555), 0);
-        c = context_with_disk_cache(dir);
-        use_two_programs(c, 1234);
-        clreduce_cache_stats s = stats_of(c);
-        print_stats("read-only directory:", s);
+        s = use_and_count("read-only directory:", dir, use_two_programs, 1234);
         assert_int_equal(s.programs_built, 2);
         assert_true(tc_contains(s.disk_cache_status, "cannot write"));
-        clreduce_destroy(c);
         chmod(dir, 0755);
     } else {
         print_message("read-only directory: not tried (running as root)\n");
@@ -670,7 +657,7 @@ static void test_cache_directory(void **state)
         saved[i] = getenv(vars[i]) ? strdup(getenv(vars[i])) : NULL;
         unsetenv(vars[i]);
     }
-    c = NULL;
+    clreduce_ctx *c = NULL;
     assert_int_equal(clreduce_create(clreduce_get_cl_context(g_ctx),
                                      clreduce_get_cl_device(g_ctx), &c),
                      CLREDUCE_SUCCESS);
@@ -680,7 +667,7 @@ static void test_cache_directory(void **state)
         free(saved[i]);
     }
     use_two_programs(c, 777);
-    clreduce_cache_stats s = stats_of(c);
+    s = stats_of(c);
     print_stats("no HOME:", s);
     assert_int_equal(s.programs_built, 2);
     assert_true(tc_contains(s.disk_cache_status, "off") &&

@@ -261,6 +261,14 @@ void tc_format(clreduce_type type, const tc_value *v, char *buf, size_t size)
     }
 }
 
+tc_got_want tc_format_got_want(clreduce_type type, const tc_value *got, const tc_value *want)
+{
+    tc_got_want t;
+    tc_format(type, got, t.got, sizeof t.got);
+    tc_format(type, want, t.want, sizeof t.want);
+    return t;
+}
+
 int tc_contains(const char *text, const char *word)
 {
     if (!text || !word)
@@ -334,6 +342,37 @@ cl_int tc_event_status(cl_event ev)
     return st;
 }
 
+cl_event tc_user_event(const clreduce_ctx *ctx)
+{
+    cl_int err;
+    cl_event ev = clCreateUserEvent(clreduce_get_cl_context(ctx), &err);
+    assert_int_equal(err, CL_SUCCESS);
+    return ev;
+}
+
+void tc_make_foreign(const clreduce_ctx *ctx, size_t input_bytes, size_t output_bytes,
+                     tc_foreign *f)
+{
+    cl_int err;
+    cl_device_id dev = clreduce_get_cl_device(ctx);
+    f->context = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    f->queue = clCreateCommandQueue(f->context, dev, 0, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    f->input = clCreateBuffer(f->context, CL_MEM_READ_WRITE, input_bytes, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    f->output = clCreateBuffer(f->context, CL_MEM_READ_WRITE, output_bytes, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+}
+
+void tc_release_foreign(tc_foreign *f)
+{
+    clReleaseMemObject(f->input);
+    clReleaseMemObject(f->output);
+    clReleaseCommandQueue(f->queue);
+    clReleaseContext(f->context);
+}
+
 cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what)
 {
     cl_ulong t = 0;
@@ -364,10 +403,18 @@ int tc_run_tests(const char *group, const struct CMUnitTest *tests, size_t count
     return _cmocka_run_group_tests(group, tests, count, NULL, NULL);
 }
 
-/* ---- messages ---------------------------------------------------------------------- */
+/* ---- the test of one variant ---------------------------------------------------- */
 
-clreduce_status tc_tally_support(tc_support_tally *t, const clreduce_ctx *ctx, clreduce_op op,
-                                 clreduce_type type, clreduce_status st)
+const clreduce_op tc_all_ops[3] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX};
+const clreduce_type tc_all_types[6] = {CLREDUCE_FLOAT,  CLREDUCE_DOUBLE, CLREDUCE_INT32,
+                                       CLREDUCE_UINT32, CLREDUCE_INT64,  CLREDUCE_UINT64};
+
+/* Counts st, what the check of support said of op and type, and returns it:
+ * an unsupported combination is noted with its reason (once for
+ * combinations in a row with the same reason), any status other than
+ * success printed as an error. */
+static clreduce_status tally_support(tc_support_tally *t, const clreduce_ctx *ctx, clreduce_op op,
+                                     clreduce_type type, clreduce_status st)
 {
     const char *why = clreduce_last_error(ctx);
     if (st == CLREDUCE_SUCCESS) {
@@ -388,15 +435,45 @@ clreduce_status tc_tally_support(tc_support_tally *t, const clreduce_ctx *ctx, c
     return st;
 }
 
-void tc_end_variant_test(const tc_support_tally *t, const char *test, size_t cases,
-                         int failures, double t0)
+void tc_run_variant_test(clreduce_ctx *ctx, int scan, int variant, const tc_variant_steps *steps)
 {
-    print_message("%s: %zu cases, %d failed, %d op/type combinations unsupported, %.1f s\n", test,
-                  cases, failures + t->errors, t->unsupported, tc_now_seconds() - t0);
-    assert_int_equal(failures + t->errors, 0);
-    if (!t->supported) {
+    tc_variant_test t;
+    memset(&t, 0, sizeof t);
+    t.scan = scan;
+    t.variant = variant;
+    t.tally.variant = scan ? tc_scan_variant_name((clreduce_scan_variant)variant)
+                           : tc_variant_name((clreduce_variant)variant);
+    char name[64];
+    snprintf(name, sizeof name, "variant_%s", t.tally.variant);
+    tc_seed_for(name);
+    double t0 = tc_now_seconds();
+    t.suite.ctx = ctx;
+    t.suite.label = "default context";
+    t.data = malloc(TC_LARGE_COUNT * 8);
+    assert_non_null(t.data);
+    for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++) {
+        for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
+            clreduce_op op = tc_all_ops[oi];
+            clreduce_type type = tc_all_types[ti];
+            clreduce_status st =
+                scan ? clreduce_check_scan_support(ctx, op, type, (clreduce_scan_variant)variant)
+                     : clreduce_check_support(ctx, op, type, (clreduce_variant)variant);
+            st = tally_support(&t.tally, ctx, op, type, st);
+            if (st == CLREDUCE_ERROR_UNSUPPORTED)
+                steps->refused(&t, op, type);
+            if (st == CLREDUCE_SUCCESS)
+                steps->cases(&t, op, type);
+        }
+    }
+    steps->after(&t);
+    free(t.data);
+    int failures = t.suite.failures + t.tally.errors;
+    print_message("%s: %zu cases, %d failed, %d op/type combinations unsupported, %.1f s\n", name,
+                  t.suite.cases, failures, t.tally.unsupported, tc_now_seconds() - t0);
+    assert_int_equal(failures, 0);
+    if (!t.tally.supported) {
         print_message("note: variant %s is not supported by this device: skipped\n",
-                      t->variant);
+                      t.tally.variant);
         skip();
     }
 }
@@ -456,4 +533,39 @@ void tc_check_buffer_unchanged(cl_command_queue q, cl_mem mem, const void *bytes
     tc_read_buffer(q, mem, now, size, 0, NULL);
     assert_memory_equal(now, bytes, size);
     free(now);
+}
+
+void tc_make_guarded(const clreduce_ctx *ctx, cl_command_queue queue, float *input_data,
+                     size_t input_count, unsigned char *output_bytes, size_t output_size,
+                     tc_guarded *g)
+{
+    for (size_t i = 0; i < input_count; i++)
+        input_data[i] = (float)i - 40.5f;
+    memset(output_bytes, TC_SENTINEL_BYTE, output_size);
+    g->queue = queue;
+    g->input = tc_make_buffer(ctx, input_count * sizeof *input_data, input_data);
+    g->output = tc_make_buffer(ctx, output_size, output_bytes);
+    g->input_data = input_data;
+    g->output_bytes = output_bytes;
+    g->input_count = input_count;
+    g->output_size = output_size;
+}
+
+void tc_release_guarded(tc_guarded *g)
+{
+    clReleaseMemObject(g->input);
+    clReleaseMemObject(g->output);
+}
+
+void tc_check_failure(const tc_guarded *g, const char *what, clreduce_status got,
+                      clreduce_status want, const clreduce_ctx *msg_ctx, const char *const *words,
+                      const clreduce_ctx *stats_ctx, const clreduce_cache_stats *before)
+{
+    tc_check_status_and_message(what, got, want, msg_ctx, words);
+    if (stats_ctx) /* no program built, loaded from disk or even looked up */
+        tc_check_nothing_built(what, stats_ctx, before);
+    assert_int_equal(clFinish(g->queue), CL_SUCCESS);
+    tc_check_buffer_unchanged(g->queue, g->output, g->output_bytes, g->output_size);
+    tc_check_buffer_unchanged(g->queue, g->input, g->input_data,
+                              g->input_count * sizeof *g->input_data);
 }

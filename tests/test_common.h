@@ -217,6 +217,12 @@ const char *tc_scan_variant_label(const clreduce_ctx *ctx, clreduce_scan_variant
 /* Formats a value of `type` (with its bits for floats). */
 void tc_format(clreduce_type type, const tc_value *v, char *buf, size_t size);
 
+/* A result and what it should have been, both formatted by tc_format. */
+typedef struct tc_got_want {
+    char got[96], want[96];
+} tc_got_want;
+tc_got_want tc_format_got_want(clreduce_type type, const tc_value *got, const tc_value *want);
+
 /* Case-insensitive substring test. */
 int tc_contains(const char *text, const char *word);
 
@@ -229,6 +235,19 @@ void tc_read_buffer(cl_command_queue q, cl_mem mem, void *out, size_t bytes, cl_
                     const cl_event *wait);
 cl_int tc_event_status(cl_event ev);
 cl_ulong tc_profiling_time(cl_event ev, cl_profiling_info what);
+/* A user event of the context's OpenCL context. */
+cl_event tc_user_event(const clreduce_ctx *ctx);
+
+/* A second OpenCL context on the device of ctx, with a queue and two
+ * buffers of its own: objects that calls on ctx must refuse. */
+typedef struct tc_foreign {
+    cl_context context;
+    cl_command_queue queue;
+    cl_mem input, output;
+} tc_foreign;
+void tc_make_foreign(const clreduce_ctx *ctx, size_t input_bytes, size_t output_bytes,
+                     tc_foreign *f);
+void tc_release_foreign(tc_foreign *f);
 
 /* ---- running the tests (cmocka) --------------------------------------------------- */
 
@@ -244,7 +263,11 @@ void tc_add_test(struct CMUnitTest *tests, size_t *count, const char *name,
  * failed. */
 int tc_run_tests(const char *group, const struct CMUnitTest *tests, size_t count);
 
-/* ---- messages (cmocka's print functions) ------------------------------------------- */
+/* ---- the test of one variant (cmocka asserts) ------------------------------------- */
+
+/* Every operator and every type, in the order the variant tests take them. */
+extern const clreduce_op tc_all_ops[3];
+extern const clreduce_type tc_all_types[6];
 
 /* The operator and type combinations of one variant, by what its check of
  * support said. */
@@ -254,18 +277,42 @@ typedef struct tc_support_tally {
     char last_reason[512];
 } tc_support_tally;
 
-/* Counts st, what clreduce_check_support() or clreduce_check_scan_support()
- * said of op and type on ctx, and returns it: an unsupported combination
- * is noted with its reason (once for combinations in a row with the same
- * reason), any status other than success printed as an error. */
-clreduce_status tc_tally_support(tc_support_tally *t, const clreduce_ctx *ctx, clreduce_op op,
-                                 clreduce_type type, clreduce_status st);
+/* Where the cases of one test run, and how many of them failed. */
+typedef struct tc_suite {
+    clreduce_ctx *ctx;
+    const char *label; /* the context, in messages */
+    int failures;
+    size_t cases;
+} tc_suite;
 
-/* Ends the test of a variant: prints its summary (`cases` run, `failures`
- * and the errors of the tally, seconds since t0), fails if any, and skips
- * the test when the device supports no combination of the variant. */
-void tc_end_variant_test(const tc_support_tally *t, const char *test, size_t cases,
-                         int failures, double t0);
+/* The test of one variant, of reductions or of scans. */
+typedef struct tc_variant_test {
+    int scan;       /* a variant of scans, else of reductions */
+    int variant;    /* its clreduce_scan_variant or clreduce_variant */
+    tc_suite suite; /* the cases run */
+    void *data;     /* room for TC_LARGE_COUNT elements of 8 bytes */
+    tc_support_tally tally;
+} tc_variant_test;
+
+/* What a test program runs in the test of one variant. */
+typedef struct tc_variant_steps {
+    /* Each operator and type the variant does not run (as its check of
+     * support says): the call must refuse them too. */
+    void (*refused)(tc_variant_test *t, clreduce_op op, clreduce_type type);
+    /* Each it runs: its cases. */
+    void (*cases)(tc_variant_test *t, clreduce_op op, clreduce_type type);
+    /* Then, once: the cases of no single combination (special values). */
+    void (*after)(tc_variant_test *t);
+} tc_variant_steps;
+
+/* The test "variant_<name>" of one variant (of scans with `scan`) on ctx:
+ * seeds its random data by that name, asks clreduce_check_support (or
+ * clreduce_check_scan_support) about every operator and type, notes an
+ * unsupported combination with its reason (once for combinations in a row
+ * with the same reason), runs the steps, and prints how many cases ran and
+ * failed. Fails when a case failed or a check of support erred, and skips
+ * when the device supports no combination. */
+void tc_run_variant_test(clreduce_ctx *ctx, int scan, int variant, const tc_variant_steps *steps);
 
 /* ---- failed calls (cmocka asserts) ------------------------------------------------- */
 
@@ -285,6 +332,46 @@ void tc_check_nothing_built(const char *what, const clreduce_ctx *ctx,
 
 /* Checks that the first `size` bytes of mem, read on q, still are `bytes`. */
 void tc_check_buffer_unchanged(cl_command_queue q, cl_mem mem, const void *bytes, size_t size);
+
+/* Buffers that the calls expected to fail are given: an input of floats
+ * and an output of sentinel bytes, with what they hold. A failed call
+ * leaves both as they were. */
+typedef struct tc_guarded {
+    cl_command_queue queue; /* where they are read */
+    cl_mem input, output;
+    const float *input_data;
+    const unsigned char *output_bytes;
+    size_t input_count, output_size;
+} tc_guarded;
+
+/* Fills input_data[0 .. input_count) with i - 40.5 and output_bytes[0 ..
+ * output_size) with TC_SENTINEL_BYTE, uploads each to a new buffer of ctx
+ * and describes both in g; tc_release_guarded releases the buffers. */
+void tc_make_guarded(const clreduce_ctx *ctx, cl_command_queue queue, float *input_data,
+                     size_t input_count, unsigned char *output_bytes, size_t output_size,
+                     tc_guarded *g);
+void tc_release_guarded(tc_guarded *g);
+
+/* Checks a failed call: its status and message (tc_check_status_and_message),
+ * that nothing was built in stats_ctx since its counters were *before
+ * (tc_check_nothing_built; not checked when stats_ctx is NULL), that the
+ * queue of g finishes and that g's buffers are as they were. */
+void tc_check_failure(const tc_guarded *g, const char *what, clreduce_status got,
+                      clreduce_status want, const clreduce_ctx *msg_ctx, const char *const *words,
+                      const clreduce_ctx *stats_ctx, const clreduce_cache_stats *before);
+
+/* Runs `call`, which must fail as tc_check_failure checks, with the counters
+ * of stats_ctx taken just before it. The call may pass &done and &first,
+ * declared here: neither may be written. */
+#define TC_EXPECT_FAILURE(g, stats_ctx, what, want, msg_ctx, words, call)                          \
+    do {                                                                                           \
+        clreduce_cache_stats before_ = tc_cache_stats(stats_ctx);                                  \
+        cl_event done = TC_EVENT_SENTINEL, first = TC_EVENT_SENTINEL;                              \
+        clreduce_status got_ = (call);                                                             \
+        tc_check_failure(g, what, got_, want, msg_ctx, words, stats_ctx, &before_);                \
+        assert_true(done == TC_EVENT_SENTINEL);                                                    \
+        assert_true(first == TC_EVENT_SENTINEL);                                                   \
+    } while (0)
 
 /* ---- one reduction on the device -------------------------------------------- */
 

@@ -172,6 +172,9 @@ int tc_run_scan(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op, clred
     tc_poison(op, type, &poison);
     int out_buf = 0;
 
+    /* One buffer unless separate; in one buffer, two ranges lie `gap` apart. */
+    const size_t first = l->lead, second = l->lead + n + l->gap;
+    b.nbuf = 1;
     switch (l->where) {
     case TC_SEPARATE:
         b.nbuf = 2;
@@ -182,21 +185,14 @@ int tc_run_scan(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op, clred
         b.count[1] = l->out_lead + n + l->tail;
         break;
     case TC_OUTPUT_AFTER:
-        b.nbuf = 1;
-        res->in_off = l->lead;
-        res->out_off = l->lead + n + l->gap;
-        b.count[0] = res->out_off + n + l->tail;
-        break;
     case TC_OUTPUT_BEFORE:
-        b.nbuf = 1;
-        res->out_off = l->lead;
-        res->in_off = l->lead + n + l->gap;
-        b.count[0] = res->in_off + n + l->tail;
+        res->in_off = l->where == TC_OUTPUT_AFTER ? first : second;
+        res->out_off = l->where == TC_OUTPUT_AFTER ? second : first;
+        b.count[0] = second + n + l->tail;
         break;
     case TC_IN_PLACE:
-        b.nbuf = 1;
-        res->in_off = res->out_off = l->lead;
-        b.count[0] = l->lead + n + l->tail;
+        res->in_off = res->out_off = first;
+        b.count[0] = first + n + l->tail;
         break;
     }
     for (int i = 0; i < b.nbuf; i++) {

@@ -26,49 +26,25 @@ static cl_mem g_input;  /* INPUT_COUNT floats */
 static cl_mem g_result; /* RESULT_COUNT floats of sentinel bytes */
 static float g_input_data[INPUT_COUNT];
 static unsigned char g_sentinel[RESULT_COUNT * sizeof(float)];
+static tc_guarded g_guarded; /* the two buffers above */
 
-/* What must hold after a failed call (besides its status): a message
- * naming the problem, nothing written, nothing built. */
-typedef struct expectation {
-    const clreduce_ctx *stats_ctx; /* whose cache counters must not change */
-    clreduce_cache_stats before;
-} expectation;
-
-static expectation expect_on(const clreduce_ctx *ctx)
-{
-    expectation e;
-    e.stats_ctx = ctx;
-    e.before = tc_cache_stats(ctx);
-    return e;
-}
-
-/* Checks a failed call. `msg_ctx` is the context passed to the call (NULL
- * for create functions and a NULL ctx); every word of `words` (up to 3,
+/* Checks a failed call (tc_check_failure) of a function that builds nothing
+ * whatever it is given (creates, getters): no context's counters are
+ * compared. `msg_ctx` is the context passed to the call (NULL for create
+ * functions and a NULL ctx); every word of `words` (up to 3,
  * NULL-terminated) must appear in the message, case-insensitively. */
 static void check_failure(const char *what, clreduce_status got, clreduce_status want,
-                          const clreduce_ctx *msg_ctx, const char *const *words,
-                          const expectation *e)
+                          const clreduce_ctx *msg_ctx, const char *const *words)
 {
-    tc_check_status_and_message(what, got, want, msg_ctx, words);
-    if (e && e->stats_ctx) /* no program built, loaded from disk or even looked up */
-        tc_check_nothing_built(what, e->stats_ctx, &e->before);
-    /* Nothing was written to the result buffer, nor to the input. */
-    tc_check_buffer_unchanged(g_queue, g_result, g_sentinel, sizeof g_sentinel);
-    tc_check_buffer_unchanged(g_queue, g_input, g_input_data, sizeof g_input_data);
+    tc_check_failure(&g_guarded, what, got, want, msg_ctx, words, NULL, NULL);
 }
 
 #define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-/* A reduce call that must fail; done (and first) must stay untouched. */
-#define EXPECT_REDUCE_FAILURE(what, want, msg_ctx, words, call)                                \
-    do {                                                                                        \
-        expectation e_ = expect_on(g_ctx);                                                      \
-        cl_event done = TC_EVENT_SENTINEL, first = TC_EVENT_SENTINEL;                           \
-        clreduce_status got_ = (call);                                                          \
-        check_failure(what, got_, want, msg_ctx, words, &e_);                                   \
-        assert_true(done == TC_EVENT_SENTINEL);                                                 \
-        assert_true(first == TC_EVENT_SENTINEL);                                                \
-    } while (0)
+/* A call that must fail, building nothing in g_ctx; done (and first) must
+ * stay untouched. */
+#define EXPECT_REDUCE_FAILURE(what, want, msg_ctx, words, call)                                    \
+    TC_EXPECT_FAILURE(&g_guarded, g_ctx, what, want, msg_ctx, words, call)
 
 static void test_null_arguments(void **state)
 {
@@ -147,6 +123,23 @@ static void test_ranges(void **state)
                                           RESULT_COUNT, 0, NULL, &done));
 }
 
+/* The host entry points cannot know the array's size: given more floats
+ * than the device can allocate, clreduce_reduce_host (or, with `scan`,
+ * clreduce_scan_host) is out of memory and leaves the result alone. */
+static void expect_host_too_big(int scan, const float *data, size_t n)
+{
+    char what[96];
+    float r = 3.25f;
+    snprintf(what, sizeof what, "%s, count %zu", scan ? "scan_host" : "reduce_host", n);
+    EXPECT_REDUCE_FAILURE(
+        what, CLREDUCE_ERROR_OUT_OF_MEMORY, g_ctx, WORDS("CL_DEVICE_MAX_MEM_ALLOC_SIZE"),
+        scan ? clreduce_scan_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_EXCLUSIVE,
+                                  CLREDUCE_SCAN_AUTO, data, n, &r)
+             : clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO, data, n,
+                                    &r));
+    assert_true(r == 3.25f);
+}
+
 /* Counts whose size in bytes wraps around size_t, or exceeds what the
  * device can allocate: a clear error, never a wrapped size. */
 static void test_absurd_counts(void **state)
@@ -154,43 +147,30 @@ static void test_absurd_counts(void **state)
     (void)state;
     static const size_t counts[] = {SIZE_MAX, SIZE_MAX / 2 + 1, SIZE_MAX / 4 + 1,
                                     SIZE_MAX / 8 + 1};
+    /* Elements of 4 and of 8 bytes. */
+    static const struct {
+        clreduce_op op;
+        clreduce_type type;
+    } kinds[] = {{CLREDUCE_OP_SUM, CLREDUCE_FLOAT}, {CLREDUCE_OP_MAX, CLREDUCE_UINT64}};
     char what[96];
     for (size_t i = 0; i < ARRAY_SIZE(counts); i++) {
         size_t n = counts[i];
-        snprintf(what, sizeof what, "count %zu at offset 0", n);
-        EXPECT_REDUCE_FAILURE(what, CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
-                              WORDS("past the end"),
-                              clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
-                                              CLREDUCE_AUTO, g_input, 0, n, g_result, 1, 0, NULL,
-                                              &done));
-        snprintf(what, sizeof what, "count %zu of uint64 at offset 0", n);
-        EXPECT_REDUCE_FAILURE(what, CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
-                              WORDS("past the end"),
-                              clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_MAX, CLREDUCE_UINT64,
-                                              CLREDUCE_AUTO, g_input, 0, n, g_result, 1, 0, NULL,
-                                              &done));
+        for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+            snprintf(what, sizeof what, "count %zu of %s at offset 0", n,
+                     tc_type_name(kinds[k].type));
+            EXPECT_REDUCE_FAILURE(
+                what, CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("past the end"),
+                clreduce_reduce(g_ctx, g_queue, kinds[k].op, kinds[k].type, CLREDUCE_AUTO, g_input,
+                                0, n, g_result, 1, 0, NULL, &done));
+        }
         snprintf(what, sizeof what, "scan, count %zu", n);
         EXPECT_REDUCE_FAILURE(what, CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
                               WORDS("past the end"),
                               clreduce_scan(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
                                             CLREDUCE_INCLUSIVE, CLREDUCE_SCAN_AUTO, g_input, 0,
                                             n, g_result, 0, 0, NULL, &done));
-        /* The host entry points cannot know the array's size: the count's
-         * bytes are more than the device can allocate. */
-        float r = 3.25f;
-        snprintf(what, sizeof what, "reduce_host, count %zu", n);
-        EXPECT_REDUCE_FAILURE(what, CLREDUCE_ERROR_OUT_OF_MEMORY, g_ctx,
-                              WORDS("CL_DEVICE_MAX_MEM_ALLOC_SIZE"),
-                              clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
-                                                   CLREDUCE_AUTO, g_input_data, n, &r));
-        assert_true(r == 3.25f);
-        snprintf(what, sizeof what, "scan_host, count %zu", n);
-        EXPECT_REDUCE_FAILURE(what, CLREDUCE_ERROR_OUT_OF_MEMORY, g_ctx,
-                              WORDS("CL_DEVICE_MAX_MEM_ALLOC_SIZE"),
-                              clreduce_scan_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
-                                                 CLREDUCE_EXCLUSIVE, CLREDUCE_SCAN_AUTO,
-                                                 g_input_data, n, &r));
-        assert_true(r == 3.25f);
+        expect_host_too_big(0, g_input_data, n);
+        expect_host_too_big(1, g_input_data, n);
     }
     EXPECT_REDUCE_FAILURE("offset SIZE_MAX - 5, count 10 (overflow)",
                           CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("past the end"),
@@ -223,13 +203,7 @@ static void test_absurd_counts(void **state)
                       over * sizeof(float));
         return;
     }
-    float r = 3.25f;
-    snprintf(what, sizeof what, "reduce_host of %zu floats", over);
-    EXPECT_REDUCE_FAILURE(what, CLREDUCE_ERROR_OUT_OF_MEMORY, g_ctx,
-                          WORDS("CL_DEVICE_MAX_MEM_ALLOC_SIZE"),
-                          clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
-                                               CLREDUCE_AUTO, big, over, &r));
-    assert_true(r == 3.25f);
+    expect_host_too_big(0, big, over);
     munmap(big, over * sizeof(float));
 }
 
@@ -276,9 +250,7 @@ static void test_unknown_enums(void **state)
 static void test_wait_list(void **state)
 {
     (void)state;
-    cl_int err;
-    cl_event ev = clCreateUserEvent(clreduce_get_cl_context(g_ctx), &err);
-    assert_int_equal(err, CL_SUCCESS);
+    cl_event ev = tc_user_event(g_ctx);
     EXPECT_REDUCE_FAILURE("num_wait 2, wait NULL", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
                           WORDS("wait"),
                           clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
@@ -298,38 +270,28 @@ static void test_wait_list(void **state)
 static void test_foreign_objects(void **state)
 {
     (void)state;
-    cl_int err;
     cl_device_id dev = clreduce_get_cl_device(g_ctx);
-    cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    cl_command_queue other_q = clCreateCommandQueue(other, dev, 0, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    cl_mem other_in = clCreateBuffer(other, CL_MEM_READ_WRITE, INPUT_COUNT * sizeof(float), NULL,
-                                     &err);
-    assert_int_equal(err, CL_SUCCESS);
-    cl_mem other_out = clCreateBuffer(other, CL_MEM_READ_WRITE, RESULT_COUNT * sizeof(float),
-                                      NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
+    tc_foreign other;
+    tc_make_foreign(g_ctx, sizeof g_input_data, sizeof g_sentinel, &other);
 
-    EXPECT_REDUCE_FAILURE("queue of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
-                          WORDS("queue"),
-                          clreduce_reduce(g_ctx, other_q, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
-                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
-                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE(
+        "queue of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("queue"),
+        clreduce_reduce(g_ctx, other.queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_SEQUENTIAL,
+                        g_input, 0, 10, g_result, 1, 0, NULL, &done));
     EXPECT_REDUCE_FAILURE("input of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
                           WORDS("input", "context"),
                           clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
-                                          CLREDUCE_SEQUENTIAL, other_in, 0, 10, g_result, 1, 0,
+                                          CLREDUCE_SEQUENTIAL, other.input, 0, 10, g_result, 1, 0,
                                           NULL, &done));
     EXPECT_REDUCE_FAILURE("result of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
                           WORDS("result", "context"),
                           clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
-                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, other_out, 1, 0,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, other.output, 1, 0,
                                           NULL, &done));
     EXPECT_REDUCE_FAILURE("count 0 into a result of another context",
                           CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("result", "context"),
                           clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
-                                          CLREDUCE_SEQUENTIAL, g_input, 0, 0, other_out, 1, 0,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 0, other.output, 1, 0,
                                           NULL, &done));
 
     /* A device that is not in g_ctx's OpenCL context: any other device of
@@ -352,20 +314,16 @@ static void test_foreign_objects(void **state)
     }
     if (stranger) {
         clreduce_ctx *out = (clreduce_ctx *)g_sentinel;
-        clreduce_status st = clreduce_create(other, stranger, &out);
-        check_failure("clreduce_create, device not in the context",
-                      st, CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("device", "context"),
-                      NULL);
+        clreduce_status st = clreduce_create(other.context, stranger, &out);
+        check_failure("clreduce_create, device not in the context", st,
+                      CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("device", "context"));
         assert_ptr_equal(out, (clreduce_ctx *)g_sentinel);
     } else {
         print_message("note: only one OpenCL device here: 'device not in the context' not "
                       "exercised\n");
     }
 
-    clReleaseMemObject(other_in);
-    clReleaseMemObject(other_out);
-    clReleaseCommandQueue(other_q);
-    clReleaseContext(other);
+    tc_release_foreign(&other);
 }
 
 static void test_overlap(void **state)
@@ -487,22 +445,19 @@ static void test_unsupported(void **state)
                   clreduce_subgroup_path_name(clreduce_get_subgroup_path(c)));
     static const clreduce_variant sg[] = {CLREDUCE_SUBGROUP, CLREDUCE_SUBGROUP_TAIL};
     for (size_t i = 0; i < ARRAY_SIZE(sg); i++) {
-        expectation e = expect_on(c);
-        clreduce_status st = clreduce_check_support(c, CLREDUCE_OP_MIN, CLREDUCE_INT32, sg[i]);
-        check_failure("check_support, sub-group variant", st, CLREDUCE_ERROR_UNSUPPORTED, c,
-                      WORDS("lacks", lacking), &e);
-        cl_event done = TC_EVENT_SENTINEL;
-        e = expect_on(c);
-        st = clreduce_reduce(c, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, sg[i], g_input, 0, 10,
-                             g_result, 1, 0, NULL, &done);
-        check_failure("sub-group variant without the path", st, CLREDUCE_ERROR_UNSUPPORTED, c,
-                      WORDS("lacks", lacking, tc_variant_name(sg[i])), &e);
-        assert_true(done == TC_EVENT_SENTINEL);
+        TC_EXPECT_FAILURE(&g_guarded, c, "check_support, sub-group variant",
+                          CLREDUCE_ERROR_UNSUPPORTED, c, WORDS("lacks", lacking),
+                          clreduce_check_support(c, CLREDUCE_OP_MIN, CLREDUCE_INT32, sg[i]));
+        TC_EXPECT_FAILURE(&g_guarded, c, "sub-group variant without the path",
+                          CLREDUCE_ERROR_UNSUPPORTED, c,
+                          WORDS("lacks", lacking, tc_variant_name(sg[i])),
+                          clreduce_reduce(c, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, sg[i],
+                                          g_input, 0, 10, g_result, 1, 0, NULL, &done));
         float r = 7.0f, data[3] = {1, 2, 3};
-        e = expect_on(c);
-        st = clreduce_reduce_host(c, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, sg[i], data, 3, &r);
-        check_failure("reduce_host, sub-group variant", st, CLREDUCE_ERROR_UNSUPPORTED, c,
-                      WORDS("lacks", lacking), &e);
+        TC_EXPECT_FAILURE(
+            &g_guarded, c, "reduce_host, sub-group variant", CLREDUCE_ERROR_UNSUPPORTED, c,
+            WORDS("lacks", lacking),
+            clreduce_reduce_host(c, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, sg[i], data, 3, &r));
         assert_true(r == 7.0f);
     }
     if (c != g_ctx)
@@ -552,26 +507,26 @@ static void test_create_errors(void **state)
     clreduce_default_settings(&s);
 
     check_failure("create, NULL context", clreduce_create(NULL, dev, &out),
-                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("context"), NULL);
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("context"));
     assert_ptr_equal(out, marker);
     check_failure("create, NULL device", clreduce_create(cl, NULL, &out),
-                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("device"), NULL);
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("device"));
     assert_ptr_equal(out, marker);
     check_failure("create, NULL out", clreduce_create(cl, dev, NULL),
-                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("out"), NULL);
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("out"));
     check_failure("create_with_settings, NULL context",
                   clreduce_create_with_settings(NULL, dev, &s, &out),
-                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("context"), NULL);
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("context"));
     assert_ptr_equal(out, marker);
     check_failure("create_with_settings, NULL device",
                   clreduce_create_with_settings(cl, NULL, &s, &out),
-                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("device"), NULL);
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("device"));
     assert_ptr_equal(out, marker);
     check_failure("create_with_settings, NULL out",
-                  clreduce_create_with_settings(cl, dev, &s, NULL),
-                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("out"), NULL);
+                  clreduce_create_with_settings(cl, dev, &s, NULL), CLREDUCE_ERROR_INVALID_ARGUMENT,
+                  NULL, WORDS("out"));
     check_failure("create_default, NULL out", clreduce_create_default(NULL),
-                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("out"), NULL);
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("out"));
 
     static const struct {
         const char *what;
@@ -602,7 +557,7 @@ static void test_create_errors(void **state)
         char what[96];
         snprintf(what, sizeof what, "settings: %s", bad[i].what);
         check_failure(what, clreduce_create_with_settings(cl, dev, &s, &out),
-                      CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS(bad[i].field), NULL);
+                      CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS(bad[i].field));
         assert_ptr_equal(out, marker);
     }
 
@@ -689,7 +644,7 @@ static void test_no_device(void **state)
         char what[64];
         snprintf(what, sizeof what, "CLREDUCE_DEVICE=%s", selectors[i]);
         check_failure(what, clreduce_create_default(&out), CLREDUCE_ERROR_NO_DEVICE, NULL,
-                      WORDS(selectors[i]), NULL);
+                      WORDS(selectors[i]));
         assert_ptr_equal(out, marker);
     }
     restore_env();
@@ -739,36 +694,22 @@ static void test_misc_null(void **state)
     clreduce_cache_stats st;
     clreduce_settings t;
     check_failure("get_cache_stats, NULL ctx", clreduce_get_cache_stats(NULL, &st),
-                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("ctx"), NULL);
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, NULL, WORDS("ctx"));
     check_failure("get_cache_stats, NULL stats", clreduce_get_cache_stats(g_ctx, NULL),
-                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("stats"), NULL);
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("stats"));
     check_failure("get_tuning, unknown type", clreduce_get_tuning(g_ctx, (clreduce_type)9, &t),
-                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("type"), NULL);
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("type"));
     check_failure("get_tuning, NULL out", clreduce_get_tuning(g_ctx, CLREDUCE_FLOAT, NULL),
-                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("out"), NULL);
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("out"));
 }
 
 int main(void)
 {
-    tc_init_seed();
-    g_ctx = tc_create_default_or_skip("unit.errors");
-    g_queue = tc_create_queue(g_ctx, 0);
-    if (!g_queue)
-        return 1;
-    cl_int err;
-    for (int i = 0; i < INPUT_COUNT; i++)
-        g_input_data[i] = (float)i - 40.5f;
-    memset(g_sentinel, TC_SENTINEL_BYTE, sizeof g_sentinel);
-    g_input = clCreateBuffer(clreduce_get_cl_context(g_ctx),
-                             CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof g_input_data,
-                             g_input_data, &err);
-    if (err != CL_SUCCESS)
-        return 1;
-    g_result = clCreateBuffer(clreduce_get_cl_context(g_ctx),
-                              CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, RESULT_COUNT * sizeof(float),
-                              g_sentinel, &err);
-    if (err != CL_SUCCESS)
-        return 1;
+    g_ctx = tc_start("unit.errors", &g_queue, NULL);
+    tc_make_guarded(g_ctx, g_queue, g_input_data, INPUT_COUNT, g_sentinel, sizeof g_sentinel,
+                    &g_guarded);
+    g_input = g_guarded.input;
+    g_result = g_guarded.output;
 
     /* Programs are counted from here: the failures below must build none
      * (until test_adjacent_result_is_allowed, which runs last). */
@@ -790,13 +731,8 @@ int main(void)
         cmocka_unit_test(test_adjacent_result_is_allowed),
     };
     /* CLREDUCE_TEST_FILTER=pattern runs only the matching tests. */
-    if (getenv("CLREDUCE_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
-    int failed = cmocka_run_group_tests_name("unit.errors", tests, NULL, NULL);
+    int failed = tc_run_tests("unit.errors", tests, ARRAY_SIZE(tests));
 
-    clReleaseMemObject(g_input);
-    clReleaseMemObject(g_result);
-    clReleaseCommandQueue(g_queue);
-    clreduce_destroy(g_ctx);
-    return failed ? 1 : 0;
+    tc_release_guarded(&g_guarded);
+    return tc_finish(g_ctx, failed, g_queue, NULL);
 }

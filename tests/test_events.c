@@ -122,10 +122,8 @@ static int reduce_check(const call *c, const void *in, size_t n, const void *out
     if (ok && n == 1 && tc_is_float_type(c->type))
         ok = tc_get_double(c->type, out, 0) == tc_get_double(c->type, in, 0);
     if (!ok) {
-        char g[96], w[96];
-        tc_format(c->type, &got, g, sizeof g);
-        tc_format(c->type, &ref, w, sizeof w);
-        snprintf(why, size, "got %s, expected %s", g, w);
+        tc_got_want text = tc_format_got_want(c->type, &got, &ref);
+        snprintf(why, size, "got %s, expected %s", text.got, text.want);
     }
     return ok;
 }
@@ -258,9 +256,7 @@ static cl_command_queue queue_or_skip(cl_command_queue_properties props, const c
 static void upload_behind_gate(cl_command_queue q, cl_mem mem, const void *host, size_t bytes,
                                cl_event *gate, cl_event *upload)
 {
-    cl_int err;
-    *gate = clCreateUserEvent(clreduce_get_cl_context(g_ctx), &err);
-    assert_int_equal(err, CL_SUCCESS);
+    *gate = tc_user_event(g_ctx);
     assert_int_equal(clEnqueueWriteBuffer(q, mem, CL_FALSE, 0, bytes, host, 1, gate, upload),
                      CL_SUCCESS);
 }
@@ -525,29 +521,30 @@ static void test_event_chain(void **state)
         cl_mem in = tc_make_buffer(g_ctx, (n + in_off) * es, stale);
         cl_mem m1 = tc_make_buffer(g_ctx, out_count * es, mid);
         cl_mem m2 = tc_make_buffer(g_ctx, out_count * es, mid);
-        cl_event gate, upload, done1 = TC_EVENT_SENTINEL, done2 = TC_EVENT_SENTINEL;
+        /* The done events of the first call and of the second. */
+        cl_event gate, upload, done[2] = {TC_EVENT_SENTINEL, TC_EVENT_SENTINEL};
         upload_behind_gate(g_upload_queue, in, fresh, (n + in_off) * es, &gate, &upload);
         char what[256];
         describe(e, &first, n, what, sizeof what);
         clreduce_status st =
-            e->enqueue(&first, g_queue, in, in_off, n, m1, out_off, 1, &upload, NULL, &done1);
+            e->enqueue(&first, g_queue, in, in_off, n, m1, out_off, 1, &upload, NULL, &done[0]);
         if (st != CLREDUCE_SUCCESS)
             print_error("event chain %s: %s\n", what, clreduce_last_error(g_ctx));
         assert_int_equal(st, CLREDUCE_SUCCESS);
-        st = e->enqueue(&second, g_upload_queue, m1, out_off, len, m2, out_off, 1, &done1, NULL,
-                        &done2);
+        st = e->enqueue(&second, g_upload_queue, m1, out_off, len, m2, out_off, 1, &done[0], NULL,
+                        &done[1]);
         assert_int_equal(st, CLREDUCE_SUCCESS);
-        assert_true(done1 != TC_EVENT_SENTINEL && done2 != TC_EVENT_SENTINEL);
+        assert_true(done[0] != TC_EVENT_SENTINEL && done[1] != TC_EVENT_SENTINEL);
         clFlush(g_queue);
         clFlush(g_upload_queue);
         let_runtime_run();
-        if (tc_event_status(done1) == CL_COMPLETE || tc_event_status(done2) == CL_COMPLETE) {
+        if (tc_event_status(done[0]) == CL_COMPLETE || tc_event_status(done[1]) == CL_COMPLETE) {
             print_error("event chain %s: a call completed before its wait list\n", what);
             failures++;
         }
         assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
-        tc_read_buffer(g_read_queue, m1, mid, out_count * es, 1, &done1);
-        tc_read_buffer(g_read_queue, m2, fin, out_count * es, 1, &done2);
+        tc_read_buffer(g_read_queue, m1, mid, out_count * es, 1, &done[0]);
+        tc_read_buffer(g_read_queue, m2, fin, out_count * es, 1, &done[1]);
         char why[320];
         if (!f->check(&first, fresh + in_off * es, n, mid + out_off * es, why, sizeof why)) {
             failures++;
@@ -566,10 +563,10 @@ static void test_event_chain(void **state)
             failures++;
             print_error("event chain %s: elements around the output range changed\n", what);
         }
-        assert_int_equal(tc_event_status(done1), CL_COMPLETE);
-        assert_int_equal(tc_event_status(done2), CL_COMPLETE);
-        clReleaseEvent(done1);
-        clReleaseEvent(done2);
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(tc_event_status(done[i]), CL_COMPLETE);
+            clReleaseEvent(done[i]);
+        }
         clReleaseEvent(upload);
         clReleaseEvent(gate);
         clReleaseMemObject(in);

@@ -10,40 +10,32 @@
     {name, SCAN, entry, CLREDUCE_OP_##op, CLREDUCE_##type, CLREDUCE_SCAN_##variant,           \
      CLREDUCE_##kind, in_place, count, offset, roff, ooo, warm, warm_count, disk}
 
+/* A reduction's first call (it builds) and a later one (a cache hit), alike
+ * otherwise. */
+#define R2(name, entry, op, type, variant, count, offset, roff, ooo, disk)                    \
+    R(name ", first call", entry, op, type, variant, count, offset, roff, ooo, 0, disk),      \
+    R(name ", cached", entry, op, type, variant, count, offset, roff, ooo, 1, disk)
+
 const scenario scenarios[] = {
     /* Every variant's first call (it builds) and a later one (cache hit). */
-    R("interleaved, first call", ENTRY_MEM, SUM, FLOAT, INTERLEAVED, 100003, 5, 1, 0, 0, DISK_OFF),
-    R("interleaved, cached", ENTRY_MEM, SUM, FLOAT, INTERLEAVED, 100003, 5, 1, 0, 1, DISK_OFF),
-    R("sequential, first call", ENTRY_MEM, MAX, INT32, SEQUENTIAL, 70001, 3, 2, 0, 0, DISK_OFF),
-    R("sequential, cached", ENTRY_MEM, MAX, INT32, SEQUENTIAL, 70001, 3, 2, 0, 1, DISK_OFF),
-    R("first_add, first call", ENTRY_MEM, MIN, DOUBLE, FIRST_ADD, 300007, 7, 0, 0, 0, DISK_OFF),
-    R("first_add, cached", ENTRY_MEM, MIN, DOUBLE, FIRST_ADD, 300007, 7, 0, 0, 1, DISK_OFF),
-    R("subgroup_tail, first call",
-      ENTRY_MEM, SUM, UINT32, SUBGROUP_TAIL, 100003, 1, 1, 0, 0, DISK_OFF),
-    R("subgroup_tail, cached", ENTRY_MEM, SUM, UINT32, SUBGROUP_TAIL, 100003, 1, 1, 0, 1, DISK_OFF),
-    R("subgroup, first call", ENTRY_MEM, MAX, FLOAT, SUBGROUP, 100003, 2, 1, 0, 0, DISK_OFF),
-    R("subgroup, cached", ENTRY_MEM, MAX, FLOAT, SUBGROUP, 100003, 2, 1, 0, 1, DISK_OFF),
-    R("unrolled, first call", ENTRY_MEM, SUM, INT64, UNROLLED, 100003, 9, 1, 0, 0, DISK_OFF),
-    R("unrolled, cached", ENTRY_MEM, SUM, INT64, UNROLLED, 100003, 9, 1, 0, 1, DISK_OFF),
-    R("grid_stride, first call", ENTRY_MEM, MIN, UINT64, GRID_STRIDE, 100003, 4, 2, 0, 0, DISK_OFF),
-    R("grid_stride, cached", ENTRY_MEM, MIN, UINT64, GRID_STRIDE, 100003, 4, 2, 0, 1, DISK_OFF),
+    R2("interleaved", ENTRY_MEM, SUM, FLOAT, INTERLEAVED, 100003, 5, 1, 0, DISK_OFF),
+    R2("sequential", ENTRY_MEM, MAX, INT32, SEQUENTIAL, 70001, 3, 2, 0, DISK_OFF),
+    R2("first_add", ENTRY_MEM, MIN, DOUBLE, FIRST_ADD, 300007, 7, 0, 0, DISK_OFF),
+    R2("subgroup_tail", ENTRY_MEM, SUM, UINT32, SUBGROUP_TAIL, 100003, 1, 1, 0, DISK_OFF),
+    R2("subgroup", ENTRY_MEM, MAX, FLOAT, SUBGROUP, 100003, 2, 1, 0, DISK_OFF),
+    R2("unrolled", ENTRY_MEM, SUM, INT64, UNROLLED, 100003, 9, 1, 0, DISK_OFF),
+    R2("grid_stride", ENTRY_MEM, MIN, UINT64, GRID_STRIDE, 100003, 4, 2, 0, DISK_OFF),
     R("atomic, first call", ENTRY_MEM, SUM, INT32, ATOMIC, 100003, 6, 1, 0, 0, DISK_OFF),
     R("atomic, cached", ENTRY_MEM, MAX, UINT32, ATOMIC, 100003, 6, 1, 0, 1, DISK_OFF),
-    R("single_pass, first call", ENTRY_MEM, SUM, DOUBLE, SINGLE_PASS, 100003, 3, 1, 0, 0, DISK_OFF),
-    R("single_pass, cached", ENTRY_MEM, SUM, DOUBLE, SINGLE_PASS, 100003, 3, 1, 0, 1, DISK_OFF),
-    R("auto, first call", ENTRY_MEM, MAX, INT64, AUTO, 100003, 8, 1, 0, 0, DISK_OFF),
-    R("auto, cached", ENTRY_MEM, MAX, INT64, AUTO, 100003, 8, 1, 0, 1, DISK_OFF),
+    R2("single_pass", ENTRY_MEM, SUM, DOUBLE, SINGLE_PASS, 100003, 3, 1, 0, DISK_OFF),
+    R2("auto", ENTRY_MEM, MAX, INT64, AUTO, 100003, 8, 1, 0, DISK_OFF),
     /* Out-of-order queues: a fresh scratch buffer per single-pass call. */
-    R("single_pass, out-of-order, first call",
-      ENTRY_MEM, MIN, FLOAT, SINGLE_PASS, 100003, 2, 1, 1, 0, DISK_OFF),
-    R("single_pass, out-of-order, cached",
-      ENTRY_MEM, MIN, FLOAT, SINGLE_PASS, 100003, 2, 1, 1, 1, DISK_OFF),
+    R2("single_pass, out-of-order", ENTRY_MEM, MIN, FLOAT, SINGLE_PASS, 100003, 2, 1, 1, DISK_OFF),
     R("sequential, out-of-order, cached",
       ENTRY_MEM, SUM, UINT64, SEQUENTIAL, 100003, 2, 1, 1, 1, DISK_OFF),
     R("atomic, out-of-order, cached", ENTRY_MEM, SUM, UINT32, ATOMIC, 100003, 2, 1, 1, 1, DISK_OFF),
     /* The host entry point: its own queue, buffers and read-back. */
-    R("host, auto, first call", ENTRY_HOST, SUM, FLOAT, AUTO, 100003, 0, 0, 0, 0, DISK_OFF),
-    R("host, auto, cached", ENTRY_HOST, SUM, FLOAT, AUTO, 100003, 0, 0, 0, 1, DISK_OFF),
+    R2("host, auto", ENTRY_HOST, SUM, FLOAT, AUTO, 100003, 0, 0, 0, DISK_OFF),
     R("host, sequential, cached", ENTRY_HOST, MIN, INT64, SEQUENTIAL, 70001, 0, 0, 0, 1, DISK_OFF),
     R("host, atomic, cached", ENTRY_HOST, MAX, INT32, ATOMIC, 70001, 0, 0, 0, 1, DISK_OFF),
     /* Count 0: only the identity fill (none at all from the host). */

@@ -318,6 +318,22 @@ static void sum_case(tally *tl, clreduce_variant v, clreduce_type type, const da
     }
 }
 
+/* One sum of data[0 .. n), a case of the tally: returns the result as a
+ * double. why[256] receives the status and anything else that went wrong,
+ * or "" when nothing did. */
+static double special_sum(tally *tl, clreduce_variant v, clreduce_type type, const void *data,
+                          size_t n, char *why)
+{
+    tc_value got;
+    char problem[256] = "";
+    clreduce_status st = reduce(CLREDUCE_OP_SUM, type, v, data, n, &got, problem, sizeof problem);
+    tl->cases++;
+    why[0] = '\0';
+    if (st != CLREDUCE_SUCCESS || problem[0])
+        snprintf(why, 256, "%s %s", clreduce_status_string(st), problem);
+    return type == CLREDUCE_FLOAT ? (double)got.f : got.d;
+}
+
 /* Sums that overflow whatever the order: n copies of max/4 (and of -max/4)
  * give +inf (-inf); +inf with -inf gives NaN; NaN gives NaN. */
 static void sum_special_cases(tally *tl, clreduce_variant v, clreduce_type type, void *data)
@@ -330,17 +346,12 @@ static void sum_special_cases(tally *tl, clreduce_variant v, clreduce_type type,
             for (size_t i = 0; i < n; i++)
                 set(type, data, i, sign * big);
             double want = sign * (double)INFINITY;
-            tc_value got;
-            char problem[256] = "";
-            clreduce_status st = reduce(CLREDUCE_OP_SUM, type, v, data, n, &got, problem,
-                                        sizeof problem);
-            double g = type == CLREDUCE_FLOAT ? (double)got.f : got.d;
-            tl->cases++;
-            if (st != CLREDUCE_SUCCESS || problem[0] || g != want) {
+            char why[256];
+            double g = special_sum(tl, v, type, data, n, why);
+            if (why[0] || g != want) {
                 tl->failures++;
-                print_error("FAILED sum %s %s: %zu copies of %g: got %g, expected %g %s %s\n",
-                            tc_variant_name(v), tc_type_name(type), n, sign * big, g, want,
-                            clreduce_status_string(st), problem);
+                print_error("FAILED sum %s %s: %zu copies of %g: got %g, expected %g %s\n",
+                            tc_variant_name(v), tc_type_name(type), n, sign * big, g, want, why);
             }
         }
         tc_fill_random(type, data, n);
@@ -351,18 +362,13 @@ static void sum_special_cases(tally *tl, clreduce_variant v, clreduce_type type,
                 tc_fill_random(type, data, n);
                 set(type, data, tc_rand_below(n), (double)NAN);
             }
-            tc_value got;
-            char problem[256] = "";
-            clreduce_status st = reduce(CLREDUCE_OP_SUM, type, v, data, n, &got, problem,
-                                        sizeof problem);
-            double g = type == CLREDUCE_FLOAT ? (double)got.f : got.d;
-            tl->cases++;
-            if (st != CLREDUCE_SUCCESS || problem[0] || !isnan(g)) {
+            char why[256];
+            double g = special_sum(tl, v, type, data, n, why);
+            if (why[0] || !isnan(g)) {
                 tl->failures++;
-                print_error("FAILED sum %s %s %s n=%zu: got %g, expected NaN %s %s\n",
+                print_error("FAILED sum %s %s %s n=%zu: got %g, expected NaN %s\n",
                             tc_variant_name(v), tc_type_name(type),
-                            k ? "with a NaN" : "with +inf and -inf", n, g,
-                            clreduce_status_string(st), problem);
+                            k ? "with a NaN" : "with +inf and -inf", n, g, why);
             }
         }
     }
@@ -401,12 +407,10 @@ static void minmax_check(tally *tl, clreduce_op op, clreduce_type type, clreduce
     tl->cases++;
     if (st == CLREDUCE_SUCCESS && !problem[0] && tc_matches(op, type, &got, &ref, abs_sum))
         return;
-    char g[96], w[96];
-    tc_format(type, &got, g, sizeof g);
-    tc_format(type, &ref, w, sizeof w);
+    tc_got_want text = tc_format_got_want(type, &got, &ref);
     tl->failures++;
     print_error("FAILED %s %s %s \"%s\" n=%zu: got %s, expected %s %s %s\n", tc_op_name(op),
-                tc_variant_name(v), tc_type_name(type), what, n, g, w,
+                tc_variant_name(v), tc_type_name(type), what, n, text.got, text.want,
                 st != CLREDUCE_SUCCESS ? clreduce_status_string(st) : "", problem);
 }
 
@@ -574,11 +578,7 @@ static void test_minmax(void **state)
 
 int main(void)
 {
-    tc_init_seed();
-    g_ctx = tc_create_default_or_skip("unit.numerics");
-    g_queue = tc_create_queue(g_ctx, 0);
-    if (!g_queue)
-        return 1;
+    g_ctx = tc_start("unit.numerics", &g_queue, NULL);
     cl_device_id device = clreduce_get_cl_device(g_ctx);
     cl_device_fp_config fp[2] = {0, 0};
     clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof g_compute_units,
@@ -601,23 +601,15 @@ int main(void)
     static clreduce_variant variants[CLREDUCE_VARIANT_COUNT];
     static char names[2][CLREDUCE_VARIANT_COUNT][40];
     struct CMUnitTest tests[2 * CLREDUCE_VARIANT_COUNT];
-    memset(tests, 0, sizeof tests);
     size_t nt = 0;
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < CLREDUCE_VARIANT_COUNT; i++) {
             variants[i] = (clreduce_variant)i;
             snprintf(names[k][i], sizeof names[k][i], "%s_%s", k ? "minmax" : "sum",
                      tc_variant_name(variants[i]));
-            tests[nt].name = names[k][i];
-            tests[nt].test_func = k ? test_minmax : test_sum;
-            tests[nt].initial_state = &variants[i];
-            nt++;
+            tc_add_test(tests, &nt, names[k][i], k ? test_minmax : test_sum, &variants[i]);
         }
-    if (getenv("CLREDUCE_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
-    int failed = _cmocka_run_group_tests("unit.numerics", tests, nt, NULL, NULL);
+    int failed = tc_run_tests("unit.numerics", tests, nt);
 
-    clReleaseCommandQueue(g_queue);
-    clreduce_destroy(g_ctx);
-    return failed ? 1 : 0;
+    return tc_finish(g_ctx, failed, g_queue, NULL);
 }

@@ -328,12 +328,11 @@ static int run_reduce(const target *t, og_case *c)
     if (st == CLREDUCE_SUCCESS && neighbours_untouched &&
         tc_matches(c->op, c->type, &got, &ref, abs_sum))
         return 1;
-    char g[96], w[96];
-    tc_format(c->type, &got, g, sizeof g);
-    tc_format(c->type, &ref, w, sizeof w);
+    tc_got_want text = tc_format_got_want(c->type, &got, &ref);
     snprintf(c->detail, sizeof c->detail, "status %s%s%s, got %s, expected %s%s",
-             clreduce_status_string(st), st ? ": " : "", st ? clreduce_last_error(g_ctx) : "", g,
-             w, neighbours_untouched ? "" : ", elements next to the result changed");
+             clreduce_status_string(st), st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
+             text.got, text.want,
+             neighbours_untouched ? "" : ", elements next to the result changed");
     return 0;
 }
 
@@ -452,11 +451,9 @@ static int run_scan(const target *t, og_case *c)
             tc_set_double(c->type, want.bytes, 0, (double)sum);
         tc_get(c->type, res, c->result_offset + i, &got);
         if (!tc_matches(c->op, c->type, &got, &want, abs_sum)) {
-            char g[96], w[96];
-            tc_format(c->type, &got, g, sizeof g);
-            tc_format(c->type, &want, w, sizeof w);
+            tc_got_want text = tc_format_got_want(c->type, &got, &want);
             snprintf(c->detail, sizeof c->detail, "output element %zu: got %s, expected %s", i,
-                     g, w);
+                     text.got, text.want);
             return 0;
         }
         if (t->kind == CLREDUCE_EXCLUSIVE) {

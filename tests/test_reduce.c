@@ -28,26 +28,8 @@ static const size_t all_sizes[] = {1, 2, 31, 32, 33, 255, 256, 257, 1000, 4097, 
                                    TC_LARGE_COUNT};
 #define N_SIZES (sizeof all_sizes / sizeof all_sizes[0])
 static const size_t special_sizes[] = {1, 2, 33, 257, 4097, 65537};
-static const clreduce_op all_ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX};
-static const clreduce_type all_types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLREDUCE_INT32,
-                                          CLREDUCE_UINT32, CLREDUCE_INT64, CLREDUCE_UINT64};
 
 #define MAX_REPORTS 25
-
-/* Where the cases of one test run, and how many of them failed. */
-typedef struct suite {
-    clreduce_ctx *ctx;
-    cl_command_queue queue;
-    const char *label; /* the context, in messages */
-    int failures;
-    size_t cases;
-} suite;
-
-static suite make_suite(clreduce_ctx *ctx, const char *label)
-{
-    suite s = {ctx, g_queue, label, 0, 0};
-    return s;
-}
 
 /* Offsets vary from case to case: input at element 3 or 5, with or without
  * 17 poisoned elements after it, result at element 1 or 2, upload blocking
@@ -65,7 +47,7 @@ static tc_layout layout_for(size_t k)
 
 /* zero_sign: -1 or +1 when the result must be -0.0 or +0.0 (checked with
  * signbit, besides the reference). */
-static int check_case(suite *s, const char *tag, clreduce_op op, clreduce_type type,
+static int check_case(tc_suite *s, const char *tag, clreduce_op op, clreduce_type type,
                       clreduce_variant v, const void *data, size_t n, int zero_sign)
 {
     tc_layout l = layout_for(s->cases++);
@@ -73,7 +55,7 @@ static int check_case(suite *s, const char *tag, clreduce_op op, clreduce_type t
     long double abs_sum;
     tc_reference(op, type, data, n, &ref, &abs_sum);
     tc_run run;
-    int harness = tc_run_reduce(s->ctx, s->queue, op, type, v, data, n, &l, &run);
+    int harness = tc_run_reduce(s->ctx, g_queue, op, type, v, data, n, &l, &run);
     const char *msg = run.status == CLREDUCE_SUCCESS ? "" : clreduce_last_error(s->ctx);
     int ok = harness == 0 && run.status == CLREDUCE_SUCCESS && run.neighbours_untouched &&
              tc_matches(op, type, &run.got, &ref, abs_sum);
@@ -84,14 +66,12 @@ static int check_case(suite *s, const char *tag, clreduce_op op, clreduce_type t
     if (!ok) {
         s->failures++;
         if (s->failures <= MAX_REPORTS) {
-            char got[96], want[96];
-            tc_format(type, &run.got, got, sizeof got);
-            tc_format(type, &ref, want, sizeof want);
+            tc_got_want text = tc_format_got_want(type, &run.got, &ref);
             print_error("FAILED [%s] %s: variant=%s op=%s type=%s size=%zu offset=%zu tail=%zu "
                         "result_offset=%zu wait_list=%d: got %s, expected %s%s (tolerance %Lg)"
                         "%s%s%s%s%s%s\n",
                         s->label, tag, tc_variant_name(v), tc_op_name(op), tc_type_name(type), n,
-                        l.offset, l.tail, l.result_offset, l.use_wait_list, got, want,
+                        l.offset, l.tail, l.result_offset, l.use_wait_list, text.got, text.want,
                         zero_sign < 0 ? " (-0.0)" : zero_sign > 0 ? " (+0.0)" : "",
                         (op == CLREDUCE_OP_SUM && tc_is_float_type(type))
                             ? (type == CLREDUCE_FLOAT ? 1e-5L : 1e-12L) * abs_sum
@@ -108,14 +88,14 @@ static int check_case(suite *s, const char *tag, clreduce_op op, clreduce_type t
 
 /* A variant the device cannot run must say so in clreduce_reduce too, and
  * write nothing. */
-static void check_unsupported(suite *s, clreduce_op op, clreduce_type type, clreduce_variant v,
+static void check_unsupported(tc_suite *s, clreduce_op op, clreduce_type type, clreduce_variant v,
                               void *data)
 {
     const size_t n = 1000;
     tc_fill_random(type, data, n);
     tc_layout l = layout_for(s->cases++);
     tc_run run;
-    int harness = tc_run_reduce(s->ctx, s->queue, op, type, v, data, n, &l, &run);
+    int harness = tc_run_reduce(s->ctx, g_queue, op, type, v, data, n, &l, &run);
     const char *msg = clreduce_last_error(s->ctx);
     if (harness != 0 || run.status != CLREDUCE_ERROR_UNSUPPORTED || !run.result_untouched ||
         !run.neighbours_untouched || !msg[0]) {
@@ -137,11 +117,11 @@ static void set_float(clreduce_type type, void *data, size_t i, double x)
 
 /* NaN, infinities and signed zeros for min and max (and an infinity in a
  * sum) of a floating-point type. */
-static void special_cases(suite *s, clreduce_variant v, clreduce_type type, const size_t *sizes,
+static void special_cases(tc_suite *s, clreduce_variant v, clreduce_type type, const size_t *sizes,
                           size_t nsizes, void *data)
 {
-    for (size_t oi = 1; oi < ARRAY_SIZE(all_ops); oi++) {
-        clreduce_op op = all_ops[oi];
+    for (size_t oi = 1; oi < ARRAY_SIZE(tc_all_ops); oi++) {
+        clreduce_op op = tc_all_ops[oi];
         if (clreduce_check_support(s->ctx, op, type, v) != CLREDUCE_SUCCESS)
             continue;
         for (size_t si = 0; si < nsizes; si++) {
@@ -205,7 +185,7 @@ static void special_cases(suite *s, clreduce_variant v, clreduce_type type, cons
 
 /* count == 0: the identity, through clreduce_reduce (also with the offset at
  * the very end of the buffer) and clreduce_reduce_host. */
-static void empty_cases(suite *s, clreduce_variant v, clreduce_op op, clreduce_type type)
+static void empty_cases(tc_suite *s, clreduce_variant v, clreduce_op op, clreduce_type type)
 {
     tc_value want, got;
     tc_identity(op, type, &want);
@@ -213,37 +193,33 @@ static void empty_cases(suite *s, clreduce_variant v, clreduce_op op, clreduce_t
         tc_layout l = layout_for(s->cases++);
         l.tail = at_end ? 0 : l.tail;
         tc_run run;
-        int harness = tc_run_reduce(s->ctx, s->queue, op, type, v, NULL, 0, &l, &run);
+        int harness = tc_run_reduce(s->ctx, g_queue, op, type, v, NULL, 0, &l, &run);
         if (harness != 0 || run.status != CLREDUCE_SUCCESS || !run.neighbours_untouched ||
             memcmp(run.got.bytes, want.bytes, clreduce_type_size(type)) != 0) {
-            char g[96], w[96];
-            tc_format(type, &run.got, g, sizeof g);
-            tc_format(type, &want, w, sizeof w);
+            tc_got_want text = tc_format_got_want(type, &run.got, &want);
             s->failures++;
             print_error("FAILED [%s] count 0: variant=%s op=%s type=%s offset=%zu tail=%zu "
                         "result_offset=%zu: %s, got %s, expected the identity %s %s\n",
-                        s->label, tc_variant_name(v), tc_op_name(op), tc_type_name(type),
-                        l.offset, l.tail, l.result_offset, clreduce_status_string(run.status), g,
-                        w, run.problem);
+                        s->label, tc_variant_name(v), tc_op_name(op), tc_type_name(type), l.offset,
+                        l.tail, l.result_offset, clreduce_status_string(run.status), text.got,
+                        text.want, run.problem);
         }
     }
     float dummy = 1.0f;
     memset(&got, TC_SENTINEL_BYTE, sizeof got);
     clreduce_status st = clreduce_reduce_host(s->ctx, op, type, v, &dummy, 0, &got);
     if (st != CLREDUCE_SUCCESS || memcmp(got.bytes, want.bytes, clreduce_type_size(type)) != 0) {
-        char g[96], w[96];
-        tc_format(type, &got, g, sizeof g);
-        tc_format(type, &want, w, sizeof w);
+        tc_got_want text = tc_format_got_want(type, &got, &want);
         s->failures++;
         print_error("FAILED [%s] clreduce_reduce_host count 0: variant=%s op=%s type=%s: %s, got "
                     "%s, expected %s\n",
                     s->label, tc_variant_name(v), tc_op_name(op), tc_type_name(type),
-                    clreduce_status_string(st), g, w);
+                    clreduce_status_string(st), text.got, text.want);
     }
 }
 
 /* Reduces the same floats twice (same layout) and compares the bits. */
-static void determinism_case(suite *s, clreduce_variant v, void *data)
+static void determinism_case(tc_suite *s, clreduce_variant v, void *data)
 {
     const size_t n = TC_LARGE_COUNT;
     tc_fill_random(CLREDUCE_FLOAT, data, n);
@@ -252,8 +228,8 @@ static void determinism_case(suite *s, clreduce_variant v, void *data)
     tc_value ref;
     long double abs_sum;
     tc_reference(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, data, n, &ref, &abs_sum);
-    int ha = tc_run_reduce(s->ctx, s->queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, v, data, n, &l, &a);
-    int hb = tc_run_reduce(s->ctx, s->queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, v, data, n, &l, &b);
+    int ha = tc_run_reduce(s->ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, v, data, n, &l, &a);
+    int hb = tc_run_reduce(s->ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, v, data, n, &l, &b);
     int ok = ha == 0 && hb == 0 && a.status == CLREDUCE_SUCCESS &&
              b.status == CLREDUCE_SUCCESS && memcmp(&a.got.f, &b.got.f, sizeof(float)) == 0 &&
              tc_matches(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, &a.got, &ref, abs_sum);
@@ -269,45 +245,44 @@ static void determinism_case(suite *s, clreduce_variant v, void *data)
     }
 }
 
-static void test_variant(void **state)
+/* The steps of the test of every variant (tc_run_variant_test). An
+ * unsupported combination must be refused by clreduce_reduce too. */
+static void variant_refused(tc_variant_test *t, clreduce_op op, clreduce_type type)
 {
-    clreduce_variant v = *(const clreduce_variant *)*state;
-    char name[64];
-    snprintf(name, sizeof name, "variant_%s", tc_variant_name(v));
-    tc_seed_for(name);
-    double t0 = tc_now_seconds();
-    suite s = make_suite(g_ctx, "default context");
-    void *data = malloc(TC_LARGE_COUNT * 8);
-    assert_non_null(data);
-    tc_support_tally tally = {tc_variant_name(v), 0, 0, 0, ""};
-    for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++) {
-        for (size_t ti = 0; ti < ARRAY_SIZE(all_types); ti++) {
-            clreduce_op op = all_ops[oi];
-            clreduce_type type = all_types[ti];
-            clreduce_status st = tc_tally_support(&tally, g_ctx, op, type,
-                                                  clreduce_check_support(g_ctx, op, type, v));
-            if (st == CLREDUCE_ERROR_UNSUPPORTED)
-                check_unsupported(&s, op, type, v, data);
-            if (st != CLREDUCE_SUCCESS)
-                continue;
-            for (size_t si = 0; si < N_SIZES; si++) {
-                tc_fill_random(type, data, all_sizes[si]);
-                check_case(&s, "random", op, type, v, data, all_sizes[si], 0);
-            }
-            empty_cases(&s, v, op, type);
-        }
+    check_unsupported(&t->suite, op, type, (clreduce_variant)t->variant, t->data);
+}
+
+/* Random data at every size, and count 0. */
+static void variant_cases(tc_variant_test *t, clreduce_op op, clreduce_type type)
+{
+    clreduce_variant v = (clreduce_variant)t->variant;
+    for (size_t si = 0; si < N_SIZES; si++) {
+        tc_fill_random(type, t->data, all_sizes[si]);
+        check_case(&t->suite, "random", op, type, v, t->data, all_sizes[si], 0);
     }
-    special_cases(&s, v, CLREDUCE_FLOAT, special_sizes, ARRAY_SIZE(special_sizes), data);
+    empty_cases(&t->suite, v, op, type);
+}
+
+/* Special values of both floating-point types, and determinism. */
+static void variant_after(tc_variant_test *t)
+{
+    clreduce_variant v = (clreduce_variant)t->variant;
+    tc_suite *s = &t->suite;
+    special_cases(s, v, CLREDUCE_FLOAT, special_sizes, ARRAY_SIZE(special_sizes), t->data);
     if (tc_type_supported(g_ctx, CLREDUCE_DOUBLE))
-        special_cases(&s, v, CLREDUCE_DOUBLE, special_sizes, ARRAY_SIZE(special_sizes), data);
+        special_cases(s, v, CLREDUCE_DOUBLE, special_sizes, ARRAY_SIZE(special_sizes), t->data);
     if (v == CLREDUCE_ATOMIC)
         print_message("note: determinism not checked for atomic (documented as not bitwise "
                       "reproducible)\n");
     else if (clreduce_check_support(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, v) ==
              CLREDUCE_SUCCESS)
-        determinism_case(&s, v, data);
-    free(data);
-    tc_end_variant_test(&tally, name, s.cases, s.failures, t0);
+        determinism_case(s, v, t->data);
+}
+
+static void test_variant(void **state)
+{
+    static const tc_variant_steps steps = {variant_refused, variant_cases, variant_after};
+    tc_run_variant_test(g_ctx, 0, *(const int *)*state, &steps);
 }
 
 /* The header fixes the order of combination by "the count, the device and
@@ -439,15 +414,13 @@ static void test_sub_buffers(void **state)
                 if ((i < align + es || i >= align + 2 * es) && res[i] != TC_SENTINEL_BYTE)
                     ok = 0;
             if (!ok) {
-                char g[96], w[96];
-                tc_format(type, &got, g, sizeof g);
-                tc_format(type, &ref, w, sizeof w);
+                tc_got_want text = tc_format_got_want(type, &got, &ref);
                 failures++;
                 print_error("FAILED sub-buffers: variant=%s op=%s type=%s size=%zu offset=%zu "
                             "(sub-buffer at byte %zu): got %s, expected %s, or elements around "
                             "the result changed\n",
                             tc_variant_name(variant), tc_op_name(op), tc_type_name(type), n, off,
-                            align, g, w);
+                            align, text.got, text.want);
             }
             clReleaseMemObject(in);
             clReleaseMemObject(out);
@@ -463,14 +436,14 @@ static void test_sub_buffers(void **state)
 static void test_auto_variant(void **state)
 {
     (void)state;
-    for (size_t ti = 0; ti < ARRAY_SIZE(all_types); ti++) {
-        clreduce_type type = all_types[ti];
+    for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
+        clreduce_type type = tc_all_types[ti];
         clreduce_variant v = clreduce_auto_variant(g_ctx, type);
         print_message("auto for %s: %s\n", tc_type_name(type), tc_variant_name(v));
         assert_true(v > CLREDUCE_AUTO && (int)v < CLREDUCE_VARIANT_COUNT);
         if (tc_type_supported(g_ctx, type))
-            for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++)
-                assert_int_equal(clreduce_check_support(g_ctx, all_ops[oi], type, v),
+            for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++)
+                assert_int_equal(clreduce_check_support(g_ctx, tc_all_ops[oi], type, v),
                                  CLREDUCE_SUCCESS);
     }
 }
@@ -491,10 +464,10 @@ static void test_reduce_host(void **state)
         for (size_t ti = 0; ti < ARRAY_SIZE(types); ti++) {
             if (!tc_type_supported(g_ctx, types[ti]))
                 continue;
-            for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++)
+            for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++)
                 for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
                     clreduce_type type = types[ti];
-                    clreduce_op op = all_ops[oi];
+                    clreduce_op op = tc_all_ops[oi];
                     size_t n = sizes[si];
                     tc_fill_random(type, data, n);
                     tc_value ref, got;
@@ -509,15 +482,13 @@ static void test_reduce_host(void **state)
                              (clreduce_type_size(type) == 8 ||
                               got.bytes[4] == TC_SENTINEL_BYTE);
                     if (!ok) {
-                        char g[96], w[96];
-                        tc_format(type, &got, g, sizeof g);
-                        tc_format(type, &ref, w, sizeof w);
+                        tc_got_want text = tc_format_got_want(type, &got, &ref);
                         failures++;
                         print_error("FAILED reduce_host: variant=%s op=%s type=%s size=%zu: %s "
                                     "(%s), got %s, expected %s\n",
                                     tc_variant_name(variants[vi]), tc_op_name(op),
                                     tc_type_name(type), n, clreduce_status_string(st),
-                                    clreduce_last_error(g_ctx), g, w);
+                                    clreduce_last_error(g_ctx), text.got, text.want);
                     }
                 }
         }
@@ -566,7 +537,7 @@ static void test_subgroup_paths(void **state)
         const char *pname = clreduce_subgroup_path_name(paths[pi]);
         char label[64];
         snprintf(label, sizeof label, "path %s", pname);
-        suite s = make_suite(c, label);
+        tc_suite s = {c, label, 0, 0};
         assert_int_equal(clreduce_get_subgroup_path(c), paths[pi]);
         clreduce_status sup =
             clreduce_check_support(c, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_SUBGROUP);
@@ -586,13 +557,13 @@ static void test_subgroup_paths(void **state)
             offered++;
             snprintf(list + strlen(list), sizeof list - strlen(list), " %s", pname);
             for (size_t vi = 0; vi < ARRAY_SIZE(variants); vi++) {
-                for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++)
+                for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++)
                     for (size_t ti = 0; ti < ntypes; ti++) {
                         clreduce_status st =
-                            clreduce_check_support(c, all_ops[oi], types[ti], variants[vi]);
+                            clreduce_check_support(c, tc_all_ops[oi], types[ti], variants[vi]);
                         if (st != CLREDUCE_SUCCESS) {
                             print_error("path %s: %s %s %s: %s: %s\n", pname,
-                                        tc_variant_name(variants[vi]), tc_op_name(all_ops[oi]),
+                                        tc_variant_name(variants[vi]), tc_op_name(tc_all_ops[oi]),
                                         tc_type_name(types[ti]), clreduce_status_string(st),
                                         clreduce_last_error(c));
                             s.failures++;
@@ -600,7 +571,7 @@ static void test_subgroup_paths(void **state)
                         }
                         for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
                             tc_fill_random(types[ti], data, sizes[si]);
-                            check_case(&s, "random", all_ops[oi], types[ti], variants[vi], data,
+                            check_case(&s, "random", tc_all_ops[oi], types[ti], variants[vi], data,
                                        sizes[si], 0);
                         }
                     }
@@ -666,7 +637,7 @@ static void test_tuning(void **state)
             assert_int_equal(clreduce_get_tuning(c, CLREDUCE_DOUBLE, &t), CLREDUCE_SUCCESS);
             assert_true(t.vector_width >= 1 && t.vector_width * 8 <= 16);
         }
-        suite s = make_suite(c, labels[ci]);
+        tc_suite s = {c, labels[ci], 0, 0};
         for (size_t vi = 0; vi < ARRAY_SIZE(variants); vi++)
             for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
                 tc_fill_random(CLREDUCE_FLOAT, data, sizes[si]);
@@ -687,13 +658,13 @@ int main(void)
 {
     g_ctx = tc_start("unit.reduce", &g_queue, &g_read_queue, NULL);
 
-    static clreduce_variant variants[CLREDUCE_VARIANT_COUNT];
+    static int variants[CLREDUCE_VARIANT_COUNT];
     static char names[CLREDUCE_VARIANT_COUNT][40];
     struct CMUnitTest tests[CLREDUCE_VARIANT_COUNT + 8];
     size_t nt = 0;
     for (int v = 0; v < CLREDUCE_VARIANT_COUNT; v++) {
-        variants[v] = (clreduce_variant)v;
-        snprintf(names[v], sizeof names[v], "variant_%s", tc_variant_name(variants[v]));
+        variants[v] = v;
+        snprintf(names[v], sizeof names[v], "variant_%s", tc_variant_name((clreduce_variant)v));
         tc_add_test(tests, &nt, names[v], test_variant, &variants[v]);
     }
     const struct CMUnitTest others[] = {

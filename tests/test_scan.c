@@ -36,9 +36,6 @@ static cl_command_queue g_read_queue;   /* results are read here, behind `done` 
 static const size_t all_sizes[] = {1, 31, 32, 33, 255, 257, 1000, 4097, 65539, TC_LARGE_COUNT};
 static const size_t in_place_sizes[] = {1, 33, 4097, 65539};
 static const size_t special_sizes[] = {1, 2, 33, 257, 4097, 65539};
-static const clreduce_op all_ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX};
-static const clreduce_type all_types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLREDUCE_INT32,
-                                          CLREDUCE_UINT32, CLREDUCE_INT64, CLREDUCE_UINT64};
 static const clreduce_scan_kind all_kinds[] = {CLREDUCE_INCLUSIVE, CLREDUCE_EXCLUSIVE};
 
 /* ---- cases: where their ranges lie, what a failure prints (tc_run_scan runs them) */
@@ -112,24 +109,10 @@ static void report(const char *label, const scan_case *c, const tc_scan_run *r)
                 r->problem[0] ? "; " : "", r->problem);
 }
 
-/* Where the cases of one test run, and how many failed. */
-typedef struct suite {
-    clreduce_ctx *ctx;
-    const char *label;
-    int failures;
-    size_t cases;
-} suite;
-
-static suite make_suite(clreduce_ctx *ctx, const char *label)
-{
-    suite s = {ctx, label, 0, 0};
-    return s;
-}
-
 /* Runs one case; its layout comes from the suite's case counter. */
-static int check_case(suite *s, const char *tag, clreduce_op op, clreduce_type type,
-                      clreduce_scan_kind kind, clreduce_scan_variant v, const void *data,
-                      size_t n, int in_place)
+static int check_case(tc_suite *s, const char *tag, clreduce_op op, clreduce_type type,
+                      clreduce_scan_kind kind, clreduce_scan_variant v, const void *data, size_t n,
+                      int in_place)
 {
     size_t k = s->cases++;
     scan_case c = {s->ctx, g_queue, op, type, kind, v, n, data,
@@ -144,7 +127,7 @@ static int check_case(suite *s, const char *tag, clreduce_op op, clreduce_type t
 
 /* A combination check_scan_support calls unsupported must be refused by
  * clreduce_scan too, with nothing written and no event. */
-static void check_unsupported(suite *s, clreduce_op op, clreduce_type type,
+static void check_unsupported(tc_suite *s, clreduce_op op, clreduce_type type,
                               clreduce_scan_variant v, void *data)
 {
     const size_t n = 1000;
@@ -170,10 +153,10 @@ static void check_unsupported(suite *s, clreduce_op op, clreduce_type type,
 
 /* NaN, infinities and signed zeros in min and max, and infinities in sums,
  * for one floating-point type, both kinds. */
-static void special_cases(suite *s, clreduce_scan_variant v, clreduce_type type, void *data)
+static void special_cases(tc_suite *s, clreduce_scan_variant v, clreduce_type type, void *data)
 {
-    for (size_t oi = 1; oi < ARRAY_SIZE(all_ops); oi++) {
-        clreduce_op op = all_ops[oi];
+    for (size_t oi = 1; oi < ARRAY_SIZE(tc_all_ops); oi++) {
+        clreduce_op op = tc_all_ops[oi];
         if (clreduce_check_scan_support(s->ctx, op, type, v) != CLREDUCE_SUCCESS)
             continue;
         for (size_t si = 0; si < ARRAY_SIZE(special_sizes); si++) {
@@ -247,51 +230,48 @@ static void special_cases(suite *s, clreduce_scan_variant v, clreduce_type type,
 
 /* ---- every variant ------------------------------------------------------------- */
 
-static void test_variant(void **state)
+static void variant_refused(tc_variant_test *t, clreduce_op op, clreduce_type type)
 {
-    clreduce_scan_variant v = *(const clreduce_scan_variant *)*state;
-    char name[64];
-    snprintf(name, sizeof name, "variant_%s", tc_scan_variant_name(v));
-    tc_seed_for(name);
-    double t0 = tc_now_seconds();
-    suite s = make_suite(g_ctx, "default context");
-    void *data = malloc(TC_LARGE_COUNT * 8);
-    assert_non_null(data);
-    tc_support_tally tally = {tc_scan_variant_name(v), 0, 0, 0, ""};
-    for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++) {
-        for (size_t ti = 0; ti < ARRAY_SIZE(all_types); ti++) {
-            clreduce_op op = all_ops[oi];
-            clreduce_type type = all_types[ti];
-            clreduce_status st = tc_tally_support(&tally, g_ctx, op, type,
-                                                  clreduce_check_scan_support(g_ctx, op, type, v));
-            if (st == CLREDUCE_ERROR_UNSUPPORTED)
-                check_unsupported(&s, op, type, v, data);
-            if (st != CLREDUCE_SUCCESS)
-                continue;
-            for (size_t si = 0; si < ARRAY_SIZE(all_sizes); si++)
-                for (size_t ki = 0; ki < ARRAY_SIZE(all_kinds); ki++) {
-                    size_t n = all_sizes[si];
-                    tc_data_mode mode = tc_mode_for(op, si + ki);
-                    tc_fill_mode(op, type, mode, data, n);
-                    check_case(&s, tc_data_mode_name(mode), op, type, all_kinds[ki], v, data, n,
-                               0);
-                }
-            for (size_t si = 0; si < ARRAY_SIZE(in_place_sizes); si++)
-                for (size_t ki = 0; ki < ARRAY_SIZE(all_kinds); ki++) {
-                    size_t n = in_place_sizes[si];
-                    tc_data_mode mode = tc_mode_for(op, si + ki + 1);
-                    tc_fill_mode(op, type, mode, data, n);
-                    check_case(&s, tc_data_mode_name(mode), op, type, all_kinds[ki], v, data, n,
-                               1);
-                }
+    check_unsupported(&t->suite, op, type, (clreduce_scan_variant)t->variant, t->data);
+}
+
+/* Both kinds at every size, then in place at a few; the data's mode
+ * alternates from case to case. */
+static void variant_cases(tc_variant_test *t, clreduce_op op, clreduce_type type)
+{
+    clreduce_scan_variant v = (clreduce_scan_variant)t->variant;
+    for (size_t si = 0; si < ARRAY_SIZE(all_sizes); si++)
+        for (size_t ki = 0; ki < ARRAY_SIZE(all_kinds); ki++) {
+            size_t n = all_sizes[si];
+            tc_data_mode mode = tc_mode_for(op, si + ki);
+            tc_fill_mode(op, type, mode, t->data, n);
+            check_case(&t->suite, tc_data_mode_name(mode), op, type, all_kinds[ki], v, t->data, n,
+                       0);
         }
-    }
-    special_cases(&s, v, CLREDUCE_FLOAT, data);
+    for (size_t si = 0; si < ARRAY_SIZE(in_place_sizes); si++)
+        for (size_t ki = 0; ki < ARRAY_SIZE(all_kinds); ki++) {
+            size_t n = in_place_sizes[si];
+            tc_data_mode mode = tc_mode_for(op, si + ki + 1);
+            tc_fill_mode(op, type, mode, t->data, n);
+            check_case(&t->suite, tc_data_mode_name(mode), op, type, all_kinds[ki], v, t->data, n,
+                       1);
+        }
+}
+
+/* Special values of both floating-point types. */
+static void variant_after(tc_variant_test *t)
+{
+    clreduce_scan_variant v = (clreduce_scan_variant)t->variant;
+    special_cases(&t->suite, v, CLREDUCE_FLOAT, t->data);
     if (clreduce_check_scan_support(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, v) ==
         CLREDUCE_SUCCESS)
-        special_cases(&s, v, CLREDUCE_DOUBLE, data);
-    free(data);
-    tc_end_variant_test(&tally, name, s.cases, s.failures, t0);
+        special_cases(&t->suite, v, CLREDUCE_DOUBLE, t->data);
+}
+
+static void test_variant(void **state)
+{
+    static const tc_variant_steps steps = {variant_refused, variant_cases, variant_after};
+    tc_run_variant_test(g_ctx, 1, *(const int *)*state, &steps);
 }
 
 /* AUTO resolves to LOOKBACK where the device can run it, else to
@@ -299,8 +279,8 @@ static void test_variant(void **state)
 static void test_auto_scan_variant(void **state)
 {
     (void)state;
-    for (size_t ti = 0; ti < ARRAY_SIZE(all_types); ti++) {
-        clreduce_type type = all_types[ti];
+    for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
+        clreduce_type type = tc_all_types[ti];
         clreduce_scan_variant v = clreduce_auto_scan_variant(g_ctx, type);
         print_message("auto scan for %s: %s\n", tc_type_name(type), tc_scan_variant_name(v));
         assert_true(v == CLREDUCE_SCAN_LOOKBACK || v == CLREDUCE_SCAN_REDUCE_THEN_SCAN);
@@ -310,12 +290,12 @@ static void test_auto_scan_variant(void **state)
         int lookback = clreduce_check_scan_support(g_ctx, CLREDUCE_OP_SUM, type,
                                                    CLREDUCE_SCAN_LOOKBACK) == CLREDUCE_SUCCESS;
         assert_int_equal(v, lookback ? CLREDUCE_SCAN_LOOKBACK : CLREDUCE_SCAN_REDUCE_THEN_SCAN);
-        for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++) {
-            assert_int_equal(clreduce_check_scan_support(g_ctx, all_ops[oi], type, v),
+        for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++) {
+            assert_int_equal(clreduce_check_scan_support(g_ctx, tc_all_ops[oi], type, v),
                              CLREDUCE_SUCCESS);
-            assert_int_equal(clreduce_check_scan_support(g_ctx, all_ops[oi], type,
-                                                         CLREDUCE_SCAN_AUTO),
-                             CLREDUCE_SUCCESS);
+            assert_int_equal(
+                clreduce_check_scan_support(g_ctx, tc_all_ops[oi], type, CLREDUCE_SCAN_AUTO),
+                CLREDUCE_SUCCESS);
         }
     }
 }
@@ -420,10 +400,9 @@ static void test_count_zero(void **state)
     memset(sentinel, TC_SENTINEL_BYTE, sizeof sentinel);
     cl_mem in = tc_make_buffer(g_ctx, sizeof init_in, init_in);
     cl_mem out = tc_make_buffer(g_ctx, sizeof sentinel, sentinel);
-    cl_context cl = clreduce_get_cl_context(g_ctx);
     for (int vi = 0; vi < CLREDUCE_SCAN_VARIANT_COUNT; vi++) {
         clreduce_scan_variant v = (clreduce_scan_variant)vi;
-        clreduce_op op = all_ops[vi % 3];
+        clreduce_op op = tc_all_ops[vi % 3];
         if (clreduce_check_scan_support(g_ctx, op, CLREDUCE_INT32, v) != CLREDUCE_SUCCESS) {
             print_message("note: %s int32 not supported here\n", tc_scan_variant_name(v));
             continue;
@@ -435,12 +414,8 @@ static void test_count_zero(void **state)
             for (size_t ki = 0; ki < ARRAY_SIZE(all_kinds); ki++)
                 for (int with_done = 0; with_done < 3; with_done++) {
                     /* 0: no event; 1: done; 2: done behind a user event. */
-                    cl_event done = TC_EVENT_SENTINEL, gate = NULL;
-                    cl_int err;
-                    if (with_done == 2) {
-                        gate = clCreateUserEvent(cl, &err);
-                        assert_int_equal(err, CL_SUCCESS);
-                    }
+                    cl_event done = TC_EVENT_SENTINEL;
+                    cl_event gate = with_done == 2 ? tc_user_event(g_ctx) : NULL;
                     cl_mem dst = oi == 2 ? in : out; /* in place on the input */
                     clreduce_status st = clreduce_scan(
                         g_ctx, g_queue, op, CLREDUCE_INT32, all_kinds[ki], v, in,
@@ -699,7 +674,7 @@ static void test_small_work_groups(void **state)
                   {CLREDUCE_OP_MIN, CLREDUCE_UINT64}};
     void *data = malloc(TC_LARGE_COUNT * 8);
     assert_non_null(data);
-    suite s = make_suite(c, "work_group_size 64, 1 scalar load, 64 groups per compute unit");
+    tc_suite s = {c, "work_group_size 64, 1 scalar load, 64 groups per compute unit", 0, 0};
     for (int vi = 1; vi < CLREDUCE_SCAN_VARIANT_COUNT; vi++) {
         clreduce_scan_variant v = (clreduce_scan_variant)vi;
         for (size_t ci = 0; ci < ARRAY_SIZE(combos); ci++) {
@@ -729,7 +704,7 @@ int main(void)
 {
     g_ctx = tc_start("unit.scan", &g_queue, &g_upload_queue, &g_read_queue, NULL);
 
-    static clreduce_scan_variant variants[CLREDUCE_SCAN_VARIANT_COUNT];
+    static int variants[CLREDUCE_SCAN_VARIANT_COUNT];
     static char names[CLREDUCE_SCAN_VARIANT_COUNT][48];
     const struct CMUnitTest first[] = {
         cmocka_unit_test(test_auto_scan_variant),
@@ -744,8 +719,9 @@ int main(void)
     for (size_t i = 0; i < ARRAY_SIZE(first); i++)
         tests[nt++] = first[i];
     for (int v = 0; v < CLREDUCE_SCAN_VARIANT_COUNT; v++) {
-        variants[v] = (clreduce_scan_variant)v;
-        snprintf(names[v], sizeof names[v], "variant_%s", tc_scan_variant_name(variants[v]));
+        variants[v] = v;
+        snprintf(names[v], sizeof names[v], "variant_%s",
+                 tc_scan_variant_name((clreduce_scan_variant)v));
         tc_add_test(tests, &nt, names[v], test_variant, &variants[v]);
     }
     for (size_t i = 0; i < ARRAY_SIZE(last); i++)

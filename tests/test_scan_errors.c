@@ -30,36 +30,17 @@ static cl_mem g_err_in;  /* ERR_COUNT floats */
 static cl_mem g_err_out; /* ERR_COUNT floats of sentinel bytes */
 static float g_err_in_data[ERR_COUNT];
 static unsigned char g_err_sentinel[ERR_COUNT * sizeof(float)];
-
-/* Checks a failed call: its status, a message containing every word of
- * `words` (NULL-terminated), no program built, loaded or looked up in
- * g_ctx, and both buffers as they were. */
-static void check_failure(const char *what, clreduce_status got, clreduce_status want,
-                          const clreduce_ctx *msg_ctx, const char *const *words,
-                          const clreduce_cache_stats *before)
-{
-    tc_check_status_and_message(what, got, want, msg_ctx, words);
-    tc_check_nothing_built(what, g_ctx, before);
-    assert_int_equal(clFinish(g_queue), CL_SUCCESS);
-    tc_check_buffer_unchanged(g_queue, g_err_out, g_err_sentinel, sizeof g_err_sentinel);
-    tc_check_buffer_unchanged(g_queue, g_err_in, g_err_in_data, sizeof g_err_in_data);
-}
+static tc_guarded g_guarded; /* the two buffers above */
 
 #define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define NO_WORDS ((const char *const *)NULL)
 
-/* A call that must fail; `done` and `first` must stay untouched. */
-#define EXPECT_FAILURE(what, want, msg_ctx, words, call)                                       \
-    do {                                                                                        \
-        clreduce_cache_stats before_ = tc_cache_stats(g_ctx);                                   \
-        cl_event done = TC_EVENT_SENTINEL, first = TC_EVENT_SENTINEL;                           \
-        clreduce_status got_ = (call);                                                          \
-        check_failure(what, got_, want, msg_ctx, words, &before_);                              \
-        assert_true(done == TC_EVENT_SENTINEL);                                                 \
-        assert_true(first == TC_EVENT_SENTINEL);                                                \
-        (void)done;                                                                             \
-        (void)first;                                                                            \
-    } while (0)
+/* A call that must fail: its status, a message containing every word of
+ * `words` (NULL-terminated), no program built, loaded or looked up in
+ * g_ctx, both buffers as they were; `done` and `first` must stay
+ * untouched. */
+#define EXPECT_FAILURE(what, want, msg_ctx, words, call)                                           \
+    TC_EXPECT_FAILURE(&g_guarded, g_ctx, what, want, msg_ctx, words, call)
 
 #define SCAN(ctx, q, op, type, kind, v, in, in_off, n, out, out_off, nw, w)                    \
     clreduce_scan(ctx, q, op, type, kind, v, in, in_off, n, out, out_off, nw, w, &done)
@@ -243,44 +224,30 @@ static void test_errors_overlap(void **state)
 static void test_errors_foreign_objects(void **state)
 {
     (void)state;
-    cl_int err;
-    cl_device_id dev = clreduce_get_cl_device(g_ctx);
-    cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    cl_command_queue other_q = clCreateCommandQueue(other, dev, 0, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    cl_mem other_in = clCreateBuffer(other, CL_MEM_READ_WRITE, sizeof g_err_in_data, NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    cl_mem other_out = clCreateBuffer(other, CL_MEM_READ_WRITE, sizeof g_err_in_data, NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    EXPECT_FAILURE("queue of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
-                   WORDS("queue"),
-                   SCAN(g_ctx, other_q, SUM, F, INCL, RTS, g_err_in, 0, 10, g_err_out, 0, 0,
-                        NULL));
-    EXPECT_FAILURE("input of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
-                   WORDS("input", "context"),
-                   SCAN(g_ctx, g_queue, SUM, F, INCL, RTS, other_in, 0, 10, g_err_out, 0, 0,
-                        NULL));
-    EXPECT_FAILURE("output of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
-                   WORDS("output", "context"),
-                   SCAN(g_ctx, g_queue, SUM, F, INCL, RTS, g_err_in, 0, 10, other_out, 0, 0,
-                        NULL));
-    EXPECT_FAILURE("count 0 into an output of another context", CLREDUCE_ERROR_INVALID_ARGUMENT,
-                   g_ctx, WORDS("output", "context"),
-                   SCAN(g_ctx, g_queue, SUM, F, INCL, RTS, g_err_in, 0, 0, other_out, 0, 0,
-                        NULL));
-    clReleaseMemObject(other_in);
-    clReleaseMemObject(other_out);
-    clReleaseCommandQueue(other_q);
-    clReleaseContext(other);
+    tc_foreign other;
+    tc_make_foreign(g_ctx, sizeof g_err_in_data, sizeof g_err_in_data, &other);
+    EXPECT_FAILURE(
+        "queue of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("queue"),
+        SCAN(g_ctx, other.queue, SUM, F, INCL, RTS, g_err_in, 0, 10, g_err_out, 0, 0, NULL));
+    EXPECT_FAILURE(
+        "input of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+        WORDS("input", "context"),
+        SCAN(g_ctx, g_queue, SUM, F, INCL, RTS, other.input, 0, 10, g_err_out, 0, 0, NULL));
+    EXPECT_FAILURE(
+        "output of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+        WORDS("output", "context"),
+        SCAN(g_ctx, g_queue, SUM, F, INCL, RTS, g_err_in, 0, 10, other.output, 0, 0, NULL));
+    EXPECT_FAILURE(
+        "count 0 into an output of another context", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+        WORDS("output", "context"),
+        SCAN(g_ctx, g_queue, SUM, F, INCL, RTS, g_err_in, 0, 0, other.output, 0, 0, NULL));
+    tc_release_foreign(&other);
 }
 
 static void test_errors_wait_list(void **state)
 {
     (void)state;
-    cl_int err;
-    cl_event ev = clCreateUserEvent(clreduce_get_cl_context(g_ctx), &err);
-    assert_int_equal(err, CL_SUCCESS);
+    cl_event ev = tc_user_event(g_ctx);
     EXPECT_FAILURE("num_wait 2, wait NULL", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
                    WORDS("wait"),
                    SCAN(g_ctx, g_queue, SUM, F, INCL, RTS, g_err_in, 0, 10, g_err_out, 0, 2,
@@ -365,11 +332,10 @@ static void test_errors_unsupported(void **state)
 int main(void)
 {
     g_ctx = tc_start("unit.scan_errors", &g_queue, NULL);
-    for (int i = 0; i < ERR_COUNT; i++)
-        g_err_in_data[i] = (float)i - 40.5f;
-    memset(g_err_sentinel, TC_SENTINEL_BYTE, sizeof g_err_sentinel);
-    g_err_in = tc_make_buffer(g_ctx, sizeof g_err_in_data, g_err_in_data);
-    g_err_out = tc_make_buffer(g_ctx, sizeof g_err_sentinel, g_err_sentinel);
+    tc_make_guarded(g_ctx, g_queue, g_err_in_data, ERR_COUNT, g_err_sentinel, sizeof g_err_sentinel,
+                    &g_guarded);
+    g_err_in = g_guarded.input;
+    g_err_out = g_guarded.output;
 
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errors_null),
@@ -383,7 +349,6 @@ int main(void)
     };
     int failed = tc_run_tests("unit.scan_errors", tests, ARRAY_SIZE(tests));
 
-    clReleaseMemObject(g_err_in);
-    clReleaseMemObject(g_err_out);
+    tc_release_guarded(&g_guarded);
     return tc_finish(g_ctx, failed, g_queue, NULL);
 }

@@ -25,39 +25,20 @@
 
 static clreduce_ctx *g_ctx;
 
-static const clreduce_type all_types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLREDUCE_INT32,
-                                          CLREDUCE_UINT32, CLREDUCE_INT64, CLREDUCE_UINT64};
-static const clreduce_op all_ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX};
-
-static cl_mem make_buffer(size_t bytes, const void *data)
-{
-    cl_int err;
-    cl_mem m = clCreateBuffer(clreduce_get_cl_context(g_ctx),
-                              CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                              (void *)data, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    return m;
-}
-
-static void read_buffer(cl_command_queue q, cl_mem m, size_t bytes, void *out)
-{
-    assert_int_equal(clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, out, 0, NULL, NULL), CL_SUCCESS);
-}
-
 /* Runs an inclusive scan of data[0 .. n) on q and checks it against the CPU
  * reference; returns 1 when it matched. */
 static int scan_and_check(cl_command_queue q, clreduce_op op, clreduce_type type,
                           const void *data, size_t n, const char *what)
 {
     size_t bytes = n * clreduce_type_size(type);
-    cl_mem in = make_buffer(bytes, data), out = make_buffer(bytes, NULL);
+    cl_mem in = tc_make_buffer(g_ctx, bytes, data), out = tc_make_buffer(g_ctx, bytes, NULL);
     clreduce_status s = clreduce_scan(g_ctx, q, op, type, CLREDUCE_INCLUSIVE,
                                       CLREDUCE_SCAN_LOOKBACK, in, 0, n, out, 0, 0, NULL, NULL);
     if (s != CLREDUCE_SUCCESS)
         fail_msg("%s: %s", what, clreduce_last_error(g_ctx));
     void *got = malloc(bytes);
     assert_non_null(got);
-    read_buffer(q, out, bytes, got);
+    tc_read_buffer(q, out, got, bytes, 0, NULL);
     char why[512];
     int ok = tc_scan_matches(op, type, CLREDUCE_INCLUSIVE, data, n, got, why, sizeof why);
     if (!ok)
@@ -99,16 +80,16 @@ static void test_forged_status_words(void **state)
 {
     (void)state;
     const size_t small = 20000, large = TC_LARGE_COUNT, rounds = 8;
-    for (size_t ti = 0; ti < sizeof all_types / sizeof *all_types; ti++) {
-        clreduce_type type = all_types[ti];
+    for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
+        clreduce_type type = tc_all_types[ti];
         if (!tc_type_supported(g_ctx, type))
             continue;
         size_t size = clreduce_type_size(type);
         void *ones = malloc(large * size), *forged = malloc(small * size);
         assert_non_null(ones);
         assert_non_null(forged);
-        for (size_t oi = 0; oi < sizeof all_ops / sizeof *all_ops; oi++) {
-            clreduce_op op = all_ops[oi];
+        for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++) {
+            clreduce_op op = tc_all_ops[oi];
             if (!lookback_supported(op, type) || !lookback_supported(CLREDUCE_OP_SUM, type))
                 continue;
             cl_command_queue q = tc_create_queue(g_ctx, 0);
@@ -167,14 +148,15 @@ static int call_supported(const stateful_call *c)
                                                c->variant) == CLREDUCE_SUCCESS;
 }
 
-static clreduce_status enqueue_call(const stateful_call *c, cl_command_queue q, cl_mem in,
-                                    size_t n, cl_mem out, cl_uint num_wait, const cl_event *wait)
+static clreduce_status enqueue_call(const stateful_call *c, cl_command_queue q, cl_mem in, size_t n,
+                                    cl_mem out, cl_uint num_wait, const cl_event *wait,
+                                    cl_event *done)
 {
     if (c->is_scan)
         return clreduce_scan(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_INCLUSIVE,
-                             c->scan_variant, in, 0, n, out, 0, num_wait, wait, NULL);
-    return clreduce_reduce(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32, c->variant, in, 0, n, out,
-                           0, num_wait, wait, NULL);
+                             c->scan_variant, in, 0, n, out, 0, num_wait, wait, done);
+    return clreduce_reduce(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32, c->variant, in, 0, n, out, 0,
+                           num_wait, wait, done);
 }
 
 /* Whether out holds the call's right answer for n ones. */
@@ -182,7 +164,7 @@ static int call_result_right(const stateful_call *c, cl_command_queue q, cl_mem 
 {
     int32_t *got = malloc((c->is_scan ? n : 1) * sizeof *got);
     assert_non_null(got);
-    read_buffer(q, out, (c->is_scan ? n : 1) * sizeof *got, got);
+    tc_read_buffer(q, out, got, (c->is_scan ? n : 1) * sizeof *got, 0, NULL);
     int ok = 1;
     for (size_t i = 0; i < (c->is_scan ? n : 1) && ok; i++)
         ok = got[i] == (int32_t)(c->is_scan ? i + 1 : n);
@@ -197,97 +179,92 @@ static cl_mem ones_buffer(size_t n)
     assert_non_null(ones);
     for (size_t i = 0; i < n; i++)
         ones[i] = 1;
-    cl_mem m = make_buffer(n * sizeof *ones, ones);
+    cl_mem m = tc_make_buffer(g_ctx, n * sizeof *ones, ones);
     free(ones);
     return m;
 }
 
-static cl_event user_event(void)
+/* Runs `test` for each stateful call the device supports, each on a fresh
+ * queue, released after it. */
+static void on_fresh_queues(void (*test)(const stateful_call *c, cl_command_queue q, cl_mem in,
+                                         cl_mem out, size_t n),
+                            cl_mem in, cl_mem out, size_t n)
 {
-    cl_int err;
-    cl_event e = clCreateUserEvent(clreduce_get_cl_context(g_ctx), &err);
-    assert_int_equal(err, CL_SUCCESS);
-    return e;
+    for (size_t k = 0; k < ARRAY_SIZE(stateful_calls); k++) {
+        const stateful_call *c = &stateful_calls[k];
+        if (!call_supported(c))
+            continue;
+        cl_command_queue q = tc_create_queue(g_ctx, 0);
+        assert_non_null(q);
+        test(c, q, in, out, n);
+        clReleaseCommandQueue(q);
+    }
 }
 
 /* A fresh queue's first call waits for a user event that then fails, so its
  * commands never run; the calls after it on that queue must still be right
  * and must not hang, whether or not the runtime runs commands queued behind
  * a failed one. */
+static void failed_first_dependency(const stateful_call *c, cl_command_queue q, cl_mem in,
+                                    cl_mem out, size_t n)
+{
+    cl_event user = tc_user_event(g_ctx);
+    assert_int_equal(enqueue_call(c, q, in, n, out, 1, &user, NULL), CLREDUCE_SUCCESS);
+    assert_int_equal(clSetUserEventStatus(user, -1), CL_SUCCESS);
+    clReleaseEvent(user);
+    clFinish(q); /* its status may be an error: what matters is what follows */
+    for (int r = 0; r < 3; r++) {
+        cl_event done = NULL;
+        assert_int_equal(enqueue_call(c, q, in, n, out, 0, NULL, &done), CLREDUCE_SUCCESS);
+        assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
+        cl_int exec = tc_event_status(done);
+        clReleaseEvent(done);
+        assert_int_equal(exec, CL_COMPLETE);
+        if (!call_result_right(c, q, out, n))
+            fail_msg("%s after a failed first dependency: wrong result in call %d", c->name, r + 1);
+    }
+}
+
 static void test_failed_first_dependency(void **state)
 {
     (void)state;
     const size_t n = TC_LARGE_COUNT;
-    cl_mem in = ones_buffer(n), out = make_buffer(n * sizeof(int32_t), NULL);
-    for (size_t k = 0; k < sizeof stateful_calls / sizeof *stateful_calls; k++) {
-        const stateful_call *c = &stateful_calls[k];
-        if (!call_supported(c))
-            continue;
-        cl_command_queue q = tc_create_queue(g_ctx, 0);
-        assert_non_null(q);
-        cl_event user = user_event();
-        assert_int_equal(enqueue_call(c, q, in, n, out, 1, &user), CLREDUCE_SUCCESS);
-        assert_int_equal(clSetUserEventStatus(user, -1), CL_SUCCESS);
-        clReleaseEvent(user);
-        clFinish(q); /* its status may be an error: what matters is what follows */
-        for (int r = 0; r < 3; r++) {
-            cl_event done = NULL;
-            clreduce_status s =
-                c->is_scan ? clreduce_scan(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32,
-                                           CLREDUCE_INCLUSIVE, c->scan_variant, in, 0, n, out, 0,
-                                           0, NULL, &done)
-                           : clreduce_reduce(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32,
-                                             c->variant, in, 0, n, out, 0, 0, NULL, &done);
-            assert_int_equal(s, CLREDUCE_SUCCESS);
-            cl_int exec = 0;
-            assert_int_equal(clWaitForEvents(1, &done), CL_SUCCESS);
-            assert_int_equal(clGetEventInfo(done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec,
-                                            &exec, NULL),
-                             CL_SUCCESS);
-            clReleaseEvent(done);
-            assert_int_equal(exec, CL_COMPLETE);
-            if (!call_result_right(c, q, out, n))
-                fail_msg("%s after a failed first dependency: wrong result in call %d", c->name,
-                         r + 1);
-        }
-        clReleaseCommandQueue(q);
-    }
+    cl_mem in = ones_buffer(n), out = tc_make_buffer(g_ctx, n * sizeof(int32_t), NULL);
+    on_fresh_queues(failed_first_dependency, in, out, n);
     clReleaseMemObject(in);
     clReleaseMemObject(out);
 }
 
 /* A fresh queue's first call waits for a user event that completes only
  * after two more calls were enqueued behind it: all three must be right. */
+static void late_first_dependency(const stateful_call *c, cl_command_queue q, cl_mem in,
+                                  cl_mem unused, size_t n)
+{
+    (void)unused;
+    cl_event user = tc_user_event(g_ctx);
+    cl_mem out[3];
+    for (int r = 0; r < 3; r++) {
+        out[r] = tc_make_buffer(g_ctx, n * sizeof(int32_t), NULL);
+        assert_int_equal(enqueue_call(c, q, in, n, out[r], r == 0, r == 0 ? &user : NULL, NULL),
+                         CLREDUCE_SUCCESS);
+    }
+    clFlush(q);
+    usleep(20000);
+    assert_int_equal(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
+    clReleaseEvent(user);
+    for (int r = 0; r < 3; r++) {
+        if (!call_result_right(c, q, out[r], n))
+            fail_msg("%s behind a late first dependency: wrong result in call %d", c->name, r + 1);
+        clReleaseMemObject(out[r]);
+    }
+}
+
 static void test_late_first_dependency(void **state)
 {
     (void)state;
     const size_t n = TC_LARGE_COUNT;
     cl_mem in = ones_buffer(n);
-    for (size_t k = 0; k < sizeof stateful_calls / sizeof *stateful_calls; k++) {
-        const stateful_call *c = &stateful_calls[k];
-        if (!call_supported(c))
-            continue;
-        cl_command_queue q = tc_create_queue(g_ctx, 0);
-        assert_non_null(q);
-        cl_event user = user_event();
-        cl_mem out[3];
-        for (int r = 0; r < 3; r++) {
-            out[r] = make_buffer(n * sizeof(int32_t), NULL);
-            assert_int_equal(enqueue_call(c, q, in, n, out[r], r == 0, r == 0 ? &user : NULL),
-                             CLREDUCE_SUCCESS);
-        }
-        clFlush(q);
-        usleep(20000);
-        assert_int_equal(clSetUserEventStatus(user, CL_COMPLETE), CL_SUCCESS);
-        clReleaseEvent(user);
-        for (int r = 0; r < 3; r++) {
-            if (!call_result_right(c, q, out[r], n))
-                fail_msg("%s behind a late first dependency: wrong result in call %d", c->name,
-                         r + 1);
-            clReleaseMemObject(out[r]);
-        }
-        clReleaseCommandQueue(q);
-    }
+    on_fresh_queues(late_first_dependency, in, NULL, n);
     clReleaseMemObject(in);
 }
 
@@ -299,11 +276,11 @@ static void churn_queues(cl_mem in, cl_mem out, size_t n, size_t count)
     for (size_t i = 0; i < count; i++) {
         cl_command_queue q = tc_create_queue(g_ctx, 0);
         assert_non_null(q);
-        for (size_t k = 0; k < sizeof stateful_calls / sizeof *stateful_calls; k++) {
+        for (size_t k = 0; k < ARRAY_SIZE(stateful_calls); k++) {
             const stateful_call *c = &stateful_calls[k];
             if (!call_supported(c))
                 continue;
-            assert_int_equal(enqueue_call(c, q, in, n, out, 0, NULL), CLREDUCE_SUCCESS);
+            assert_int_equal(enqueue_call(c, q, in, n, out, 0, NULL, NULL), CLREDUCE_SUCCESS);
             assert_true(call_result_right(c, q, out, n));
         }
         clReleaseCommandQueue(q);
@@ -316,7 +293,7 @@ static void test_released_queues_are_freed(void **state)
 {
     (void)state;
     const size_t n = 4099;
-    cl_mem in = ones_buffer(n), out = make_buffer(n * sizeof(int32_t), NULL);
+    cl_mem in = ones_buffer(n), out = tc_make_buffer(g_ctx, n * sizeof(int32_t), NULL);
     fault_objects before, middle, after;
     fault_live(&before);
     churn_queues(in, out, n, 100);
