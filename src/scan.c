@@ -253,12 +253,6 @@ static const op_family scans = {
 
 /* ---- API ------------------------------------------------------------------------------ */
 
-clreduce_status clreduce_check_scan_support(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
-                                            clreduce_scan_variant variant)
-{
-    return request_check_support(ctx, &scans, op, type, (int)variant, CLREDUCE_INCLUSIVE);
-}
-
 clreduce_status clreduce_scan_profiled(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op,
                                        clreduce_type type, clreduce_scan_kind kind,
                                        clreduce_scan_variant variant, cl_mem input,
@@ -287,4 +281,10 @@ clreduce_status clreduce_scan_host(clreduce_ctx *ctx, clreduce_op op, clreduce_t
 {
     request r = {NULL, op, type, (int)variant, (int)kind, NULL, 0, count, NULL, 0, 0, NULL};
     return request_host(ctx, &scans, &r, input, output);
+}
+
+clreduce_status clreduce_check_scan_support(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
+                                            clreduce_scan_variant variant)
+{
+    return request_check_support(ctx, &scans, op, type, (int)variant, CLREDUCE_INCLUSIVE);
 }

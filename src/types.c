@@ -50,25 +50,23 @@ int kernel_type(clreduce_op op, clreduce_type type)
 /* Writes the identity of op for type into out (clreduce_type_size bytes). */
 void identity_value(clreduce_op op, clreduce_type type, void *out)
 {
-    union {
-        float f;
-        double d;
-        int32_t i32;
-        uint32_t u32;
-        int64_t i64;
-        uint64_t u64;
-    } v;
-    memset(&v, 0, sizeof v);
+#define STORE(T, value)                                                                         \
+    do {                                                                                        \
+        T value_ = (value);                                                                     \
+        memcpy(out, &value_, sizeof value_);                                                    \
+    } while (0)
     int lo = op == CLREDUCE_OP_MAX; /* max starts from the lowest value */
-    if (op != CLREDUCE_OP_SUM) {
-        switch (type) {
-        case CLREDUCE_FLOAT: v.f = lo ? -HUGE_VALF : HUGE_VALF; break;
-        case CLREDUCE_DOUBLE: v.d = lo ? -HUGE_VAL : HUGE_VAL; break;
-        case CLREDUCE_INT32: v.i32 = lo ? INT32_MIN : INT32_MAX; break;
-        case CLREDUCE_UINT32: v.u32 = lo ? 0 : UINT32_MAX; break;
-        case CLREDUCE_INT64: v.i64 = lo ? INT64_MIN : INT64_MAX; break;
-        case CLREDUCE_UINT64: v.u64 = lo ? 0 : UINT64_MAX; break;
-        }
+    if (op == CLREDUCE_OP_SUM) {
+        memset(out, 0, clreduce_type_size(type));
+        return;
     }
-    memcpy(out, &v, clreduce_type_size(type));
+    switch (type) {
+    case CLREDUCE_FLOAT: STORE(float, lo ? -HUGE_VALF : HUGE_VALF); break;
+    case CLREDUCE_DOUBLE: STORE(double, lo ? -HUGE_VAL : HUGE_VAL); break;
+    case CLREDUCE_INT32: STORE(int32_t, lo ? INT32_MIN : INT32_MAX); break;
+    case CLREDUCE_UINT32: STORE(uint32_t, lo ? 0 : UINT32_MAX); break;
+    case CLREDUCE_INT64: STORE(int64_t, lo ? INT64_MIN : INT64_MAX); break;
+    case CLREDUCE_UINT64: STORE(uint64_t, lo ? 0 : UINT64_MAX); break;
+    }
+#undef STORE
 }
