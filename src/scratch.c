@@ -40,11 +40,9 @@ static void free_entry(queue_scratch *s)
 
 void scratch_pool_clear(scratch_pool *pool)
 {
-    queue_scratch *s = pool->head;
-    while (s) {
-        queue_scratch *next = s->next;
+    for (queue_scratch *s = pool->head, *next; s; s = next) {
+        next = s->next;
         free_entry(s);
-        s = next;
     }
     pool->head = NULL;
     pthread_mutex_destroy(&pool->lock);
