@@ -684,6 +684,8 @@ static void test_find_device(void **state)
     assert_ptr_equal(device, (cl_device_id)(uintptr_t)0x5e5e);
     assert_int_equal(clreduce_find_device("no-such-device-anywhere", &platform, &device),
                      CLREDUCE_ERROR_NO_DEVICE);
+    /* The message lists the devices there are, with their indices. */
+    assert_true(tc_contains(clreduce_last_error(NULL), "0:0"));
     assert_int_equal(clreduce_find_device(NULL, NULL, &device), CLREDUCE_ERROR_INVALID_ARGUMENT);
     assert_int_equal(clreduce_find_device(NULL, &platform, NULL), CLREDUCE_ERROR_INVALID_ARGUMENT);
 }
