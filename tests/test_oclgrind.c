@@ -123,6 +123,36 @@ static void trim(char *s)
         s[--n] = '\0';
 }
 
+/* The file named by the last "At line N of FILE:" of a report. */
+static char g_source_file[64];
+
+/* Line `number` of g_source_file in the kernels' source directory
+ * (CLREDUCE_CL_DIR) into out; 0 when it cannot be read. */
+static int source_line_text(int number, char *out, size_t size)
+{
+    const char *dir = getenv("CLREDUCE_CL_DIR");
+    char path[512];
+    if (!dir || !g_source_file[0])
+        return 0;
+    snprintf(path, sizeof path, "%s/%s", dir, g_source_file);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[512];
+    int n = 0, found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        if (++n == number) {
+            size_t len = strcspn(line, "\n");
+            if (len >= size)
+                len = size - 1;
+            memcpy(out, line, len);
+            out[len] = '\0';
+            found = 1;
+        }
+    fclose(f);
+    return found;
+}
+
 /* Whether one report (its lines, the first the heading) is an accepted
  * race of target t: heading, two different work-groups, the two lines. */
 static int report_accepted(const target *t, char *report)
@@ -135,10 +165,20 @@ static int report_accepted(const target *t, char *report)
     int ngroups = 0, nlines = 0, next_is_source = 0;
     for (char *line = strtok(report, "\n"); line; line = strtok(NULL, "\n")) {
         if (next_is_source && nlines < 2) {
-            snprintf(lines[nlines], sizeof lines[0], "%s", line);
+            /* Oclgrind prints the line's number and file as the #line
+             * directives give them, but its text from the program as one
+             * string: the text is read from the file itself. */
+            if (!source_line_text(next_is_source, lines[nlines], sizeof lines[0]))
+                snprintf(lines[nlines], sizeof lines[0], "%s", line);
             trim(lines[nlines++]);
         }
-        next_is_source = strstr(line, "At line ") != NULL;
+        next_is_source = 0;
+        unsigned at = 0, column = 0;
+        char file[64];
+        if (sscanf(line, " At line %u (column %u) of %63[^:]:", &at, &column, file) == 3) {
+            snprintf(g_source_file, sizeof g_source_file, "%s", file);
+            next_is_source = (int)at;
+        }
         const char *g = strstr(line, " entity:") ? strstr(line, "Group(") : NULL;
         if (g && ngroups < 2)
             snprintf(groups[ngroups++], sizeof groups[0], "%s", g);
