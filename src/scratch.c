@@ -127,10 +127,8 @@ clreduce_status scratch_for_queue(clreduce_ctx *ctx, cl_command_queue queue, int
     return status;
 }
 
-/* Epochs use 30 bits of a status word; after the last one the queue gets a
- * fresh buffer and they start over. */
-#define SCAN_EPOCH_LIMIT (1u << 30)
-
+/* Epochs fill a status word's bits above its state (cl/contract.h); after
+ * the last one the queue gets a fresh buffer and they start over. */
 clreduce_status scan_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue, int in_order,
                                      size_t size, scan_scratch_lease *lease)
 {
@@ -150,7 +148,7 @@ clreduce_status scan_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue, 
     if (!s)
         return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
     pthread_mutex_lock(&s->scan_lock);
-    if (s->scan_size < size || s->scan_epoch + 1 >= SCAN_EPOCH_LIMIT) {
+    if (s->scan_size < size || s->scan_epoch + 1 >= CLR_EPOCH_LIMIT) {
         /* Grow geometrically, so that rising counts reallocate rarely. The
          * old buffer lives on until the commands that use it complete. */
         size_t grown = s->scan_size * 2 > size ? s->scan_size * 2 : size;
