@@ -325,9 +325,10 @@ clreduce_status check_buffers(clreduce_ctx *ctx, cl_command_queue queue, cl_mem 
                               int *in_order, size_t *in_elems, size_t *out_elems);
 
 /* Whether elements [offset, offset + count) lie inside `elems` elements of
- * the buffer named `what`, without overflow. */
-clreduce_status check_range(clreduce_ctx *ctx, const char *what, size_t offset, size_t count,
-                            size_t elems, clreduce_type type);
+ * the buffer named `what`, without overflow; the message names the offset
+ * as `offset_name`. */
+clreduce_status check_range(clreduce_ctx *ctx, const char *what, const char *offset_name,
+                            size_t offset, size_t count, size_t elems, clreduce_type type);
 
 /* CLREDUCE_ERROR_INVALID_ARGUMENT where elements [out_offset, out_offset +
  * out_count) of `output` share bytes with elements [in_offset, in_offset +

@@ -5,7 +5,7 @@
  *             anything is enqueued, so that every failure not the runtime's
  *             is found first;
  *   program   the plan's program, from the context's cache or built;
- *   enqueue   the family's launches, as one chain of events;
+ *   enqueue   the family's launches, in order (chain.c);
  *   unwind    on a failure after the first command, wait for what was
  *             enqueued and drop its events; else hand the events out.
  *
@@ -72,16 +72,11 @@ static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, c
     if ((status = check_buffers(ctx, r->queue, r->input, r->output, f->output_name,
                                 p->element_size, in_order, &in_elems, &out_elems)) !=
             CLREDUCE_SUCCESS ||
-        (status = check_range(ctx, "input", r->input_offset, r->count, in_elems, p->type)) !=
-            CLREDUCE_SUCCESS)
+        (status = check_range(ctx, "input", "input offset", r->input_offset, r->count, in_elems,
+                              p->type)) != CLREDUCE_SUCCESS ||
+        (status = check_range(ctx, f->output_name, f->output_offset_name, r->output_offset,
+                              out_count, out_elems, p->type)) != CLREDUCE_SUCCESS)
         return status;
-    if (r->output_offset > out_elems || out_count > out_elems - r->output_offset)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%s %zu: elements [%zu, %zu + %zu) lie past the end of %s (%zu elements "
-                         "of %s)",
-                         f->output_offset_name, r->output_offset, r->output_offset,
-                         r->output_offset, out_count, f->output_name, out_elems,
-                         clreduce_type_name(p->type));
     return check_overlap(ctx, r->input, r->input_offset, r->count, r->output, f->output_name,
                          r->output_offset, out_count, p->element_size, f->in_place);
 }

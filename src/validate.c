@@ -78,13 +78,15 @@ clreduce_status check_buffers(clreduce_ctx *ctx, cl_command_queue queue, cl_mem 
     return CLREDUCE_SUCCESS;
 }
 
-clreduce_status check_range(clreduce_ctx *ctx, const char *what, size_t offset, size_t count,
-                            size_t elems, clreduce_type type)
+clreduce_status check_range(clreduce_ctx *ctx, const char *what, const char *offset_name,
+                            size_t offset, size_t count, size_t elems, clreduce_type type)
 {
     if (offset > elems || count > elems - offset)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "elements [%zu, %zu + %zu) lie past the end of %s (%zu elements of %s)",
-                         offset, offset, count, what, elems, clreduce_type_name(type));
+                         "%s %zu: elements [%zu, %zu + %zu) lie past the end of %s (%zu elements "
+                         "of %s)",
+                         offset_name, offset, offset, offset, count, what, elems,
+                         clreduce_type_name(type));
     return CLREDUCE_SUCCESS;
 }
 
