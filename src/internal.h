@@ -194,6 +194,18 @@ void program_cache_clear(program_cache *cache);
 clreduce_status program_cache_get(clreduce_ctx *ctx, const program_spec *spec, const char *options,
                                   cached_kernel **out);
 
+/* ---- build_log.c ---------------------------------------------------------- */
+
+/* Appends the build log of `program`, built from `sources`, to this
+ * thread's error message, every position in it named by file and line. */
+void append_build_log(clreduce_ctx *ctx, cl_program program, const char *const *sources,
+                      size_t nsources);
+
+/* A copy (malloc'd; NULL when out of memory) of `log` in which each
+ * "<name>:N:" that counts line N across the concatenated `sources` reads
+ * "<file>:<line>:", by the `#line 1 "<file>"` that opens each source. */
+char *build_log_map_positions(const char *log, const char *const *sources, size_t nsources);
+
 /* ---- disk_cache.c --------------------------------------------------------- */
 
 /* The directory of the disk cache (malloc'd), or NULL when it is disabled,

@@ -37,26 +37,6 @@ void program_cache_clear(program_cache *cache)
     pthread_mutex_destroy(&cache->lock);
 }
 
-/* Appends the build log of `program` to this thread's error message. */
-static void append_build_log(clreduce_ctx *ctx, cl_program program)
-{
-    size_t size = 0;
-    if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) !=
-            CL_SUCCESS ||
-        size == 0)
-        return;
-    char *log = malloc(size + 1);
-    if (!log)
-        return;
-    if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, size, log, NULL) ==
-        CL_SUCCESS) {
-        log[size] = '\0';
-        append_error("\nbuild log:\n");
-        append_error(log);
-    }
-    free(log);
-}
-
 /* Creates the spec's kernels of the entry's program. On failure the
  * kernels made are released, *failed names the one that failed, and the
  * OpenCL error is returned. */
@@ -135,7 +115,7 @@ static clreduce_status build_entry(clreduce_ctx *ctx, const program_spec *spec,
                                                                  : status_from_cl(err);
         set_error(ctx, status, "clBuildProgram failed (%s) with options \"%s\"",
                   cl_error_name(err), options);
-        append_build_log(ctx, entry->program);
+        append_build_log(ctx, entry->program, spec->sources, spec->nsources);
         free_entry(entry);
         return status;
     }
