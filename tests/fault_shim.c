@@ -129,6 +129,7 @@ static int should_fail(const char *function, const void *site)
     if (n <= FAULT_TRACE_MAX) {
         state.trace[n - 1].function = function;
         state.trace[n - 1].site = site;
+        state.trace[n - 1].size = 0;
     }
     size_t i = 0;
     while (i < state.nfail && state.fail_at[i] != n)
@@ -334,7 +335,15 @@ cl_int clFinish(cl_command_queue command_queue)
 cl_mem clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr,
                       cl_int *errcode_ret)
 {
-    FAIL_CREATE(clCreateBuffer, errcode_ret);
+    unsigned n = state.count + 1;
+    int fail = should_fail("clCreateBuffer", SITE);
+    if (state.counting && n <= FAULT_TRACE_MAX)
+        state.trace[n - 1].size = size;
+    if (fail) {
+        if (errcode_ret)
+            *errcode_ret = fault_error_of("clCreateBuffer");
+        return NULL;
+    }
     return count_created(&live.mem,
                          REAL(clCreateBuffer)(context, flags, size, host_ptr, errcode_ret));
 }

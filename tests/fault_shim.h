@@ -32,6 +32,7 @@ typedef struct fault_objects {
 typedef struct fault_call {
     const char *function;
     const void *site;
+    size_t size; /* bytes asked for, for clCreateBuffer; else 0 */
 } fault_call;
 
 #define FAULT_TRACE_MAX 4096

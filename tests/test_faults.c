@@ -434,7 +434,7 @@ static recovery recovery_of(const fault_call *trace, unsigned n, unsigned k,
     if (is_disk_cache_call(trace, n, k))
         return RECOVERS_DISK_CACHE;
     if (strcmp(trace[k - 1].function, "clCreateBuffer") == 0 && k < m &&
-        strcmp(run[k].function, "clCreateBuffer") == 0 && run[k].site != run[k - 1].site)
+        strcmp(run[k].function, "clCreateBuffer") == 0 && run[k].size < run[k - 1].size)
         return RECOVERS_RETRY;
     return RECOVERS_NOT;
 }
