@@ -510,6 +510,48 @@ CLREDUCE_API clreduce_status clreduce_reduce_rows_host(clreduce_ctx *ctx, clredu
                                                        size_t rows, size_t row_length,
                                                        size_t row_pitch, void *results);
 
+/* Segment i is elements [offset + offsets[i], offset + offsets[i+1]) of
+ * `input`; `offsets` holds segments + 1 entries of offsets_type
+ * (CLREDUCE_UINT32 or CLREDUCE_UINT64) starting at element offsets_offset
+ * of the cl_mem `offsets`; `count` is the number of input elements from
+ * `offset` the segments may reach. Empty segments give the identity. Result
+ * i goes to element result_offset + i of `result`. count 0 writes the
+ * identity to every result; segments 0 enqueues nothing but a marker when
+ * done is asked.
+ * The offsets must not decrease and must not pass count. This call cannot
+ * read them (they are on the device, perhaps not yet written): it does not
+ * check them, and its kernels read them clamped to [0, count], a segment
+ * that would end before it starts being empty, so that bad offsets never
+ * make it read or write out of bounds; the results of the segments around
+ * them are then unspecified. clreduce_reduce_segments_host() checks them.
+ * Returns CLREDUCE_ERROR_INVALID_ARGUMENT, besides the cases of
+ * clreduce_reduce(), for a NULL offsets buffer, an offsets_type other than
+ * CLREDUCE_UINT32 and CLREDUCE_UINT64, offsets past the end of their
+ * buffer, [offset, offset + count) past the end of `input`, results past
+ * the end of `result`, and results that overlap the input range or the
+ * offsets. */
+CLREDUCE_API clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue queue,
+                                                      clreduce_op op, clreduce_type type,
+                                                      cl_mem input, size_t offset, size_t count,
+                                                      cl_mem offsets, size_t offsets_offset,
+                                                      clreduce_type offsets_type,
+                                                      size_t segments, cl_mem result,
+                                                      size_t result_offset, cl_uint num_wait,
+                                                      const cl_event *wait, cl_event *done);
+
+/* Blocking convenience: reduces the segments of host memory data[0 ..
+ * count) that host memory offsets[0 .. segments] delimit into results[0 ..
+ * segments). Uses a queue owned by the context. Checks the offsets first:
+ * CLREDUCE_ERROR_INVALID_ARGUMENT, naming the first bad index, where they
+ * decrease or pass count.
+ * Returns CLREDUCE_SUCCESS or any error code; on error `results` is
+ * untouched. */
+CLREDUCE_API clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, clreduce_op op,
+                                                           clreduce_type type, const void *data,
+                                                           size_t count, const void *offsets,
+                                                           clreduce_type offsets_type,
+                                                           size_t segments, void *results);
+
 /* ---------------------------------------------------------------------------
  * Names, messages, statistics
  * ------------------------------------------------------------------------- */
