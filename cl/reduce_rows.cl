@@ -30,7 +30,7 @@ CLR_KERNEL clr_reduce_rows(global const T *restrict in, ulong in_off, ulong item
             ulong item = first + j;
             if (item >= items)
                 break;
-            ulong row = item / parts, part = item % parts;
+            ulong row = item / parts, part = item - row * parts;
             ulong start = part * chunk;
             ulong n = min(chunk, len - start);
             T v = clr_team_range(in + in_off + row * pitch + start, n, clr_sg_lane(),
@@ -46,7 +46,7 @@ CLR_KERNEL clr_reduce_rows(global const T *restrict in, ulong in_off, ulong item
     ulong item = first + lid / team;
     T v = CLR_IDENTITY;
     if (item < items) {
-        ulong row = item / parts, part = item % parts;
+        ulong row = item / parts, part = item - row * parts;
         ulong start = part * chunk;
         ulong n = min(chunk, len - start);
         v = clr_team_range(in + in_off + row * pitch + start, n, lid & (team - 1), team);

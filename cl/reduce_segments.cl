@@ -19,9 +19,10 @@
  *
  * Every result is combined in an order fixed by the offsets, the count and
  * the tuning: bitwise the same run to run. Offsets are read clamped to
- * [0, count), a segment that ends before it starts is empty: offsets that
- * decrease give unspecified results for the segments around them, never a
- * read or a write out of bounds.
+ * [0, count], a segment that ends before it starts is empty, and each
+ * result is written only by the chunk its segment starts in: offsets that
+ * decrease give unspecified results (some not written at all), never a
+ * read or a write out of bounds, nor two writes of one result.
  *
  * Compile-time parameters: those of types.cl, subgroup.cl,
  * workgroup_reduce.cl and team.cl, and
@@ -49,6 +50,15 @@
 ulong clr_offset_at(global const OT *offsets, ulong s, ulong count)
 {
     return min((ulong)offsets[s], count);
+}
+
+/* The chunk that owns a segment starting at clamped offset b. A segment is
+ * written by its owner only, so that offsets that decrease (for which the
+ * binary searches below give overlapping ranges) never make two work-groups
+ * write one result. */
+ulong clr_owner(ulong b, ulong chunk, ulong chunks)
+{
+    return min(b / chunk, chunks - 1);
 }
 
 /* The first s in [lo, hi) whose clamped offset is at least x, or hi. */
@@ -104,12 +114,13 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
         ulong first = g == 0 ? 0 : clr_lower_bound(offsets, 0, segments, lo, count);
         ulong end = g + 1 == chunks ? segments : clr_lower_bound(offsets, first, segments, hi,
                                                                  count);
-        owned[0] = first;
+        owned[0] = first; /* end >= first: the search starts there */
         owned[1] = end - first;
         owned[2] = 0;
         if (end > first) {
             ulong b = clr_offset_at(offsets, end - 1, count);
-            owned[2] = max(b, clr_offset_at(offsets, end, count));
+            if (clr_owner(b, chunk, chunks) == g)
+                owned[2] = max(b, clr_offset_at(offsets, end, count));
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -129,13 +140,18 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
         ulong j = r * teams + lid / team;
         ulong s = first + j;
         T v = CLR_IDENTITY;
+        int mine = 0;
         if (j < k) {
+            /* Empty when the offsets decrease (written so that no saturating
+             * subtraction comes of it, which Oclgrind cannot run). */
             ulong b = clr_offset_at(offsets, s, count);
-            ulong e = min(max(b, clr_offset_at(offsets, s + 1, count)), hi);
-            v = clr_team_range(in + in_off + b, e > b ? e - b : 0, lid & (team - 1), team);
+            ulong e = min(clr_offset_at(offsets, s + 1, count), hi);
+            mine = clr_owner(b, chunk, chunks) == g;
+            if (mine && b < e)
+                v = clr_team_range(in + in_off + b, e - b, lid & (team - 1), team);
         }
         v = clr_team_reduce(l, v, team);
-        if (j < k && clr_team_is_leader(team)) {
+        if (mine && clr_team_is_leader(team)) {
             if (j + 1 == k && last_end > hi)
                 carry = v;
             else

@@ -2,8 +2,9 @@
  * clreduce — parallel reductions and prefix scans on OpenCL devices.
  *
  * clreduce reduces a buffer of numbers to one value (sum, minimum or maximum),
- * or scans it into the running sums, minima or maxima of its prefixes, on any
- * OpenCL 1.2+ device. Its kernels are OpenCL C compiled at run time for
+ * every row of a matrix or every segment of a CSR layout to one value each,
+ * or scans a buffer into the running sums, minima or maxima of its prefixes,
+ * on any OpenCL 1.2+ device. Its kernels are OpenCL C compiled at run time for
  * the device at hand; on NVIDIA GPUs they use the warp shuffle instructions
  * through inline PTX, elsewhere the device's sub-group extensions where it has
  * them. Compiled programs are cached inside the context, so only the first
@@ -522,8 +523,9 @@ CLREDUCE_API clreduce_status clreduce_reduce_rows_host(clreduce_ctx *ctx, clredu
  * read them (they are on the device, perhaps not yet written): it does not
  * check them, and its kernels read them clamped to [0, count], a segment
  * that would end before it starts being empty, so that bad offsets never
- * make it read or write out of bounds; the results of the segments around
- * them are then unspecified. clreduce_reduce_segments_host() checks them.
+ * make it read or write out of bounds, nor write outside the results; the
+ * results of the segments around them are then unspecified (some may be
+ * left unwritten). clreduce_reduce_segments_host() checks them.
  * Returns CLREDUCE_ERROR_INVALID_ARGUMENT, besides the cases of
  * clreduce_reduce(), for a NULL offsets buffer, an offsets_type other than
  * CLREDUCE_UINT32 and CLREDUCE_UINT64, offsets past the end of their
