@@ -129,10 +129,12 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
         return;
 
     /* Teams sized so that a segment of the chunk's mean length gives each
-     * lane about CLR_LANE_ELEMENTS elements. */
+     * lane CLR_LANE_ELEMENTS to twice that: rounded down, so that the
+     * work-group's teams take all of the chunk's segments at once when
+     * they are that long. */
     ulong mean = (hi - lo) / k;
     uint team = 1;
-    while (team < CLR_WG && (ulong)team * CLR_LANE_ELEMENTS < mean)
+    while (team < CLR_WG && (ulong)team * 2 * CLR_LANE_ELEMENTS <= mean)
         team <<= 1;
     uint teams = CLR_WG / team;
     ulong rounds = (k + teams - 1) / teams;
