@@ -49,6 +49,14 @@
 #define CLR_SCAN_REDUCE_THEN_SCAN 3
 #define CLR_SCAN_LOOKBACK 4
 
+/* Rows and segments (reduce_rows.cl, reduce_segments.cl). The team size a
+ * rows launch passes: this code for one sub-group per team (whatever the
+ * sub-group's size), else a power of two of work-items up to CLR_WG. */
+#define CLR_TEAM_SUBGROUP 0u
+
+/* CLR_OFFSETS_TYPE: the element type of a segments launch's offsets array,
+ * CLR_TYPE_UINT or CLR_TYPE_ULONG. */
+
 /* CLR_ORDER: how one work-group's global stores become visible to another,
  * for the single-pass reduction and the look-back scan (device_order.cl).
  * NONE: the device promises nothing beyond OpenCL 1.2's mem_fence, which a

@@ -107,6 +107,15 @@ typedef struct request {
     size_t output_offset;
     cl_uint num_wait;
     const cl_event *wait;
+    /* Rows and segments (rows.c, segments.c): `count` is then the input
+     * range the rows or segments lie in. */
+    size_t rows;           /* results: rows, or segments */
+    size_t row_length;
+    size_t row_pitch;      /* elements from a row's start to the next's */
+    cl_mem index;          /* segments: the offsets, rows + 1 of index_type */
+    size_t index_offset;
+    clreduce_type index_type;
+    const void *host_index; /* request_host: the offsets in host memory */
 } request;
 
 /* Everything a call needs to know, decided before anything is enqueued. */
@@ -126,12 +135,21 @@ typedef struct plan {
 typedef struct chain chain;
 typedef struct cached_kernel cached_kernel;
 
+/* How many elements a call of a family writes. */
+typedef enum output_shape {
+    OUTPUT_ONE,         /* one: a reduction */
+    OUTPUT_PER_ELEMENT, /* one per input element: a scan */
+    OUTPUT_PER_ROW      /* one per row or segment (request.rows) */
+} output_shape;
+
 /* What an operation family supplies to the pipeline. */
 typedef struct op_family {
     const char *output_name;        /* in messages: "result", "output" */
     const char *output_offset_name; /* "result_offset", "output_offset" */
     const char *host_input_name;    /* the host call's input: "data", "input" */
-    int one_output;                 /* 1 value out (a reduction), else one per input */
+    const char *index_name;         /* a family that reads request.index: its
+                                       name in messages ("offsets"); else NULL */
+    output_shape outputs;
     int in_place;                   /* input and output may be the same range */
     /* Checks what is the family's own and fills *p, from plan_start(). */
     clreduce_status (*plan)(clreduce_ctx *ctx, const request *r, plan *p);
@@ -351,6 +369,14 @@ clreduce_status check_range(clreduce_ctx *ctx, const char *what, const char *off
 clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset, size_t in_count,
                               cl_mem output, const char *output_name, size_t out_offset,
                               size_t out_count, size_t element_size, int allow_same);
+
+/* CLREDUCE_ERROR_INVALID_ARGUMENT where `a_bytes` bytes from byte `a_at` of
+ * buffer a and `b_bytes` bytes from byte `b_at` of buffer b share a byte,
+ * judged where they lie in memory as check_overlap() does; the message names
+ * both by a_name and b_name. Call after check_range() of both ranges. */
+clreduce_status check_disjoint(clreduce_ctx *ctx, cl_mem a, const char *a_name, size_t a_at,
+                               size_t a_bytes, cl_mem b, const char *b_name, size_t b_at,
+                               size_t b_bytes);
 
 /* ---- chain.c ---------------------------------------------------------------- */
 

@@ -278,7 +278,7 @@ static clreduce_status reduce_enqueue_empty(clreduce_ctx *ctx, chain *c, const r
 
 static const op_family reductions = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
-    .one_output = 1, .in_place = 0,
+    .outputs = OUTPUT_ONE, .in_place = 0,
     .plan = reduce_plan, .enqueue_empty = reduce_enqueue_empty, .enqueue = reduce_enqueue,
 };
 
@@ -297,8 +297,9 @@ clreduce_status clreduce_reduce_profiled(clreduce_ctx *ctx, cl_command_queue que
                                          cl_uint num_wait, const cl_event *wait, cl_event *first,
                                          cl_event *done)
 {
-    request r = {queue, op, type, (int)variant, 0, input, offset, count, result, result_offset,
-                 num_wait, wait};
+    request r = {.queue = queue, .op = op, .type = type, .variant = (int)variant,
+                 .input = input, .input_offset = offset, .count = count, .output = result,
+                 .output_offset = result_offset, .num_wait = num_wait, .wait = wait};
     return request_enqueue(ctx, &reductions, &r, first, done);
 }
 
@@ -315,6 +316,6 @@ clreduce_status clreduce_reduce_host(clreduce_ctx *ctx, clreduce_op op, clreduce
                                      clreduce_variant variant, const void *data, size_t count,
                                      void *result)
 {
-    request r = {NULL, op, type, (int)variant, 0, NULL, 0, count, NULL, 0, 0, NULL};
+    request r = {.op = op, .type = type, .variant = (int)variant, .count = count};
     return request_host(ctx, &reductions, &r, data, result);
 }

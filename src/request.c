@@ -9,7 +9,8 @@
  *   unwind    on a failure after the first command, wait for what was
  *             enqueued and drop its events; else hand the events out.
  *
- * A family (reduce.c, scan.c) supplies only its plan and its launches. */
+ * A family (reduce.c, scan.c, rows.c, segments.c) supplies only its plan
+ * and its launches. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,13 @@
 #include "internal.h"
 
 /* Elements a call writes. */
-static size_t output_count(const op_family *f, size_t count)
+static size_t output_count(const op_family *f, const request *r)
 {
-    return f->one_output ? 1 : count;
+    switch (f->outputs) {
+    case OUTPUT_ONE: return 1;
+    case OUTPUT_PER_ELEMENT: return r->count;
+    default: return r->rows;
+    }
 }
 
 /* ---- program -------------------------------------------------------------- */
@@ -61,6 +66,29 @@ clreduce_status plan_start(clreduce_ctx *ctx, const request *r, plan *p)
 
 /* ---- the pipeline ----------------------------------------------------------- */
 
+/* The family's index array (the offsets of segments): rows + 1 elements of
+ * its type inside its buffer, sharing no byte with the output. */
+static clreduce_status validate_index(clreduce_ctx *ctx, const op_family *f, const request *r,
+                                      const plan *p, size_t out_count)
+{
+    size_t size, index_size = clreduce_type_size(r->index_type);
+    clreduce_status status = mem_size(ctx, r->index, f->index_name, &size);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    char offset_name[64];
+    snprintf(offset_name, sizeof offset_name, "%s_offset", f->index_name);
+    if (r->rows == SIZE_MAX)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%zu rows need %zu + 1 %s: more than a size_t counts", r->rows, r->rows,
+                         f->index_name);
+    if ((status = check_range(ctx, f->index_name, offset_name, r->index_offset, r->rows + 1,
+                              size / index_size, r->index_type)) != CLREDUCE_SUCCESS)
+        return status;
+    return check_disjoint(ctx, r->index, f->index_name, r->index_offset * index_size,
+                          (r->rows + 1) * index_size, r->output, f->output_name,
+                          r->output_offset * p->element_size, out_count * p->element_size);
+}
+
 /* Checks the request against the queue and its buffers: sizes, ranges,
  * overlap. */
 static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, const request *r,
@@ -68,7 +96,7 @@ static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, c
 {
     size_t in_elems, out_elems;
     clreduce_status status;
-    size_t out_count = output_count(f, r->count);
+    size_t out_count = output_count(f, r);
     if ((status = check_buffers(ctx, r->queue, r->input, r->output, f->output_name,
                                 p->element_size, in_order, &in_elems, &out_elems)) !=
             CLREDUCE_SUCCESS ||
@@ -76,6 +104,8 @@ static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, c
                               p->type)) != CLREDUCE_SUCCESS ||
         (status = check_range(ctx, f->output_name, f->output_offset_name, r->output_offset,
                               out_count, out_elems, p->type)) != CLREDUCE_SUCCESS)
+        return status;
+    if (f->index_name && (status = validate_index(ctx, f, r, p, out_count)) != CLREDUCE_SUCCESS)
         return status;
     return check_overlap(ctx, r->input, r->input_offset, r->count, r->output, f->output_name,
                          r->output_offset, out_count, p->element_size, f->in_place);
@@ -91,6 +121,8 @@ clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const req
                                         r->num_wait, r->wait);
     if (status != CLREDUCE_SUCCESS)
         return status;
+    if (f->index_name && !r->index)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL", f->index_name);
     plan p;
     if ((status = f->plan(ctx, r, &p)) != CLREDUCE_SUCCESS)
         return status;
@@ -100,7 +132,7 @@ clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const req
 
     chain c;
     chain_start(&c, r->queue, in_order, r->num_wait, r->wait, first || done);
-    if (r->count == 0) {
+    if (r->count == 0 || output_count(f, r) == 0) {
         status = f->enqueue_empty(ctx, &c, r, &p, first || done);
     } else {
         char options[1536];
@@ -145,17 +177,19 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
     clear_error(ctx);
     if (!ctx)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    size_t out_count = output_count(f, r->count);
+    size_t out_count = output_count(f, r);
     if ((out_count > 0 && !output) || (r->count > 0 && !input))
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
                          out_count > 0 && !output ? f->output_name : f->host_input_name);
+    if (f->index_name && !r->host_index)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL", f->index_name);
     plan p;
     clreduce_status status = f->plan(ctx, r, &p);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    if (r->count == 0) {
-        if (out_count)
-            identity_value(p.op, p.type, output);
+    if (r->count == 0 || out_count == 0) {
+        for (size_t i = 0; i < out_count; i++)
+            identity_value(p.op, p.type, (unsigned char *)output + i * p.element_size);
         return CLREDUCE_SUCCESS;
     }
     if (r->count > ctx->info.max_alloc_size / p.element_size)
@@ -184,15 +218,29 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
         return set_error(ctx, status_from_cl(err), "allocating the input buffer failed: %s",
                          cl_error_name(err));
     r->output = r->input;
+    r->index = NULL;
+    if (f->index_name) {
+        /* rows + 1 fits: plan checked it */
+        r->index = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                  (r->rows + 1) * clreduce_type_size(r->index_type),
+                                  (void *)r->host_index, &err);
+        if (err != CL_SUCCESS) {
+            clReleaseMemObject(r->input);
+            return set_error(ctx, status_from_cl(err), "allocating the %s buffer failed: %s",
+                             f->index_name, cl_error_name(err));
+        }
+    }
     if (!f->in_place) {
         r->output = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, out_bytes, NULL, &err);
         if (err != CL_SUCCESS) {
+            if (r->index)
+                clReleaseMemObject(r->index);
             clReleaseMemObject(r->input);
             return set_error(ctx, status_from_cl(err), "allocating the %s buffer failed: %s",
                              f->output_name, cl_error_name(err));
         }
     }
-    r->input_offset = r->output_offset = 0;
+    r->input_offset = r->output_offset = r->index_offset = 0;
     r->num_wait = 0;
     r->wait = NULL;
     cl_event done = NULL;
@@ -213,6 +261,8 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
     }
     if (r->output != r->input)
         clReleaseMemObject(r->output);
+    if (r->index)
+        clReleaseMemObject(r->index);
     clReleaseMemObject(r->input);
     return status;
 }

@@ -247,7 +247,7 @@ static clreduce_status scan_enqueue_empty(clreduce_ctx *ctx, chain *c, const req
 
 static const op_family scans = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
-    .one_output = 0, .in_place = 1,
+    .outputs = OUTPUT_PER_ELEMENT, .in_place = 1,
     .plan = scan_plan, .enqueue_empty = scan_enqueue_empty, .enqueue = scan_enqueue,
 };
 
@@ -260,8 +260,10 @@ clreduce_status clreduce_scan_profiled(clreduce_ctx *ctx, cl_command_queue queue
                                        size_t output_offset, cl_uint num_wait,
                                        const cl_event *wait, cl_event *first, cl_event *done)
 {
-    request r = {queue, op,     type,   (int)variant,  (int)kind, input,
-                 input_offset, count, output, output_offset, num_wait,  wait};
+    request r = {.queue = queue, .op = op, .type = type, .variant = (int)variant,
+                 .kind = (int)kind, .input = input, .input_offset = input_offset, .count = count,
+                 .output = output, .output_offset = output_offset, .num_wait = num_wait,
+                 .wait = wait};
     return request_enqueue(ctx, &scans, &r, first, done);
 }
 
@@ -279,7 +281,8 @@ clreduce_status clreduce_scan_host(clreduce_ctx *ctx, clreduce_op op, clreduce_t
                                    clreduce_scan_kind kind, clreduce_scan_variant variant,
                                    const void *input, size_t count, void *output)
 {
-    request r = {NULL, op, type, (int)variant, (int)kind, NULL, 0, count, NULL, 0, 0, NULL};
+    request r = {.op = op, .type = type, .variant = (int)variant, .kind = (int)kind,
+                 .count = count};
     return request_host(ctx, &scans, &r, input, output);
 }
 

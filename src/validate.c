@@ -160,3 +160,29 @@ clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset,
                      output_name, out_offset, out_count,
                      allow_same ? " without being the same range" : "", where);
 }
+
+clreduce_status check_disjoint(clreduce_ctx *ctx, cl_mem a, const char *a_name, size_t a_at,
+                               size_t a_bytes, cl_mem b, const char *b_name, size_t b_at,
+                               size_t b_bytes)
+{
+    if (a_bytes == 0 || b_bytes == 0)
+        return CLREDUCE_SUCCESS;
+    size_t a_base = 0, b_base = 0;
+    if (a != b) {
+        cl_mem a_root, b_root;
+        clreduce_status status;
+        if ((status = mem_origin(ctx, a, a_name, &a_root, &a_base)) != CLREDUCE_SUCCESS ||
+            (status = mem_origin(ctx, b, b_name, &b_root, &b_base)) != CLREDUCE_SUCCESS)
+            return status;
+        if (a_root != b_root)
+            return CLREDUCE_SUCCESS;
+    }
+    size_t a_lo = a_base + a_at, a_hi = a_lo + a_bytes;
+    size_t b_lo = b_base + b_at, b_hi = b_lo + b_bytes;
+    if (a_lo >= b_hi || b_lo >= a_hi)
+        return CLREDUCE_SUCCESS;
+    return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                     "%s (bytes [%zu, %zu)) and %s (bytes [%zu, %zu)) overlap%s", a_name, a_at,
+                     a_at + a_bytes, b_name, b_at, b_at + b_bytes,
+                     a != b ? " where they lie in memory (through sub-buffers)" : "");
+}

@@ -168,6 +168,25 @@ void tc_reference(clreduce_op op, clreduce_type type, const void *data, size_t n
 int tc_matches(clreduce_op op, clreduce_type type, const tc_value *got, const tc_value *ref,
                long double abs_sum);
 
+/* ---- batched reductions: rows and segments ------------------------------------ */
+
+/* The longest chain of additions in sequence (m of clreduce.h's bound) in a
+ * float sum of n elements, as a family of batched reductions states it. */
+typedef size_t (*tc_chain_length_fn)(size_t n, const void *arg);
+
+/* Checks results[0 .. count) of a batched reduction: result i against the
+ * CPU reference of data[starts[i] .. starts[i] + lengths[i]) (the identity
+ * for an empty range). Integers, min and max bit for bit (any NaN matches a
+ * NaN); floating-point sums within (m + ceil(log2 n)) * u * sum|x| of the
+ * exact sum (long double, compensated), m from chain_length, u the unit
+ * roundoff; an infinite or NaN reference must be met exactly. Returns the
+ * number of wrong results, the first described in why. *worst receives the
+ * largest error of a float sum as a fraction of its bound (0 otherwise). */
+size_t tc_check_batched(clreduce_op op, clreduce_type type, const void *data,
+                        const size_t *starts, const size_t *lengths, size_t count,
+                        const void *results, tc_chain_length_fn chain_length, const void *arg,
+                        double *worst, char *why, size_t why_size);
+
 /* ---- prefix scans ------------------------------------------------------------ */
 
 /* Tolerances of floating-point scan sums, relative to sum_{j<=i} |x_j|. */

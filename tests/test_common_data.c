@@ -507,3 +507,77 @@ size_t tc_first_changed_outside(const void *buf, size_t count, size_t from, size
     }
     return SIZE_MAX;
 }
+
+/* ---- batched reductions ------------------------------------------------------------ */
+
+static unsigned ceil_log2_size(size_t n)
+{
+    unsigned k = 0;
+    while (k < 63 && ((size_t)1 << k) < n)
+        k++;
+    return k;
+}
+
+/* A float sum of data[0 .. n): 1 when it meets the bound, with the error as
+ * a fraction of it in *ratio; -1 when the exact sum is not finite (the
+ * caller compares with the reference). */
+static int float_sum_within_bound(clreduce_type type, const void *data, size_t n,
+                                  const tc_value *got, size_t m, double *ratio)
+{
+    long double s = 0, c = 0, a = 0;
+    for (size_t i = 0; i < n; i++) {
+        long double x = (long double)tc_get_double(type, data, i);
+        if (!isfinite(x))
+            return -1;
+        long double t = s + x;
+        c += fabsl(s) >= fabsl(x) ? (s - t) + x : (x - t) + s;
+        s = t;
+        a += fabsl(x);
+    }
+    long double exact = s + c;
+    long double u = type == CLREDUCE_FLOAT ? ldexpl(1, -24) : ldexpl(1, -53);
+    long double bound = (long double)(m + ceil_log2_size(n)) * u * a;
+    long double g = type == CLREDUCE_FLOAT ? (long double)got->f : (long double)got->d;
+    long double err = fabsl(g - exact);
+    if (type == CLREDUCE_FLOAT && fabsl(exact) > FLT_MAX)
+        return -1;
+    *ratio = bound > 0 ? (double)(err / bound) : (err == 0 ? 0.0 : INFINITY);
+    return err <= bound; /* false for a NaN */
+}
+
+size_t tc_check_batched(clreduce_op op, clreduce_type type, const void *data,
+                        const size_t *starts, const size_t *lengths, size_t count,
+                        const void *results, tc_chain_length_fn chain_length, const void *arg,
+                        double *worst, char *why, size_t why_size)
+{
+    size_t es = tc_elem_size(type), wrong = 0;
+    *worst = 0;
+    if (why_size)
+        why[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        const void *row = (const unsigned char *)data + starts[i] * es;
+        tc_value got, ref;
+        long double abs_sum;
+        tc_get(type, results, i, &got);
+        tc_reference(op, type, row, lengths[i], &ref, &abs_sum);
+        int ok = -1;
+        double ratio = 0;
+        if (op == CLREDUCE_OP_SUM && tc_is_float_type(type) && lengths[i] > 0)
+            ok = float_sum_within_bound(type, row, lengths[i], &got,
+                                        chain_length(lengths[i], arg), &ratio);
+        if (ok < 0)
+            ok = tc_is_float_type(type) && op == CLREDUCE_OP_SUM && lengths[i] > 0
+                     ? tc_matches(op, type, &got, &ref, 0)
+                     : tc_matches(op, type, &got, &ref, abs_sum);
+        if (ratio > *worst)
+            *worst = ratio;
+        if (!ok && wrong++ == 0 && why_size) {
+            tc_got_want text = tc_format_got_want(type, &got, &ref);
+            snprintf(why, why_size,
+                     "result %zu (elements [%zu, +%zu)): got %s, expected %s%s", i, starts[i],
+                     lengths[i], text.got, text.want,
+                     ratio > 1 ? " (float sum past the bound)" : "");
+        }
+    }
+    return wrong;
+}

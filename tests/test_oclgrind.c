@@ -18,7 +18,8 @@
  * look-back, which waits only for work-groups that took an earlier ticket,
  * completes.
  *
- * Adding a kernel family is one entry in `targets`.
+ * Adding a kernel family is one entry in `targets`: the rows and segments
+ * families run through run_batched.
  *
  * CLREDUCE_TEST_SEED=n repeats a run's random data; CLREDUCE_TEST_FILTER=glob
  * runs only the matching tests. */
@@ -74,6 +75,9 @@ struct target {
      * kernel then reads; see the uninitialised-value run in main. */
     int fills_part_of_a_buffer;
     const accepted_races *accepted; /* NULL: none */
+    /* run_batched: segments (kind: the offsets' type; 2: wild offsets,
+     * only checked for what is written), else rows. */
+    int segments;
     /* Set in main: the device lacks what the variant needs (sub-groups),
      * so every case must report CLREDUCE_ERROR_UNSUPPORTED and write
      * nothing. */
@@ -505,6 +509,133 @@ static int run_scan(const target *t, og_case *c)
     return 1;
 }
 
+/* ---- rows and segments ------------------------------------------------------------ */
+
+/* The case's n elements as rows (target variant: the row length, 0 for one
+ * row of all; kind: the padding of a row, poisoned) or as segments (kind:
+ * the offsets' type) of random lengths, empty, tiny and long mixed. Every
+ * result is checked against the CPU reference, and the sentinels around
+ * the results. */
+static int run_batched(const target *t, og_case *c)
+{
+    static size_t starts[MAX_COUNT + 1], lengths[MAX_COUNT + 1];
+    static uint64_t offsets[MAX_COUNT + 2];
+    static unsigned char host[MAX_COUNT * 8], res[(MAX_COUNT + 4) * 8], offs[(MAX_COUNT + 2) * 8];
+    int segments = t->segments;
+    size_t es = clreduce_type_size(c->type);
+    size_t total = c->offset + c->n + c->tail;
+    tc_value poison;
+    tc_poison(c->op, c->type, &poison);
+    for (size_t i = 0; i < total; i++)
+        tc_set(c->type, host, i, &poison);
+    memcpy(host + c->offset * es, c->data, c->n * es);
+    size_t results = 0, length = 0, pitch = 0;
+    if (!segments) {
+        length = t->variant && (size_t)t->variant < c->n ? (size_t)t->variant : c->n;
+        pitch = length + (size_t)t->kind;
+        results = (c->n + (size_t)t->kind) / pitch;
+        for (size_t r = 0; r < results; r++) {
+            starts[r] = r * pitch;
+            lengths[r] = length;
+            for (size_t i = length; i < pitch && r * pitch + i < c->n; i++)
+                tc_set(c->type, host, c->offset + r * pitch + i, &poison);
+        }
+    } else {
+        size_t at = 0;
+        offsets[0] = 0;
+        while (at < c->n) {
+            size_t k = tc_rand_below(8), len = k < 3 ? 0 : k < 6 ? 1 + tc_rand_below(4)
+                                                         : tc_rand_below(c->n / 2 + 1);
+            if (at + len > c->n)
+                len = c->n - at;
+            starts[results] = at;
+            lengths[results] = len;
+            at += len;
+            offsets[++results] = at;
+        }
+        if (t->segments == 2) /* wild: decreasing, past the count, huge */
+            for (size_t i = 0; i <= results; i++)
+                offsets[i] = i % 3 == 0   ? c->n + 1 + tc_rand_below(1000)
+                             : i % 3 == 1 ? tc_rand_below(c->n + 1)
+                                          : UINT64_MAX - tc_rand_below(1000);
+    }
+    size_t out_total = c->result_offset + results + 2;
+    memset(res, TC_SENTINEL_BYTE, out_total * es);
+    cl_context cl = clreduce_get_cl_context(g_ctx);
+    cl_int err;
+    cl_mem in = keep(clCreateBuffer(cl, CL_MEM_READ_WRITE, total * es, NULL, &err));
+    cl_mem out = NULL, ob = NULL;
+    if (err == CL_SUCCESS)
+        out = keep(clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out_total * es,
+                                  res, &err));
+    size_t os = segments ? clreduce_type_size((clreduce_type)t->kind) : 0;
+    if (err == CL_SUCCESS && segments) {
+        for (size_t i = 0; i <= results; i++) {
+            uint32_t v32 = (uint32_t)offsets[i];
+            if (os == 4)
+                memcpy(offs + i * 4, &v32, 4);
+            else
+                memcpy(offs + i * 8, &offsets[i], 8);
+        }
+        ob = keep(clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (results + 1) * os,
+                                 offs, &err));
+    }
+    if (err == CL_SUCCESS)
+        err = clEnqueueWriteBuffer(g_queue, in, CL_TRUE, 0, total * es, host, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "setting up the buffers failed: %s",
+                 clreduce_opencl_error_name(err));
+        return 0;
+    }
+    cl_event done = NULL;
+    clreduce_status st =
+        segments ? clreduce_reduce_segments(g_ctx, g_queue, c->op, c->type, in, c->offset, c->n,
+                                            ob, 0, (clreduce_type)t->kind, results, out,
+                                            c->result_offset, 0, NULL, &done)
+                 : clreduce_reduce_rows(g_ctx, g_queue, c->op, c->type, in, c->offset, results,
+                                        length, t->kind ? pitch : 0, out, c->result_offset, 0,
+                                        NULL, &done);
+    err = clEnqueueReadBuffer(g_queue, out, CL_TRUE, 0, out_total * es, res, done ? 1 : 0,
+                              done ? &done : NULL, NULL);
+    if (done)
+        clReleaseEvent(done);
+    if (err != CL_SUCCESS || st != CLREDUCE_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "status %s%s%s, reading the results: %s",
+                 clreduce_status_string(st), st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
+                 clreduce_opencl_error_name(err));
+        return 0;
+    }
+    if (tc_first_changed_outside(res, out_total, c->result_offset, results, es) != SIZE_MAX) {
+        snprintf(c->detail, sizeof c->detail, "elements next to the results changed");
+        return 0;
+    }
+    /* Wild offsets: results unspecified, but no access out of bounds (which
+     * Oclgrind would report) and nothing written around them. */
+    for (size_t r = 0; r < results && t->segments != 2; r++) {
+        tc_value ref, got;
+        long double abs_sum;
+        tc_reference(c->op, c->type, host + (c->offset + starts[r]) * es, lengths[r], &ref,
+                     &abs_sum);
+        tc_get(c->type, res, c->result_offset + r, &got);
+        if (!tc_matches(c->op, c->type, &got, &ref, abs_sum)) {
+            tc_got_want text = tc_format_got_want(c->type, &got, &ref);
+            snprintf(c->detail, sizeof c->detail,
+                     "result %zu of %zu (elements [%zu, +%zu)): got %s, expected %s", r, results,
+                     starts[r], lengths[r], text.got, text.want);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static clreduce_status batched_support(const target *t, clreduce_op op, clreduce_type type)
+{
+    (void)t;
+    (void)op;
+    (void)type;
+    return CLREDUCE_SUCCESS;
+}
+
 /* The look-back publishes each tile's aggregate and inclusive prefix
  * (volatile stores) and then its status word (mem_fence, atomic_xchg) for
  * later work-groups, which read the status word and then the value
@@ -523,6 +654,12 @@ static const accepted_races look_back_hand_off = {
     {.name = "scan_" #v "_" #k, .variant = CLREDUCE_SCAN_##v, .kind = CLREDUCE_##k,          \
      .run = run_scan, .support = scan_support, .fills_part_of_a_buffer = fills,              \
      .accepted = races}
+#define ROWS_TARGET(n, length, padding)                                                       \
+    {.name = n, .variant = length, .kind = padding, .run = run_batched,                       \
+     .support = batched_support}
+#define SEGMENTS_TARGET(n, offsets_type)                                                      \
+    {.name = n, .kind = offsets_type, .run = run_batched, .support = batched_support,         \
+     .segments = 1}
 static target targets[] = {
     REDUCE_TARGET(INTERLEAVED, 0, NULL),
     REDUCE_TARGET(SEQUENTIAL, 0, NULL),
@@ -549,6 +686,17 @@ static target targets[] = {
     /* AUTO resolves to LOOKBACK on Oclgrind's CPU device. */
     SCAN_TARGET(AUTO, INCLUSIVE, 1, &look_back_hand_off),
     SCAN_TARGET(AUTO, EXCLUSIVE, 1, &look_back_hand_off),
+    /* Rows: a work-item per row (length 3), teams (33), pitched rows with
+     * poisoned padding, and one row of all (several work-groups per row at
+     * the larger sizes: the device's 4 compute units are too few rows). */
+    ROWS_TARGET("rows_tiny", 3, 0),
+    ROWS_TARGET("rows_team", 33, 0),
+    ROWS_TARGET("rows_pitched", 10, 3),
+    ROWS_TARGET("rows_one_long_row", 0, 0),
+    SEGMENTS_TARGET("segments_uint32", CLREDUCE_UINT32),
+    SEGMENTS_TARGET("segments_uint64", CLREDUCE_UINT64),
+    {.name = "segments_wild_offsets", .kind = CLREDUCE_UINT64, .run = run_batched,
+     .support = batched_support, .segments = 2},
 };
 
 /* ---- the test of one target ------------------------------------------------------ */

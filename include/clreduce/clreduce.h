@@ -2,8 +2,9 @@
  * clreduce — parallel reductions and prefix scans on OpenCL devices.
  *
  * clreduce reduces a buffer of numbers to one value (sum, minimum or maximum),
- * or scans it into the running sums, minima or maxima of its prefixes, on any
- * OpenCL 1.2+ device. Its kernels are OpenCL C compiled at run time for
+ * every row of a matrix or every segment of a CSR layout to one value each,
+ * or scans a buffer into the running sums, minima or maxima of its prefixes,
+ * on any OpenCL 1.2+ device. Its kernels are OpenCL C compiled at run time for
  * the device at hand; on NVIDIA GPUs they use the warp shuffle instructions
  * through inline PTX, elsewhere the device's sub-group extensions where it has
  * them. Compiled programs are cached inside the context, so only the first
@@ -448,6 +449,110 @@ CLREDUCE_API clreduce_status clreduce_check_scan_support(clreduce_ctx *ctx, clre
 /* The variant CLREDUCE_SCAN_AUTO resolves to for `type` on this device. */
 CLREDUCE_API clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx *ctx,
                                                               clreduce_type type);
+
+/* ---------------------------------------------------------------------------
+ * Rows and segments
+ *
+ * Many reductions in one call: one per row of a matrix, or one per segment
+ * of a CSR layout, for the operators and types of clreduce_reduce() with
+ * the same rules for integer wrap-around, NaN, signed zeros and empty
+ * ranges (the identity). The library picks the kernels from the shape of
+ * each call: several rows per work-group for short rows, one sub-group or
+ * one work-group per row as rows grow, several work-groups per row when the
+ * rows are too few to fill the device; segments are cut into equal chunks
+ * of elements, whatever their lengths, so that a single huge segment and
+ * millions of tiny ones both run at the speed of the flat reduction.
+ *
+ * Every result is combined in an order fixed by the shape (row length and
+ * count, or the offsets), the device and the tuning: the same input gives
+ * bitwise the same results every time on the same device. Floating-point
+ * sums of n elements are evaluated in the element type with
+ * |result - exact| <= (m + ceil(log2 n)) * u * sum(|x_i|), u the unit
+ * roundoff; with v the vector width and w the work-group size of
+ * clreduce_get_tuning(), m <= n / w + 4 v + 2 for a row, and
+ * m <= min(n, 4 v w) + n / (4 v w^2) + 2 for a segment.
+ *
+ * The enqueueing calls are asynchronous like clreduce_reduce(): they wait
+ * for the `num_wait` events of `wait`, *done (when not NULL) receives an
+ * event that completes when every result is written, the queue may be
+ * in-order or out-of-order, and the results must share no byte with the
+ * input range (or the offsets), compared where they lie in memory. They
+ * return the codes of clreduce_reduce() (with the failures named below) and
+ * fail as it does: on any error found before enqueueing nothing is
+ * enqueued, *done is untouched and no result is written.
+ * ------------------------------------------------------------------------- */
+
+/* Enqueues one reduction per row: `rows` rows of `row_length` elements; row
+ * r starts at element offset + r * row_pitch of `input` (row_pitch >=
+ * row_length, in elements; a pitch of 0 means row_length). Result r goes to
+ * element result_offset + r of `result`. row_length 0 writes the identity
+ * to every row's result; rows 0 enqueues nothing but a marker when done is
+ * asked.
+ * Returns CLREDUCE_ERROR_INVALID_ARGUMENT, besides the cases of
+ * clreduce_reduce(), for a row_pitch below row_length, rows whose span
+ * ((rows - 1) * pitch + row_length elements) overflows or ends past the end
+ * of `input`, results past the end of `result`, and results that overlap
+ * the rows' span. */
+CLREDUCE_API clreduce_status clreduce_reduce_rows(clreduce_ctx *ctx, cl_command_queue queue,
+                                                  clreduce_op op, clreduce_type type,
+                                                  cl_mem input, size_t offset, size_t rows,
+                                                  size_t row_length, size_t row_pitch,
+                                                  cl_mem result, size_t result_offset,
+                                                  cl_uint num_wait, const cl_event *wait,
+                                                  cl_event *done);
+
+/* Blocking convenience: reduces the rows of host memory `data` (laid out as
+ * for clreduce_reduce_rows() from element 0) into results[0 .. rows). Uses
+ * a queue owned by the context.
+ * Returns CLREDUCE_SUCCESS or any error code; on error `results` is
+ * untouched. */
+CLREDUCE_API clreduce_status clreduce_reduce_rows_host(clreduce_ctx *ctx, clreduce_op op,
+                                                       clreduce_type type, const void *data,
+                                                       size_t rows, size_t row_length,
+                                                       size_t row_pitch, void *results);
+
+/* Segment i is elements [offset + offsets[i], offset + offsets[i+1]) of
+ * `input`; `offsets` holds segments + 1 entries of offsets_type
+ * (CLREDUCE_UINT32 or CLREDUCE_UINT64) starting at element offsets_offset
+ * of the cl_mem `offsets`; `count` is the number of input elements from
+ * `offset` the segments may reach. Empty segments give the identity. Result
+ * i goes to element result_offset + i of `result`. count 0 writes the
+ * identity to every result; segments 0 enqueues nothing but a marker when
+ * done is asked.
+ * The offsets must not decrease and must not pass count. This call cannot
+ * read them (they are on the device, perhaps not yet written): it does not
+ * check them, and its kernels read them clamped to [0, count], a segment
+ * that would end before it starts being empty, so that bad offsets never
+ * make it read or write out of bounds, nor write outside the results; the
+ * results of the segments around them are then unspecified (some may be
+ * left unwritten). clreduce_reduce_segments_host() checks them.
+ * Returns CLREDUCE_ERROR_INVALID_ARGUMENT, besides the cases of
+ * clreduce_reduce(), for a NULL offsets buffer, an offsets_type other than
+ * CLREDUCE_UINT32 and CLREDUCE_UINT64, offsets past the end of their
+ * buffer, [offset, offset + count) past the end of `input`, results past
+ * the end of `result`, and results that overlap the input range or the
+ * offsets. */
+CLREDUCE_API clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue queue,
+                                                      clreduce_op op, clreduce_type type,
+                                                      cl_mem input, size_t offset, size_t count,
+                                                      cl_mem offsets, size_t offsets_offset,
+                                                      clreduce_type offsets_type,
+                                                      size_t segments, cl_mem result,
+                                                      size_t result_offset, cl_uint num_wait,
+                                                      const cl_event *wait, cl_event *done);
+
+/* Blocking convenience: reduces the segments of host memory data[0 ..
+ * count) that host memory offsets[0 .. segments] delimit into results[0 ..
+ * segments). Uses a queue owned by the context. Checks the offsets first:
+ * CLREDUCE_ERROR_INVALID_ARGUMENT, naming the first bad index, where they
+ * decrease or pass count.
+ * Returns CLREDUCE_SUCCESS or any error code; on error `results` is
+ * untouched. */
+CLREDUCE_API clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, clreduce_op op,
+                                                           clreduce_type type, const void *data,
+                                                           size_t count, const void *offsets,
+                                                           clreduce_type offsets_type,
+                                                           size_t segments, void *results);
 
 /* ---------------------------------------------------------------------------
  * Names, messages, statistics

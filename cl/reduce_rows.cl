@@ -1,0 +1,57 @@
+/*
+ * reduce_rows.cl — one reduction per row of a pitched matrix.
+ *
+ * Compile-time parameters: those of types.cl, subgroup.cl,
+ * workgroup_reduce.cl and team.cl.
+ *
+ * Kernel clr_reduce_rows(in, in_off, items, len, pitch, parts, chunk, out,
+ * out_off, team, per_group): item i (of `items`) is part i % parts of row
+ * i / parts: elements [p * chunk, min(len, (p + 1) * chunk)) of the row that
+ * starts at in[in_off + (i / parts) * pitch]; its reduction goes to
+ * out[out_off + i]. With parts 1 an item is a whole row; with more, the host
+ * runs the kernel again over the rows of partial results (parts elements
+ * each), so that a few long rows still fill the device. Each work-group
+ * takes per_group items in a row, one per team: `team` work-items each
+ * (team.cl), or one sub-group each when team is CLR_TEAM_SUBGROUP. Offsets
+ * and counts are 64-bit.
+ */
+
+CLR_KERNEL clr_reduce_rows(global const T *restrict in, ulong in_off, ulong items, ulong len,
+                           ulong pitch, ulong parts, ulong chunk, global T *restrict out,
+                           ulong out_off, uint team, uint per_group)
+{
+    local T l[CLR_WG];
+    ulong first = (ulong)get_group_id(0) * per_group;
+#if CLR_HAS_SUBGROUPS
+    if (team == CLR_TEAM_SUBGROUP) {
+        /* Sub-groups take the work-group's items in turn; every condition
+         * here is the same for a whole sub-group. */
+        for (uint j = clr_sg_id(); j < per_group; j += clr_sg_count()) {
+            ulong item = first + j;
+            if (item >= items)
+                break;
+            ulong row = item / parts, part = item - row * parts;
+            ulong start = part * chunk;
+            ulong n = min(chunk, len - start);
+            T v = clr_team_range(in + in_off + row * pitch + start, n, clr_sg_lane(),
+                                 clr_sg_size());
+            v = clr_sg_reduce(v);
+            if (clr_sg_lane() == 0)
+                out[out_off + item] = v;
+        }
+        return;
+    }
+#endif
+    uint lid = (uint)get_local_id(0);
+    ulong item = first + lid / team;
+    T v = CLR_IDENTITY;
+    if (item < items) {
+        ulong row = item / parts, part = item - row * parts;
+        ulong start = part * chunk;
+        ulong n = min(chunk, len - start);
+        v = clr_team_range(in + in_off + row * pitch + start, n, lid & (team - 1), team);
+    }
+    v = clr_team_reduce(l, v, team);
+    if (item < items && clr_team_is_leader(team))
+        out[out_off + item] = v;
+}

@@ -1,0 +1,237 @@
+/* Reductions of the rows of a pitched matrix, as an operation family of the
+ * request pipeline (request.c): the plan, the choice of teams per row from
+ * the shape, and the launches. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- program ------------------------------------------------------------------ */
+
+static const char *const rows_sources[] = {clreduce_cl_contract, clreduce_cl_types,
+                                           clreduce_cl_subgroup, clreduce_cl_workgroup_reduce,
+                                           clreduce_cl_team, clreduce_cl_reduce_rows};
+static const char *const rows_kernels[] = {"clr_reduce_rows"};
+static const program_spec rows_program = {rows_sources, sizeof rows_sources / sizeof *rows_sources,
+                                          rows_kernels, 1, 0};
+
+/* ---- shape ---------------------------------------------------------------------- */
+
+/* Vectors a lane takes from a row before its team doubles: 4 loads in
+ * flight, as the flat reduction's tuning has on every device. */
+#define LANE_VECTORS 4
+/* Rows of team sizes from SUBGROUP_MIN_TEAM work-items up to
+ * SUBGROUP_MAX_ROW elements run one sub-group per row, where the device has
+ * sub-groups; shorter ones by teams in local memory, longer ones by a
+ * work-group. */
+#define SUBGROUP_MIN_TEAM 16
+#define SUBGROUP_MAX_ROW 2048
+
+/* The elements of rows `rows` of `length` at `pitch` span, or 0 with
+ * *overflow set when that does not fit a size_t. */
+static size_t rows_span(size_t rows, size_t length, size_t pitch, int *overflow)
+{
+    *overflow = 0;
+    if (rows == 0 || length == 0)
+        return 0;
+    if (rows - 1 > (SIZE_MAX - length) / pitch) {
+        *overflow = 1;
+        return 0;
+    }
+    return (rows - 1) * pitch + length;
+}
+
+static size_t effective_pitch(const request *r)
+{
+    return r->row_pitch ? r->row_pitch : r->row_length;
+}
+
+/* How one launch of clr_reduce_rows covers its items. */
+typedef struct rows_launch {
+    size_t items, length, pitch, parts, chunk;
+    cl_uint team;      /* work-items per item, or CLR_TEAM_SUBGROUP */
+    cl_uint per_group; /* items per work-group */
+} rows_launch;
+
+/* Teams for items of `length` elements: the smallest power of two of
+ * work-items (at most a work-group) that gives each lane LANE_VECTORS
+ * vectors at most; a sub-group instead in the middle of the range. */
+static void choose_team(const clreduce_ctx *ctx, const plan *p, size_t length, rows_launch *l)
+{
+    size_t wg = p->work_group_size, lane = (size_t)LANE_VECTORS * p->t.vector_width;
+    size_t team = 1;
+    while (team < wg && team * lane < length)
+        team *= 2;
+    if (p->path != CLREDUCE_SUBGROUP_PATH_NONE && team >= SUBGROUP_MIN_TEAM && team < wg &&
+        length <= SUBGROUP_MAX_ROW) {
+        /* Sub-groups take the work-group's rows in turn, whatever their
+         * size; this guess of it only sets how many rows that is. */
+        size_t guess = ctx->info.nv_warp_size ? ctx->info.nv_warp_size : 16;
+        l->team = CLR_TEAM_SUBGROUP;
+        l->per_group = (cl_uint)(wg > guess ? wg / guess : 1);
+    } else {
+        l->team = (cl_uint)team;
+        l->per_group = (cl_uint)(wg / team);
+    }
+}
+
+/* Parts per row: several work-groups per row when the rows are too few to
+ * fill the device with one work-group each (fewer than twice its compute
+ * units times its work-groups per compute unit) and long enough that each
+ * part still gives every lane of a work-group LANE_VECTORS vectors. */
+static size_t parts_per_row(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t length)
+{
+    size_t fill = 2 * (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
+    size_t part_min = p->work_group_size * LANE_VECTORS * p->t.vector_width;
+    if (rows >= fill || length < 2 * part_min)
+        return 1;
+    size_t parts = div_up(fill, rows);
+    if (parts > length / part_min)
+        parts = length / part_min;
+    return parts;
+}
+
+/* ---- plan --------------------------------------------------------------------------- */
+
+static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    clreduce_status status = plan_start(ctx, r, p);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    size_t pitch = effective_pitch(r);
+    if (pitch < r->row_length)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "row_pitch %zu is smaller than row_length %zu", r->row_pitch,
+                         r->row_length);
+    int overflow;
+    rows_span(r->rows, r->row_length, pitch, &overflow);
+    if (overflow)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%zu rows of pitch %zu span more elements than a size_t counts",
+                         r->rows, pitch);
+    p->variant = 0;
+    p->work_group_size = p->t.work_group_size;
+    p->unroll = p->t.loads_per_work_item;
+    p->program = &rows_program;
+    const char *lacks;
+    p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks) ? ctx->subgroup_path
+                                                                   : CLREDUCE_SUBGROUP_PATH_NONE;
+    p->family_options[0] = '\0';
+    return CLREDUCE_SUCCESS;
+}
+
+/* ---- launches ------------------------------------------------------------------------ */
+
+static clreduce_status enqueue_rows_kernel(clreduce_ctx *ctx, chain *c, const plan *p,
+                                           cached_kernel *k, cl_mem in, size_t in_off,
+                                           const rows_launch *l, cl_mem out, size_t out_off)
+{
+    cl_ulong in_off64 = in_off, items = l->items, length = l->length, pitch = l->pitch,
+             parts = l->parts, chunk = l->chunk, out_off64 = out_off;
+    kernel_arg args[] = {ARG(in),    ARG(in_off64), ARG(items),     ARG(length),
+                         ARG(pitch), ARG(parts),    ARG(chunk),     ARG(out),
+                         ARG(out_off64), ARG(l->team), ARG(l->per_group)};
+    return enqueue_kernel_args(ctx, c, k, 0, div_up(l->items, l->per_group), p->work_group_size,
+                               args, sizeof args / sizeof *args);
+}
+
+static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                    cached_kernel *k, int in_order)
+{
+    (void)in_order;
+    size_t length = r->row_length, pitch = effective_pitch(r);
+    size_t parts = parts_per_row(ctx, p, r->rows, length);
+    rows_launch whole = {r->rows, length, pitch, 1, length, 0, 0};
+    if (parts == 1) {
+        choose_team(ctx, p, length, &whole);
+        return enqueue_rows_kernel(ctx, c, p, k, r->input, r->input_offset, &whole, r->output,
+                                   r->output_offset);
+    }
+    /* Parts of whole vectors, so that an element's place in the combination
+     * depends on the shape alone; then one row of partial results per row,
+     * reduced in order. */
+    size_t vec = p->t.vector_width;
+    size_t chunk = div_up(div_up(length, parts), vec) * vec;
+    parts = div_up(length, chunk);
+    rows_launch split = {r->rows * parts, length, pitch, parts, chunk, 0, 0};
+    rows_launch finish = {r->rows, parts, parts, 1, parts, 0, 0};
+    choose_team(ctx, p, chunk, &split);
+    choose_team(ctx, p, parts, &finish);
+    cl_mem partials;
+    clreduce_status status = create_temp(ctx, r->rows * parts * p->element_size, &partials);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    status = enqueue_rows_kernel(ctx, c, p, k, r->input, r->input_offset, &split, partials, 0);
+    if (status == CLREDUCE_SUCCESS)
+        status = enqueue_rows_kernel(ctx, c, p, k, partials, 0, &finish, r->output,
+                                     r->output_offset);
+    clReleaseMemObject(partials); /* deleted once the commands using it are done */
+    return status;
+}
+
+/* Rows of nothing: the identity in every result. No rows: nothing but a
+ * marker, when an event is wanted. */
+static clreduce_status rows_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
+                                          const plan *p, int wants_event)
+{
+    if (r->rows == 0)
+        return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
+    unsigned char identity[8];
+    identity_value(p->op, p->type, identity);
+    return enqueue_fill(ctx, c, r->output, identity, p->element_size,
+                        r->output_offset * p->element_size, r->rows * p->element_size);
+}
+
+static const op_family rows_family = {
+    .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
+    .index_name = NULL, .outputs = OUTPUT_PER_ROW, .in_place = 0,
+    .plan = rows_plan, .enqueue_empty = rows_enqueue_empty, .enqueue = rows_enqueue,
+};
+
+/* ---- API ------------------------------------------------------------------------------ */
+
+/* The request of a rows call: the input range is the span of the rows (all
+ * of size_t when it overflows, which the plan reports). */
+static request rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
+                            cl_mem input, size_t offset, size_t rows, size_t row_length,
+                            size_t row_pitch, cl_mem result, size_t result_offset,
+                            cl_uint num_wait, const cl_event *wait)
+{
+    request r;
+    memset(&r, 0, sizeof r);
+    r.queue = queue;
+    r.op = op;
+    r.type = type;
+    r.input = input;
+    r.input_offset = offset;
+    r.output = result;
+    r.output_offset = result_offset;
+    r.num_wait = num_wait;
+    r.wait = wait;
+    r.rows = rows;
+    r.row_length = row_length;
+    r.row_pitch = row_pitch;
+    int overflow;
+    r.count = rows_span(rows, row_length, effective_pitch(&r), &overflow);
+    return r;
+}
+
+clreduce_status clreduce_reduce_rows(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op,
+                                     clreduce_type type, cl_mem input, size_t offset,
+                                     size_t rows, size_t row_length, size_t row_pitch,
+                                     cl_mem result, size_t result_offset, cl_uint num_wait,
+                                     const cl_event *wait, cl_event *done)
+{
+    request r = rows_request(queue, op, type, input, offset, rows, row_length, row_pitch, result,
+                             result_offset, num_wait, wait);
+    return request_enqueue(ctx, &rows_family, &r, NULL, done);
+}
+
+clreduce_status clreduce_reduce_rows_host(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
+                                          const void *data, size_t rows, size_t row_length,
+                                          size_t row_pitch, void *results)
+{
+    request r = rows_request(NULL, op, type, NULL, 0, rows, row_length, row_pitch, NULL, 0, 0,
+                             NULL);
+    return request_host(ctx, &rows_family, &r, data, results);
+}

@@ -1,0 +1,196 @@
+/* Reductions of the segments of a CSR layout, as an operation family of the
+ * request pipeline (request.c): the plan, the chunks of elements the work
+ * is cut into, and the launches. The blocking call checks the offsets on
+ * the host; the enqueueing call cannot read them, and its kernels clamp
+ * them instead (reduce_segments.cl). */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- program ------------------------------------------------------------------ */
+
+static const char *const segments_sources[] = {
+    clreduce_cl_contract, clreduce_cl_types, clreduce_cl_subgroup, clreduce_cl_workgroup_reduce,
+    clreduce_cl_team,     clreduce_cl_reduce_segments};
+enum { K_HEADS = 0, K_SEGMENTS = 1 };
+static const char *const segments_kernels[] = {"clr_segment_heads", "clr_reduce_segments"};
+static const program_spec segments_program = {
+    segments_sources, sizeof segments_sources / sizeof *segments_sources, segments_kernels, 2, 0};
+
+/* Elements of a chunk, one work-group's share: LANE_VECTORS vectors per
+ * work-item, as many as the kernel's teams give a lane when the chunk's
+ * segments are of its mean length (CLR_LANE_ELEMENTS). */
+#define LANE_VECTORS 4
+
+static size_t chunk_elements(const plan *p)
+{
+    return p->work_group_size * LANE_VECTORS * p->t.vector_width;
+}
+
+/* ---- plan --------------------------------------------------------------------------- */
+
+static clreduce_status check_offsets_type(clreduce_ctx *ctx, clreduce_type type)
+{
+    if (type != CLREDUCE_UINT32 && type != CLREDUCE_UINT64)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "offsets_type %d (%s) is not CLREDUCE_UINT32 or CLREDUCE_UINT64",
+                         (int)type, clreduce_type_name(type) ? clreduce_type_name(type)
+                                                             : "unknown");
+    return CLREDUCE_SUCCESS;
+}
+
+static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    clreduce_status status = plan_start(ctx, r, p);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if ((status = check_offsets_type(ctx, r->index_type)) != CLREDUCE_SUCCESS)
+        return status;
+    if (r->rows == SIZE_MAX)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%zu segments need %zu + 1 offsets: more than a size_t counts", r->rows,
+                         r->rows);
+    p->variant = 0;
+    p->work_group_size = p->t.work_group_size;
+    p->unroll = p->t.loads_per_work_item;
+    p->program = &segments_program;
+    const char *lacks;
+    p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks) ? ctx->subgroup_path
+                                                                   : CLREDUCE_SUBGROUP_PATH_NONE;
+    snprintf(p->family_options, sizeof p->family_options, "-DCLR_OFFSETS_TYPE=%d",
+             r->index_type == CLREDUCE_UINT32 ? CLR_TYPE_UINT : CLR_TYPE_ULONG);
+    return CLREDUCE_SUCCESS;
+}
+
+/* ---- launches ------------------------------------------------------------------------ */
+
+static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                        const plan *p, cached_kernel *k, int in_order)
+{
+    (void)in_order;
+    size_t chunk = chunk_elements(p), chunks = div_up(r->count, chunk);
+    cl_mem heads;
+    clreduce_status status = create_temp(ctx, chunks * p->element_size, &heads);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    cl_ulong in_off = r->input_offset, count = r->count, offsets_off = r->index_offset,
+             segments = r->rows, out_off = r->output_offset, chunk64 = chunk, chunks64 = chunks;
+    kernel_arg head_args[] = {ARG(r->input),  ARG(in_off),   ARG(count), ARG(r->index),
+                              ARG(offsets_off), ARG(segments), ARG(heads), ARG(chunk64)};
+    kernel_arg segment_args[] = {ARG(r->input),  ARG(in_off),   ARG(count),  ARG(r->index),
+                                 ARG(offsets_off), ARG(segments), ARG(r->output), ARG(out_off),
+                                 ARG(heads),     ARG(chunk64),  ARG(chunks64)};
+    status = enqueue_kernel_args(ctx, c, k, K_HEADS, chunks, p->work_group_size, head_args,
+                                 sizeof head_args / sizeof *head_args);
+    if (status == CLREDUCE_SUCCESS)
+        status = enqueue_kernel_args(ctx, c, k, K_SEGMENTS, chunks, p->work_group_size,
+                                     segment_args, sizeof segment_args / sizeof *segment_args);
+    clReleaseMemObject(heads); /* deleted once the commands using it are done */
+    return status;
+}
+
+/* No elements: every segment is empty, the identity. No segments: nothing
+ * but a marker, when an event is wanted. */
+static clreduce_status segments_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
+                                              const plan *p, int wants_event)
+{
+    if (r->rows == 0)
+        return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
+    unsigned char identity[8];
+    identity_value(p->op, p->type, identity);
+    return enqueue_fill(ctx, c, r->output, identity, p->element_size,
+                        r->output_offset * p->element_size, r->rows * p->element_size);
+}
+
+static const op_family segments_family = {
+    .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
+    .index_name = "offsets", .outputs = OUTPUT_PER_ROW, .in_place = 0,
+    .plan = segments_plan, .enqueue_empty = segments_enqueue_empty, .enqueue = segments_enqueue,
+};
+
+/* ---- API ------------------------------------------------------------------------------ */
+
+clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue queue,
+                                         clreduce_op op, clreduce_type type, cl_mem input,
+                                         size_t offset, size_t count, cl_mem offsets,
+                                         size_t offsets_offset, clreduce_type offsets_type,
+                                         size_t segments, cl_mem result, size_t result_offset,
+                                         cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    request r;
+    memset(&r, 0, sizeof r);
+    r.queue = queue;
+    r.op = op;
+    r.type = type;
+    r.input = input;
+    r.input_offset = offset;
+    r.count = count;
+    r.output = result;
+    r.output_offset = result_offset;
+    r.num_wait = num_wait;
+    r.wait = wait;
+    r.rows = segments;
+    r.index = offsets;
+    r.index_offset = offsets_offset;
+    r.index_type = offsets_type;
+    return request_enqueue(ctx, &segments_family, &r, NULL, done);
+}
+
+/* The first index at which the offsets decrease or pass count, or SIZE_MAX. */
+static size_t first_bad_offset(const void *offsets, clreduce_type type, size_t segments,
+                               size_t count, uint64_t *value, uint64_t *previous)
+{
+    uint64_t prev = 0;
+    for (size_t i = 0; i <= segments; i++) {
+        uint64_t v = type == CLREDUCE_UINT32 ? ((const uint32_t *)offsets)[i]
+                                             : ((const uint64_t *)offsets)[i];
+        if (v < prev || v > count) {
+            *value = v;
+            *previous = prev;
+            return i;
+        }
+        prev = v;
+    }
+    return SIZE_MAX;
+}
+
+clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, clreduce_op op,
+                                              clreduce_type type, const void *data, size_t count,
+                                              const void *offsets, clreduce_type offsets_type,
+                                              size_t segments, void *results)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    if (!offsets)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "offsets is NULL");
+    clreduce_status status = check_offsets_type(ctx, offsets_type);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if (segments == SIZE_MAX)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%zu segments need %zu + 1 offsets: more than a size_t counts", segments,
+                         segments);
+    uint64_t value = 0, previous = 0;
+    size_t bad = first_bad_offset(offsets, offsets_type, segments, count, &value, &previous);
+    if (bad != SIZE_MAX) {
+        if (value > count)
+            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                             "offsets[%zu] = %llu is past count %zu", bad,
+                             (unsigned long long)value, count);
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "offsets[%zu] = %llu is smaller than offsets[%zu] = %llu: offsets must "
+                         "not decrease",
+                         bad, (unsigned long long)value, bad - 1, (unsigned long long)previous);
+    }
+    request r;
+    memset(&r, 0, sizeof r);
+    r.op = op;
+    r.type = type;
+    r.count = count;
+    r.rows = segments;
+    r.index_type = offsets_type;
+    r.host_index = offsets;
+    return request_host(ctx, &segments_family, &r, data, results);
+}

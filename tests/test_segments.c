@@ -1,0 +1,661 @@
+/* unit.segments: clreduce_reduce_segments and clreduce_reduce_segments_host
+ * against a CPU reference, for every operator and type, on random CSR
+ * layouts that mix empty, tiny and huge segments, 32- and 64-bit offsets at
+ * an offset between poisoned entries, the input at an offset with every
+ * element outside the segments poisoned, the results between sentinels;
+ * one segment over the whole input, 10^5 tiny ones, elements before the
+ * first and after the last segment; float sums against clreduce.h's bound;
+ * NaN and signed zeros; determinism; out-of-order queues; offsets that
+ * decrease or pass the count (no access out of bounds, nothing written
+ * outside the results); every bad argument refused with nothing written.
+ *
+ * CLREDUCE_TEST_SEED=n repeats a run's random data; CLREDUCE_TEST_FILTER=glob
+ * runs only the matching tests. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_common.h"
+
+static clreduce_ctx *g_ctx;
+static cl_command_queue g_queue;
+
+#define MAX_ELEMENTS ((size_t)2 << 20)
+#define MAX_SEGMENTS ((size_t)200000)
+#define MAX_REPORTS 20
+#define OFFSETS_POISON UINT64_C(0xFFFFFFFFFFFFFFF0)
+
+/* m of clreduce.h for a segment of n elements:
+ * min(n, 4 v w) + n / (4 v w^2) + 2. */
+static size_t segment_chain_length(size_t n, const void *arg)
+{
+    const clreduce_settings *t = arg;
+    size_t chunk = 4 * t->vector_width * t->work_group_size;
+    return (n < chunk ? n : chunk) + n / (chunk * t->work_group_size) + 2;
+}
+
+/* ---- one call -------------------------------------------------------------------- */
+
+typedef struct seg_case {
+    clreduce_op op;
+    clreduce_type type;
+    size_t count;            /* input elements the segments may reach */
+    const uint64_t *offsets; /* segments + 1 */
+    size_t segments;
+    clreduce_type offsets_type;
+    size_t offset, offsets_offset, result_offset;
+    cl_command_queue queue; /* NULL: g_queue */
+    int check_values;       /* 0: bad offsets, only the results' neighbours */
+} seg_case;
+
+typedef struct seg_outcome {
+    clreduce_status status;
+    size_t wrong;
+    int outside_changed;
+    double worst;
+    char why[384];
+    void *results; /* malloc'd, segments elements */
+} seg_outcome;
+
+/* Elements of data[0 .. count) inside no segment are poisoned, so that a
+ * read of one by mistake changes a result. */
+static void poison_outside(const seg_case *c, void *data)
+{
+    tc_value poison;
+    tc_poison(c->op, c->type, &poison);
+    size_t first = c->offsets[0] < c->count ? (size_t)c->offsets[0] : c->count;
+    size_t last = c->offsets[c->segments] < c->count ? (size_t)c->offsets[c->segments] : c->count;
+    for (size_t i = 0; i < first; i++)
+        tc_set(c->type, data, i, &poison);
+    for (size_t i = last; i < c->count; i++)
+        tc_set(c->type, data, i, &poison);
+}
+
+static void run_segments(const seg_case *c, const void *data, seg_outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    size_t es = clreduce_type_size(c->type), os = clreduce_type_size(c->offsets_type);
+    size_t total = c->offset + c->count + 3;
+    tc_value poison;
+    tc_poison(c->op, c->type, &poison);
+    unsigned char *host = malloc(total * es);
+    assert_non_null(host);
+    for (size_t i = 0; i < total; i++)
+        tc_set(c->type, host, i, &poison);
+    memcpy(host + c->offset * es, data, c->count * es);
+    size_t ototal = c->offsets_offset + c->segments + 1 + 2;
+    unsigned char *offs = malloc(ototal * os);
+    assert_non_null(offs);
+    for (size_t i = 0; i < ototal; i++) {
+        uint64_t v = i >= c->offsets_offset && i - c->offsets_offset <= c->segments
+                         ? c->offsets[i - c->offsets_offset]
+                         : OFFSETS_POISON;
+        if (os == 4) {
+            uint32_t v32 = (uint32_t)v;
+            memcpy(offs + i * 4, &v32, 4);
+        } else {
+            memcpy(offs + i * 8, &v, 8);
+        }
+    }
+    size_t rcount = c->result_offset + c->segments + 2;
+    unsigned char *res = malloc(rcount * es);
+    assert_non_null(res);
+    memset(res, TC_SENTINEL_BYTE, rcount * es);
+    cl_mem in = tc_make_buffer(g_ctx, total * es, host);
+    cl_mem ob = tc_make_buffer(g_ctx, ototal * os, offs);
+    cl_mem out = tc_make_buffer(g_ctx, rcount * es, res);
+    cl_command_queue q = c->queue ? c->queue : g_queue;
+    cl_event done = NULL;
+    o->status = clreduce_reduce_segments(g_ctx, q, c->op, c->type, in, c->offset, c->count, ob,
+                                         c->offsets_offset, c->offsets_type, c->segments, out,
+                                         c->result_offset, 0, NULL, &done);
+    if (o->status == CLREDUCE_SUCCESS) {
+        tc_read_buffer(q, out, res, rcount * es, 1, &done);
+        clReleaseEvent(done);
+    } else {
+        snprintf(o->why, sizeof o->why, "%s: %s", clreduce_status_string(o->status),
+                 clreduce_last_error(g_ctx));
+    }
+    o->outside_changed =
+        tc_first_changed_outside(res, rcount, c->result_offset, c->segments, es) != SIZE_MAX;
+    o->results = malloc((c->segments ? c->segments : 1) * es);
+    assert_non_null(o->results);
+    memcpy(o->results, res + c->result_offset * es, c->segments * es);
+    if (o->status == CLREDUCE_SUCCESS && c->check_values) {
+        size_t n = c->segments ? c->segments : 1;
+        size_t *starts = malloc(n * sizeof *starts), *lengths = malloc(n * sizeof *lengths);
+        assert_true(starts && lengths);
+        for (size_t s = 0; s < c->segments; s++) {
+            starts[s] = (size_t)c->offsets[s];
+            lengths[s] = (size_t)(c->offsets[s + 1] - c->offsets[s]);
+        }
+        clreduce_settings t;
+        assert_int_equal(clreduce_get_tuning(g_ctx, c->type, &t), CLREDUCE_SUCCESS);
+        o->wrong = tc_check_batched(c->op, c->type, data, starts, lengths, c->segments,
+                                    o->results, segment_chain_length, &t, &o->worst, o->why,
+                                    sizeof o->why);
+        free(starts);
+        free(lengths);
+    }
+    clReleaseMemObject(in);
+    clReleaseMemObject(ob);
+    clReleaseMemObject(out);
+    free(host);
+    free(offs);
+    free(res);
+}
+
+static int g_reports;
+
+static int check_segments(const char *tag, const seg_case *c, const void *data)
+{
+    seg_outcome o;
+    run_segments(c, data, &o);
+    int ok = o.status == CLREDUCE_SUCCESS && o.wrong == 0 && !o.outside_changed;
+    if (!ok && g_reports++ < MAX_REPORTS)
+        print_error("FAILED %s: op=%s type=%s count=%zu segments=%zu offsets=%s offset=%zu "
+                    "offsets_offset=%zu result_offset=%zu: %zu wrong%s; %s\n",
+                    tag, tc_op_name(c->op), tc_type_name(c->type), c->count, c->segments,
+                    tc_type_name(c->offsets_type), c->offset, c->offsets_offset,
+                    c->result_offset, o.wrong,
+                    o.outside_changed ? ", elements around the results changed" : "", o.why);
+    free(o.results);
+    return ok;
+}
+
+/* ---- layouts ------------------------------------------------------------------------ */
+
+typedef enum layout_kind {
+    LAYOUT_MIXED,      /* empty, tiny, medium and huge segments mixed */
+    LAYOUT_TINY,       /* 0 to 3 elements each */
+    LAYOUT_WHOLE,      /* one segment over the whole input */
+    LAYOUT_HUGE_TINY,  /* one huge segment among tiny ones */
+    LAYOUT_MARGINS,    /* elements before the first and after the last segment */
+    LAYOUT_EMPTY,      /* every segment empty */
+    LAYOUT_COUNT
+} layout_kind;
+
+static const char *const layout_names[] = {"mixed", "tiny", "whole input", "huge among tiny",
+                                           "margins", "all empty"};
+
+static size_t random_length(void)
+{
+    size_t r = tc_rand_below(100);
+    if (r < 35)
+        return 0;
+    if (r < 75)
+        return 1 + tc_rand_below(8);
+    if (r < 95)
+        return 9 + tc_rand_below(5000);
+    return 5000 + tc_rand_below(200000);
+}
+
+/* Fills offsets[0 .. *segments] for about `count` elements; returns the
+ * count the segments may reach. */
+static size_t make_layout(layout_kind kind, size_t count, uint64_t *offsets, size_t *segments)
+{
+    size_t s = 0, at = 0;
+    switch (kind) {
+    case LAYOUT_WHOLE:
+        offsets[0] = 0;
+        offsets[1] = count;
+        *segments = 1;
+        return count;
+    case LAYOUT_EMPTY:
+        *segments = 1000;
+        for (size_t i = 0; i <= 1000; i++)
+            offsets[i] = count / 2;
+        return count;
+    case LAYOUT_MARGINS:
+        at = 1 + tc_rand_below(count / 4 < 10000 ? count / 4 : 10000);
+        break;
+    default:
+        break;
+    }
+    offsets[s] = at;
+    size_t huge_at = count / 8;
+    while (s + 1 < MAX_SEGMENTS) {
+        size_t len;
+        if (kind == LAYOUT_TINY)
+            len = tc_rand_below(4);
+        else if (kind == LAYOUT_HUGE_TINY)
+            len = at >= huge_at && at < huge_at + 4 ? count / 2 : tc_rand_below(4);
+        else
+            len = random_length();
+        size_t limit = kind != LAYOUT_MARGINS ? count
+                       : count > 28000        ? count - 7000
+                                              : count * 3 / 4;
+        if (at + len > limit)
+            break;
+        at += len;
+        offsets[++s] = at;
+    }
+    *segments = s;
+    return count;
+}
+
+/* ---- tests ------------------------------------------------------------------------------ */
+
+static void fill_data(clreduce_op op, clreduce_type type, void *data, size_t n, size_t k)
+{
+    if (op == CLREDUCE_OP_SUM)
+        tc_fill_random(type, data, n);
+    else
+        tc_fill_mode(op, type, tc_mode_for(op, k), data, n);
+}
+
+/* Every layout, type and operator, with 32- and 64-bit offsets. */
+static void test_layouts(void **state)
+{
+    (void)state;
+    tc_seed_for("layouts");
+    void *data = malloc(MAX_ELEMENTS * 8);
+    uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
+    assert_true(data && offsets);
+    int failures = 0, cases = 0;
+    g_reports = 0;
+    static const size_t counts[] = {1000, 300007, 1000003};
+    for (int kind = 0; kind < LAYOUT_COUNT; kind++) {
+        for (size_t ci = 0; ci < ARRAY_SIZE(counts); ci++) {
+            size_t segments, count = make_layout((layout_kind)kind, counts[ci], offsets,
+                                                 &segments);
+            for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
+                clreduce_type type = tc_all_types[ti];
+                if (!tc_type_supported(g_ctx, type))
+                    continue;
+                if (count > 500000 && (type == CLREDUCE_UINT32 || type == CLREDUCE_INT64))
+                    continue;
+                for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++) {
+                    clreduce_op op = tc_all_ops[oi];
+                    seg_case c = {op, type, count, offsets, segments,
+                                  cases & 1 ? CLREDUCE_UINT64 : CLREDUCE_UINT32,
+                                  (size_t)cases % 4, (size_t)cases % 3, 1 + (size_t)cases % 2,
+                                  NULL, 1};
+                    fill_data(op, type, data, count, (size_t)cases);
+                    poison_outside(&c, data);
+                    char tag[64];
+                    snprintf(tag, sizeof tag, "layout %s", layout_names[kind]);
+                    failures += !check_segments(tag, &c, data);
+                    cases++;
+                }
+            }
+        }
+    }
+    print_message("%d cases, %d failed\n", cases, failures);
+    free(data);
+    free(offsets);
+    assert_int_equal(failures, 0);
+}
+
+/* Float sums of segments of values of mixed magnitudes, against the bound. */
+static void test_float_bound(void **state)
+{
+    (void)state;
+    tc_seed_for("float_bound");
+    size_t count = 1000003;
+    void *data = malloc(count * 8);
+    uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
+    assert_true(data && offsets);
+    int failures = 0;
+    for (int kind = LAYOUT_MIXED; kind <= LAYOUT_HUGE_TINY; kind++)
+        for (size_t ti = 0; ti < 2; ti++) {
+            clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
+            if (!tc_type_supported(g_ctx, type))
+                continue;
+            size_t segments;
+            make_layout((layout_kind)kind, count, offsets, &segments);
+            for (size_t i = 0; i < count; i++) {
+                double mag = ldexp(1.0, (int)tc_rand_below(40) - 20);
+                tc_set_double(type, data, i,
+                              (tc_rand64() & 1 ? -1 : 1) * mag * (1 + tc_rand_unit()));
+            }
+            seg_case c = {CLREDUCE_OP_SUM, type, count, offsets, segments, CLREDUCE_UINT64,
+                          1, 0, 0, NULL, 1};
+            seg_outcome o;
+            run_segments(&c, data, &o);
+            int ok = o.status == CLREDUCE_SUCCESS && o.wrong == 0 && !o.outside_changed;
+            print_message("%s %s: %zu segments, largest error %.3g of the bound%s%s\n",
+                          tc_type_name(type), layout_names[kind], segments, o.worst,
+                          ok ? "" : ": FAILED ", ok ? "" : o.why);
+            failures += !ok;
+            free(o.results);
+        }
+    free(data);
+    free(offsets);
+    assert_int_equal(failures, 0);
+}
+
+/* NaN, infinities and zeros of both signs, segment by segment. */
+static void test_special_values(void **state)
+{
+    (void)state;
+    tc_seed_for("special_values");
+    size_t count = 200003;
+    void *data = malloc(count * 8);
+    uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
+    assert_true(data && offsets);
+    int failures = 0;
+    g_reports = 0;
+    for (size_t ti = 0; ti < 2; ti++) {
+        clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
+        if (!tc_type_supported(g_ctx, type))
+            continue;
+        size_t segments;
+        make_layout(LAYOUT_MIXED, count, offsets, &segments);
+        for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++) {
+            clreduce_op op = tc_all_ops[oi];
+            tc_fill_random(type, data, count);
+            for (size_t s = 0; s < segments; s++) {
+                size_t b = (size_t)offsets[s], n = (size_t)(offsets[s + 1] - offsets[s]);
+                if (n == 0)
+                    continue;
+                switch (s % 5) {
+                case 0: tc_set_double(type, data, b + tc_rand_below(n), (double)NAN); break;
+                case 1: tc_set_double(type, data, b + n - 1, (double)NAN); break;
+                case 2:
+                    tc_set_double(type, data, b + tc_rand_below(n), (double)INFINITY);
+                    tc_set_double(type, data, b, -(double)INFINITY);
+                    break;
+                case 3:
+                    for (size_t i = 0; i < n; i++)
+                        tc_set_double(type, data, b + i, (tc_rand64() & 1) ? -0.0 : 0.0);
+                    break;
+                default: break;
+                }
+            }
+            seg_case c = {op, type, count, offsets, segments, CLREDUCE_UINT32, 0, 1, 1, NULL, 1};
+            poison_outside(&c, data);
+            failures += !check_segments("special values", &c, data);
+        }
+    }
+    free(data);
+    free(offsets);
+    assert_int_equal(failures, 0);
+}
+
+/* The blocking call, and its check of the offsets. */
+static void test_host(void **state)
+{
+    (void)state;
+    tc_seed_for("host");
+    size_t count = 100000;
+    int32_t *data = malloc(count * sizeof *data);
+    uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
+    uint32_t *offsets32 = malloc((MAX_SEGMENTS + 1) * sizeof *offsets32);
+    int32_t *got = malloc(MAX_SEGMENTS * sizeof *got);
+    assert_true(data && offsets && offsets32 && got);
+    size_t segments;
+    make_layout(LAYOUT_MIXED, count, offsets, &segments);
+    for (size_t i = 0; i <= segments; i++)
+        offsets32[i] = (uint32_t)offsets[i];
+    tc_fill_random(CLREDUCE_INT32, data, count);
+    clreduce_settings t;
+    clreduce_get_tuning(g_ctx, CLREDUCE_INT32, &t);
+    size_t *starts = malloc(MAX_SEGMENTS * sizeof *starts);
+    size_t *lengths = malloc(MAX_SEGMENTS * sizeof *lengths);
+    assert_true(starts && lengths);
+    for (size_t s = 0; s < segments; s++) {
+        starts[s] = (size_t)offsets[s];
+        lengths[s] = (size_t)(offsets[s + 1] - offsets[s]);
+    }
+    for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++) {
+        for (int wide = 0; wide < 2; wide++) {
+            assert_int_equal(clreduce_reduce_segments_host(
+                                 g_ctx, tc_all_ops[oi], CLREDUCE_INT32, data, count,
+                                 wide ? (const void *)offsets : (const void *)offsets32,
+                                 wide ? CLREDUCE_UINT64 : CLREDUCE_UINT32, segments, got),
+                             CLREDUCE_SUCCESS);
+            double worst;
+            char why[384];
+            size_t wrong = tc_check_batched(tc_all_ops[oi], CLREDUCE_INT32, data, starts, lengths,
+                                            segments, got, segment_chain_length, &t, &worst, why,
+                                            sizeof why);
+            if (wrong)
+                fail_msg("host %s: %zu wrong: %s", tc_op_name(tc_all_ops[oi]), wrong, why);
+        }
+    }
+    /* count 0: the identity everywhere; no segments: nothing. */
+    uint32_t zeros[4] = {0, 0, 0, 0};
+    memset(got, TC_SENTINEL_BYTE, 4 * sizeof *got);
+    assert_int_equal(clreduce_reduce_segments_host(g_ctx, CLREDUCE_OP_MAX, CLREDUCE_INT32, NULL,
+                                                   0, zeros, CLREDUCE_UINT32, 3, got),
+                     CLREDUCE_SUCCESS);
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(got[i], INT32_MIN);
+    assert_int_equal(clreduce_reduce_segments_host(g_ctx, CLREDUCE_OP_MAX, CLREDUCE_INT32, data,
+                                                   count, zeros, CLREDUCE_UINT32, 0, NULL),
+                     CLREDUCE_SUCCESS);
+
+    /* Bad offsets: the first bad index is named, nothing is written. */
+    int32_t keep[3] = {7, 8, 9};
+    uint32_t decreasing[] = {0, 5, 9, 4, 10};
+    assert_int_equal(clreduce_reduce_segments_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_INT32, data,
+                                                   count, decreasing, CLREDUCE_UINT32, 4, keep),
+                     CLREDUCE_ERROR_INVALID_ARGUMENT);
+    print_message("decreasing: %s\n", clreduce_last_error(g_ctx));
+    assert_true(tc_contains(clreduce_last_error(g_ctx), "offsets[3]"));
+    uint64_t past[] = {0, 5, 100001};
+    assert_int_equal(clreduce_reduce_segments_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_INT32, data,
+                                                   count, past, CLREDUCE_UINT64, 2, keep),
+                     CLREDUCE_ERROR_INVALID_ARGUMENT);
+    print_message("past count: %s\n", clreduce_last_error(g_ctx));
+    assert_true(tc_contains(clreduce_last_error(g_ctx), "offsets[2]"));
+    assert_int_equal(clreduce_reduce_segments_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_INT32, data,
+                                                   count, past, CLREDUCE_FLOAT, 2, keep),
+                     CLREDUCE_ERROR_INVALID_ARGUMENT);
+    assert_true(tc_contains(clreduce_last_error(g_ctx), "offsets_type"));
+    assert_int_equal(clreduce_reduce_segments_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_INT32, data,
+                                                   count, NULL, CLREDUCE_UINT32, 2, keep),
+                     CLREDUCE_ERROR_INVALID_ARGUMENT);
+    assert_true(keep[0] == 7 && keep[1] == 8 && keep[2] == 9);
+    free(data);
+    free(offsets);
+    free(offsets32);
+    free(got);
+    free(starts);
+    free(lengths);
+}
+
+/* The same segments twice give the same bits. */
+static void test_determinism(void **state)
+{
+    (void)state;
+    tc_seed_for("determinism");
+    size_t count = 1000003;
+    float *data = malloc(count * sizeof *data);
+    uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
+    assert_true(data && offsets);
+    for (int kind = LAYOUT_MIXED; kind <= LAYOUT_HUGE_TINY; kind++) {
+        size_t segments;
+        make_layout((layout_kind)kind, count, offsets, &segments);
+        tc_fill_random(CLREDUCE_FLOAT, data, count);
+        seg_case c = {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, count, offsets, segments,
+                      CLREDUCE_UINT32, 0, 0, 0, NULL, 1};
+        seg_outcome a, b;
+        run_segments(&c, data, &a);
+        c.offset = 3;
+        c.offsets_offset = 2;
+        run_segments(&c, data, &b);
+        assert_int_equal(a.status, CLREDUCE_SUCCESS);
+        assert_int_equal(b.status, CLREDUCE_SUCCESS);
+        if (memcmp(a.results, b.results, segments * sizeof(float)) != 0)
+            fail_msg("%s: results differ between two runs", layout_names[kind]);
+        free(a.results);
+        free(b.results);
+    }
+    free(data);
+    free(offsets);
+}
+
+/* An out-of-order queue, called again and again. */
+static void test_out_of_order(void **state)
+{
+    (void)state;
+    tc_seed_for("out_of_order");
+    if (!tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+        skip();
+    cl_command_queue q = tc_create_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    assert_non_null(q);
+    size_t count = 300007;
+    int64_t *data = malloc(count * sizeof *data);
+    uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
+    assert_true(data && offsets);
+    int failures = 0;
+    g_reports = 0;
+    for (int round = 0; round < 2; round++)
+        for (int kind = LAYOUT_MIXED; kind <= LAYOUT_HUGE_TINY; kind++) {
+            size_t segments;
+            make_layout((layout_kind)kind, count, offsets, &segments);
+            tc_fill_random(CLREDUCE_INT64, data, count);
+            seg_case c = {CLREDUCE_OP_SUM, CLREDUCE_INT64, count, offsets, segments,
+                          CLREDUCE_UINT64, 1, 1, 1, q, 1};
+            poison_outside(&c, data);
+            failures += !check_segments("out-of-order queue", &c, data);
+        }
+    free(data);
+    free(offsets);
+    clReleaseCommandQueue(q);
+    assert_int_equal(failures, 0);
+}
+
+/* Offsets the enqueueing call cannot check: decreasing, past the count,
+ * past the buffer's end. The kernels clamp them: the call completes, and
+ * nothing around the results is written. */
+static void test_bad_offsets_on_device(void **state)
+{
+    (void)state;
+    tc_seed_for("bad_offsets_on_device");
+    size_t count = 50000;
+    float *data = malloc(count * sizeof *data);
+    uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
+    assert_true(data && offsets);
+    tc_fill_random(CLREDUCE_FLOAT, data, count);
+    size_t segments;
+    for (int variant = 0; variant < 4; variant++) {
+        make_layout(LAYOUT_MIXED, count, offsets, &segments);
+        for (size_t s = 0; s <= segments; s++) {
+            switch (variant) {
+            case 0: offsets[s] = (s * 7919) % (count + 1000); break; /* wild, some past count */
+            case 1: offsets[s] = count - (size_t)offsets[s]; break;   /* decreasing */
+            case 2: offsets[s] = UINT64_MAX - s; break;               /* huge */
+            default:
+                if (s % 3 == 0)
+                    offsets[s] = count + 5;
+                break;
+            }
+        }
+        for (int wide = 0; wide < 2; wide++) {
+            seg_case c = {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, count, offsets, segments,
+                          wide ? CLREDUCE_UINT64 : CLREDUCE_UINT32, 2, 1, 1, NULL, 0};
+            seg_outcome o;
+            run_segments(&c, data, &o);
+            assert_int_equal(o.status, CLREDUCE_SUCCESS);
+            assert_false(o.outside_changed);
+            free(o.results);
+        }
+    }
+    free(data);
+    free(offsets);
+}
+
+/* ---- bad arguments ----------------------------------------------------------------- */
+
+static void test_bad_arguments(void **state)
+{
+    (void)state;
+    float input_data[100];
+    unsigned char output_bytes[16 * sizeof(float)];
+    tc_guarded g;
+    tc_make_guarded(g_ctx, g_queue, input_data, ARRAY_SIZE(input_data), output_bytes,
+                    sizeof output_bytes, &g);
+    uint32_t offs[12] = {0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 0};
+    cl_mem ob = tc_make_buffer(g_ctx, sizeof offs, offs);
+    const clreduce_op sum = CLREDUCE_OP_SUM;
+    const clreduce_type f = CLREDUCE_FLOAT, u32 = CLREDUCE_UINT32;
+    static const char *const type_words[] = {"offsets_type", NULL};
+    TC_EXPECT_FAILURE(&g, g_ctx, "offsets of type float", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                      type_words,
+                      clreduce_reduce_segments(g_ctx, g_queue, sum, f, g.input, 0, 100, ob, 0,
+                                               CLREDUCE_FLOAT, 10, g.output, 0, 0, NULL, &done));
+    TC_EXPECT_FAILURE(&g, g_ctx, "offsets of type int32", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                      type_words,
+                      clreduce_reduce_segments(g_ctx, g_queue, sum, f, g.input, 0, 100, ob, 0,
+                                               CLREDUCE_INT32, 10, g.output, 0, 0, NULL, &done));
+    static const char *const offsets_words[] = {"offsets", "past the end", NULL};
+    TC_EXPECT_FAILURE(&g, g_ctx, "offsets past their buffer", CLREDUCE_ERROR_INVALID_ARGUMENT,
+                      g_ctx, offsets_words,
+                      clreduce_reduce_segments(g_ctx, g_queue, sum, f, g.input, 0, 100, ob, 2, u32,
+                                               10, g.output, 0, 0, NULL, &done));
+    TC_EXPECT_FAILURE(&g, g_ctx, "64-bit offsets past their buffer",
+                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, offsets_words,
+                      clreduce_reduce_segments(g_ctx, g_queue, sum, f, g.input, 0, 100, ob, 0,
+                                               CLREDUCE_UINT64, 10, g.output, 0, 0, NULL, &done));
+    static const char *const input_words[] = {"input", "past the end", NULL};
+    TC_EXPECT_FAILURE(&g, g_ctx, "count past the input", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                      input_words,
+                      clreduce_reduce_segments(g_ctx, g_queue, sum, f, g.input, 1, 100, ob, 0, u32,
+                                               10, g.output, 0, 0, NULL, &done));
+    static const char *const result_words[] = {"result", "past the end", NULL};
+    TC_EXPECT_FAILURE(&g, g_ctx, "results past their buffer", CLREDUCE_ERROR_INVALID_ARGUMENT,
+                      g_ctx, result_words,
+                      clreduce_reduce_segments(g_ctx, g_queue, sum, f, g.input, 0, 100, ob, 0, u32,
+                                               10, g.output, 7, 0, NULL, &done));
+    static const char *const overlap_words[] = {"overlap", NULL};
+    TC_EXPECT_FAILURE(&g, g_ctx, "results overlapping the input", CLREDUCE_ERROR_INVALID_ARGUMENT,
+                      g_ctx, overlap_words,
+                      clreduce_reduce_segments(g_ctx, g_queue, sum, f, g.input, 0, 50, ob, 0, u32,
+                                               5, g.input, 45, 0, NULL, &done));
+    /* The offsets' own buffer as the results: they must not share a byte. */
+    static const char *const offsets_overlap_words[] = {"offsets", "overlap", NULL};
+    TC_EXPECT_FAILURE(&g, g_ctx, "results overlapping the offsets",
+                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, offsets_overlap_words,
+                      clreduce_reduce_segments(g_ctx, g_queue, sum, f, g.input, 0, 100, g.output,
+                                               0, u32, 5, g.output, 5, 0, NULL, &done));
+    static const char *const null_words[] = {"offsets", "NULL", NULL};
+    TC_EXPECT_FAILURE(&g, g_ctx, "NULL offsets", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                      null_words,
+                      clreduce_reduce_segments(g_ctx, g_queue, sum, f, g.input, 0, 100, NULL, 0,
+                                               u32, 10, g.output, 0, 0, NULL, &done));
+    static const char *const op_words[] = {"op", NULL};
+    TC_EXPECT_FAILURE(&g, g_ctx, "unknown op", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, op_words,
+                      clreduce_reduce_segments(g_ctx, g_queue, (clreduce_op)5, f, g.input, 0, 100,
+                                               ob, 0, u32, 10, g.output, 0, 0, NULL, &done));
+    /* Results right after the offsets in the same buffer are fine. */
+    cl_event done = NULL;
+    assert_int_equal(clreduce_reduce_segments(g_ctx, g_queue, sum, f, g.input, 0, 100, g.output,
+                                              0, u32, 5, g.output, 6, 0, NULL, &done),
+                     CLREDUCE_SUCCESS);
+    clWaitForEvents(1, &done);
+    clReleaseEvent(done);
+    /* No segments: a marker when done is asked. */
+    done = NULL;
+    assert_int_equal(clreduce_reduce_segments(g_ctx, g_queue, sum, f, g.input, 0, 100, ob, 0, u32,
+                                              0, g.output, 0, 0, NULL, &done),
+                     CLREDUCE_SUCCESS);
+    assert_non_null(done);
+    clWaitForEvents(1, &done);
+    clReleaseEvent(done);
+    clReleaseMemObject(ob);
+    tc_release_guarded(&g);
+}
+
+int main(void)
+{
+    g_ctx = tc_start("unit.segments", &g_queue, NULL);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_arguments),   cmocka_unit_test(test_host),
+        cmocka_unit_test(test_special_values),  cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_float_bound),     cmocka_unit_test(test_out_of_order),
+        cmocka_unit_test(test_bad_offsets_on_device), cmocka_unit_test(test_layouts),
+    };
+    int failed = tc_run_tests("unit.segments", tests, ARRAY_SIZE(tests));
+    return tc_finish(g_ctx, failed, g_queue, NULL);
+}
