@@ -95,7 +95,12 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
     p->path = is_tiled_variant(v) && path_usable(&ctx->info, ctx->subgroup_path, &lacks)
                   ? ctx->subgroup_path
                   : CLREDUCE_SUBGROUP_PATH_NONE;
-    snprintf(p->family_options, sizeof p->family_options, "-DCLR_SCAN=%d", (int)v);
+    if (v == CLREDUCE_SCAN_LOOKBACK)
+        snprintf(p->family_options, sizeof p->family_options,
+                 "-DCLR_SCAN=%d -DCLR_LOOKBACK_SPIN=%uu -DCLR_LOOKBACK_MODE=%d", (int)v,
+                 ctx->lookback_spin, ctx->lookback_mode);
+    else
+        snprintf(p->family_options, sizeof p->family_options, "-DCLR_SCAN=%d", (int)v);
     return CLREDUCE_SUCCESS;
 }
 
