@@ -25,19 +25,30 @@
 #define CLR_LOOKS_BACK() (get_local_id(0) == 0)
 #endif
 
+/* On NVIDIA the fallback is a call, so that what it needs of the registers
+ * is saved around it when it runs, not taken from the common path: clang
+ * and ptxas (sm_90, 128 registers a work-item) spilled none of the 4-byte
+ * types' registers so, and spilled them when it was inlined. */
+#if CLR_ORDER == CLR_ORDER_PTX
+#define CLR_SLOW_PATH __attribute__((noinline))
+#else
+#define CLR_SLOW_PATH
+#endif
+
 /* The fallback, run by the whole work-group once the look-back found tile
- * *l_stuck with nothing published in time; `prefix` (in the work-items that
- * look back) combines the tiles after it, up to `tile`. Reduces that tile's
+ * *l_stuck with nothing published in time; *l_prefix combines the tiles
+ * after it, up to `tile`. Reduces that tile's
  * input (clr_tile_total: the bits its owner finds), takes its state
  * (clr_settle), and looks back further, reducing each tile found stalled
  * the same way, until an inclusive prefix or tile 0; then publishes this
  * tile's inclusive prefix (`total` its aggregate) and leaves its exclusive
  * prefix in *l_prefix. */
-void clr_fall_back(local T *l, local T *l_prefix, local ulong *l_stuck, local T *l_taken,
+CLR_SLOW_PATH void clr_fall_back(local T *l, local T *l_prefix, local ulong *l_stuck, local T *l_taken,
                    local uint *l_done, clr_tiles d, global const T *in, global const T *out,
-                   ulong n, ulong tile, uint epoch, T total, T prefix)
+                   ulong n, ulong tile, uint epoch, T total)
 {
     uint lid = (uint)get_local_id(0);
+    T prefix = *l_prefix;
     for (ulong q = *l_stuck;;) {
         ulong base = q * CLR_TILE;
         T agg = clr_tile_total(l, in, base, n, clr_tile_fast(in, out, base, n));
@@ -109,7 +120,6 @@ CLR_KERNEL clr_scan_lookback(global const T *in, ulong in_off, ulong n, global T
     clr_tile_load(in, base, n, fast, x);
     T before = clr_tile_scan(l, x, pre, &total);
 
-    T prefix = CLR_IDENTITY; /* the look-back's, in the work-items that look back */
     if (tile == 0) {
         if (lid == 0) {
             clr_publish(d, 0, epoch, CLR_STATUS_INCLUSIVE, total);
@@ -120,6 +130,7 @@ CLR_KERNEL clr_scan_lookback(global const T *in, ulong in_off, ulong n, global T
         if (lid == 0)
             clr_publish(d, tile, epoch, CLR_STATUS_AGGREGATE, total);
         if (CLR_LOOKS_BACK()) {
+            T prefix = CLR_IDENTITY;
 #if CLR_LOOKBACK_MODE == CLR_LOOKBACK_STALLED
             ulong stuck = tile - 1;
 #else
@@ -134,14 +145,11 @@ CLR_KERNEL clr_scan_lookback(global const T *in, ulong in_off, ulong n, global T
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (l_stuck != CLR_NO_TILE) {
+    /* The tile's items stay in registers through a fallback: loading and
+     * scanning the tile again after it, for fewer registers live across it,
+     * made clang and ptxas spill more on sm_90 for 8-byte types, not less. */
+    if (l_stuck != CLR_NO_TILE)
         clr_fall_back(l, &l_prefix, &l_stuck, &l_taken, &l_done, d, in, out, n, tile, epoch,
-                      total, prefix);
-        /* The tile again, rather than its items held in registers through
-         * the fallback: the common path keeps the registers it had. (Its
-         * input is still there: only this work-group writes it.) */
-        clr_tile_load(in, base, n, fast, x);
-        before = clr_tile_scan(l, x, pre, &total);
-    }
+                      total);
     clr_tile_store(out, base, n, fast, x, pre, clr_op(l_prefix, before), exclusive);
 }

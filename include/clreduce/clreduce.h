@@ -449,7 +449,12 @@ CLREDUCE_API clreduce_status clreduce_check_scan_support(clreduce_ctx *ctx, clre
                                                          clreduce_type type,
                                                          clreduce_scan_variant variant);
 
-/* The variant CLREDUCE_SCAN_AUTO resolves to for `type` on this device. */
+/* The variant CLREDUCE_SCAN_AUTO resolves to for `type` on this device:
+ * CLREDUCE_SCAN_LOOKBACK where the device orders memory between
+ * work-groups (clreduce_check_scan_support() accepts LOOKBACK), else
+ * CLREDUCE_SCAN_REDUCE_THEN_SCAN. Neither waits on another work-group
+ * without bound, so AUTO cannot hang on a device that does not promise
+ * forward progress between work-groups. */
 CLREDUCE_API clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx *ctx,
                                                               clreduce_type type);
 
