@@ -1,8 +1,10 @@
 /*
  * tile_state.cl — the look-back scan's tile states: each tile publishes its
  * aggregate, then its inclusive prefix, and a tile walks back over its
- * predecessors' states until it meets an inclusive prefix. Built on
- * types.cl, subgroup.cl and device_order.cl.
+ * predecessors' states until it meets an inclusive prefix, or a tile that
+ * has published nothing after a bounded number of polls (whose input its
+ * work-group then reduces itself, scan_lookback.cl, and may offer as that
+ * tile's aggregate). Built on types.cl, subgroup.cl and device_order.cl.
  *
  * The scratch (contract.h's constants), laid out for `capacity` tiles: the
  * buffer's size, not the launch's count, so that every launch on one buffer
@@ -18,14 +20,16 @@
  * A status word is (epoch << CLR_STATUS_STATE_BITS) | state, state
  * CLR_STATUS_AGGREGATE or CLR_STATUS_INCLUSIVE; a word from an earlier launch
  * carries another epoch and reads as "nothing yet", so the words need no
- * clearing between launches. Only status stores ever write a status word:
- * values of any launch, whatever its type, tile count or packing, land
- * elsewhere or in a descriptor's high word, so data can never pass for a
- * status.
+ * clearing between launches. Only status stores ever write a status word
+ * (a publication, or an offer's compare-and-swap, which replaces only the
+ * word of an earlier launch it read): values of any launch, whatever its
+ * type, tile count or packing, land elsewhere or in a descriptor's high
+ * word, so data can never pass for a status.
  *
  * Compile-time parameters: those of types.cl, subgroup.cl and device_order.cl;
  * CLR_PACKED (default: PTX ordering and a 4-byte type) packs value and status
- * into one 64-bit descriptor.
+ * into one 64-bit descriptor; CLR_LOOKBACK_SPIN (default
+ * CLR_LOOKBACK_SPIN_DEFAULT of contract.h) bounds the polls.
  */
 
 /* On NVIDIA a 4-byte value and its status word travel together in one
