@@ -388,7 +388,10 @@ typedef enum clreduce_scan_variant {
      * wait (ARM Mali, Apple), at the cost of reading such tiles twice. Needs
      * a device that orders memory between work-groups (NVIDIA through PTX
      * fences, OpenCL C 2.0 devices, OpenCL C 3.0 devices with
-     * acquire-release atomics and fences at device scope, CPUs). */
+     * acquire-release atomics and fences at device scope, CPUs). For
+     * testing, CLREDUCE_LOOKBACK_SPIN and CLREDUCE_LOOKBACK_STALL in the
+     * environment of a context's creation force the fallback (slower, never
+     * wrong; docs/RELIABILITY.md). */
     CLREDUCE_SCAN_LOOKBACK = 4
 } clreduce_scan_variant;
 
