@@ -125,6 +125,7 @@ void report_floor(const row *r)
 
 #define REDUCE_FORMAT "%-18s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %6s  %s\n"
 #define SCAN_FORMAT "%-22s %-9s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %6s  %s\n"
+#define SEGMENTS_FORMAT "%-18s %10s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %6s  %s\n"
 
 void report_columns(void)
 {
@@ -142,6 +143,17 @@ void report_scan_columns(const report_meta *m)
                        : "out of place (outputs rotated over copies with the inputs)",
            checks);
     printf(SCAN_FORMAT, "variant", "kind", "op", "type", "elements", "bytes", "copies",
+           "call_us", "b2b_us", "span_us", "GB/s", "%peak", "status");
+}
+
+void report_segments_columns(void)
+{
+    printf("# rows and segments: one reduction per row or segment in one call "
+           "(clreduce_reduce_rows, clreduce_reduce_segments with 32-bit offsets below 2^32 "
+           "elements) | bytes = elements read | span_us: not measured (no first event) | every "
+           "segment checked up to %zu segments; beyond, the first and last 64 and %d at random\n",
+           SHAPE_CHECK_ALL, SHAPE_CHECK_RANDOM);
+    printf(SEGMENTS_FORMAT, "shape", "segments", "op", "type", "elements", "bytes", "copies",
            "call_us", "b2b_us", "span_us", "GB/s", "%peak", "status");
 }
 
@@ -172,7 +184,12 @@ void report_row(const row *r)
     else
         snprintf(pct, sizeof pct, "%.1f%%", r->pct_peak);
     const char *op = clreduce_op_name(r->op), *type = clreduce_type_name(r->type);
-    if (r->kind == ROW_SCAN)
+    if (r->kind == ROW_SEGMENTS) {
+        char segs[32];
+        size_label(r->segments, segs, sizeof segs);
+        printf(SEGMENTS_FORMAT, r->shape, segs, op, type, elems, bytes, copies, call, b2b, span,
+               gbps, pct, r->status);
+    } else if (r->kind == ROW_SCAN)
         printf(SCAN_FORMAT, variant, clreduce_scan_kind_name(r->scan_kind), op, type, elems,
                bytes, copies, call, b2b, span, gbps, pct, r->status);
     else
@@ -186,7 +203,8 @@ void report_row(const row *r)
 static const char *row_op(const row *r)
 {
     switch (r->kind) {
-    case ROW_REDUCTION: return clreduce_op_name(r->op);
+    case ROW_REDUCTION:
+    case ROW_SEGMENTS: return clreduce_op_name(r->op);
     case ROW_SCAN: return r->scan_kind == CLREDUCE_INCLUSIVE ? "inclusive_scan" : "exclusive_scan";
     case ROW_FLOOR: break;
     }
@@ -230,7 +248,7 @@ int report_write_csv(const char *path, const report_meta *m, const row_list *row
         return 0;
     header_lines(f, m);
     fputs("device,driver,date,variant,op,type,elements,bytes,copies,call_us,b2b_us,span_us,"
-          "b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,peak_kind\n",
+          "b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,peak_kind,shape,segments\n",
           f);
     for (size_t i = 0; i < rows->count; i++) {
         const row *r = &rows->rows[i];
@@ -254,7 +272,11 @@ int report_write_csv(const char *path, const report_meta *m, const row_list *row
             fprintf(f, ",%s,%d,", clreduce_op_name(r->op), r->in_place);
         else
             fputs(",,,", f);
-        fprintf(f, "%s\n", row_peak_kind(r));
+        fprintf(f, "%s,", row_peak_kind(r));
+        if (r->kind == ROW_SEGMENTS)
+            fprintf(f, "%s,%zu\n", r->shape, r->segments);
+        else
+            fputs(",\n", f);
     }
     return fclose(f) == 0;
 }
@@ -350,6 +372,10 @@ int report_write_json(const char *path, const report_meta *m, const row_list *ro
             fprintf(f, ", \"peak_kind\": \"%s\"", row_peak_kind(r));
         else
             fputs(", \"peak_kind\": null", f);
+        if (r->kind == ROW_SEGMENTS) {
+            json_field(f, "shape", r->shape);
+            fprintf(f, ", \"segments\": %zu", r->segments);
+        }
         fprintf(f, "}%s\n", i + 1 < rows->count ? "," : "");
     }
     fputs(" ]}\n", f);

@@ -52,10 +52,15 @@ static cl_ulong profiling_time(cl_event e, cl_profiling_info what, const char *n
 int timed_finish(timed_call *t, double *call_ns, double *span_ns)
 {
     cl_ulong marker_end = profiling_time(t->marker, CL_PROFILING_COMMAND_END, "marker, END");
-    cl_ulong first_start = profiling_time(t->first, CL_PROFILING_COMMAND_START, "first, START");
     cl_ulong done_end = profiling_time(t->done, CL_PROFILING_COMMAND_END, "done, END");
-    timed_abandon(t);
     *call_ns = done_end > marker_end ? (double)(done_end - marker_end) : 0.0;
+    if (!t->first) {
+        timed_abandon(t);
+        *span_ns = NAN;
+        return 0;
+    }
+    cl_ulong first_start = profiling_time(t->first, CL_PROFILING_COMMAND_START, "first, START");
+    timed_abandon(t);
     *span_ns = done_end > first_start ? (double)(done_end - first_start) : 0.0;
     return marker_end > first_start;
 }

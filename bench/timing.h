@@ -8,7 +8,7 @@
 /* The events of one timed call. */
 typedef struct timed_call {
     cl_event marker; /* enqueued just before the call */
-    cl_event first;  /* the call's first command */
+    cl_event first;  /* the call's first command; NULL where the API gives none */
     cl_event done;   /* its last command */
 } timed_call;
 
@@ -18,8 +18,8 @@ void timed_start(cl_command_queue queue, timed_call *t);
 
 /* Once t->done has completed: the call's time from the marker's end to
  * done's end and its span from first's start to done's end, in
- * nanoseconds; releases the three events. Returns 1 when the marker ended
- * after the first command started, else 0. */
+ * nanoseconds (the span NAN without t->first); releases the events.
+ * Returns 1 when the marker ended after the first command started, else 0. */
 int timed_finish(timed_call *t, double *call_ns, double *span_ns);
 
 /* Releases what a failed call left of t (the marker; first and done when
