@@ -11,6 +11,9 @@
  *  span_us  the median of the call's first command's start to its last
  *           command's end: the device busy with the call, launches between
  *           its commands included, the first launch not.
+ *  host_us  the median host time inside the timed calls (the library's
+ *           checks, kernel lookup, argument setting and enqueueing, the
+ *           driver's enqueue included).
  *  b2b_us   back-to-back throughput: a batch of calls enqueued one after
  *           another between two clFinish on a queue without profiling, no
  *           event asked for, host time divided by the calls; the median of
@@ -58,6 +61,7 @@ typedef enum measure_status {
 
 typedef struct measurement {
     double call_us, span_us, b2b_us; /* NAN when not measured */
+    double host_us; /* median host time inside the timed calls */
     int b2b_calls;                   /* calls per batch; 0 when not measured */
     int marker_late; /* timed calls whose marker ended after the call's first
                         command started (a driver's clock at fault) */

@@ -133,7 +133,7 @@ static int check_results(segments_job *j, cl_command_queue queue, char *why, siz
 }
 
 /* One timed call after the results were poisoned; checked. */
-static clreduce_status timed_segments(segments_job *j, double *call_ns, double *span_ns,
+static clreduce_status timed_segments(segments_job *j, double *call_ns, double *span_ns, double *host_ns,
                                       int *late, int *right, char *why, size_t size)
 {
     cl_command_queue q = j->d->queue;
@@ -141,13 +141,14 @@ static clreduce_status timed_segments(segments_job *j, double *call_ns, double *
     timed_call t;
     timed_start(q, &t);
     clreduce_status st = enqueue_call(j, q, &t.done);
+    timed_called(&t);
     if (st != CLREDUCE_SUCCESS) {
         timed_abandon(&t);
         clFinish(q);
         return st;
     }
     check_cl(clWaitForEvents(1, &t.done), "clWaitForEvents (done)");
-    *late = timed_finish(&t, call_ns, span_ns);
+    *late = timed_finish(&t, call_ns, span_ns, host_ns);
     *right = check_results(j, q, why, size);
     return CLREDUCE_SUCCESS;
 }
@@ -187,14 +188,14 @@ void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
 {
     measurement_init(m);
     segments_job j = {d, ctx, ds, s, op, xmalloc((s->segments ? s->segments : 1) * ds->esize)};
-    double call_ns, span_ns;
+    double call_ns, span_ns, host_ns;
     int late, right;
     run_times times;
     run_times_init(&times, c->runs);
     char why[sizeof m->message - 64];
 
     /* The checked first call (it builds the kernels). */
-    clreduce_status st = timed_segments(&j, &call_ns, &span_ns, &late, &right, why, sizeof why);
+    clreduce_status st = timed_segments(&j, &call_ns, &span_ns, &host_ns, &late, &right, why, sizeof why);
     if (st != CLREDUCE_SUCCESS) {
         measurement_fail(m, ctx, st);
         goto out;
@@ -212,14 +213,14 @@ void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
         st = enqueue_call(&j, d->queue, NULL);
         check_cl(clFinish(d->queue), "clFinish (after the call before a timed one)");
         if (st == CLREDUCE_SUCCESS)
-            st = timed_segments(&j, &call_ns, &span_ns, &late, &right, why, sizeof why);
+            st = timed_segments(&j, &call_ns, &span_ns, &host_ns, &late, &right, why, sizeof why);
         if (st == CLREDUCE_SUCCESS && !right) {
             snprintf(m->message, sizeof m->message, "timed run %d: %s", r + 1, why);
             m->status = MEASURE_WRONG;
             goto out;
         }
         if (st == CLREDUCE_SUCCESS)
-            run_times_add(&times, call_ns, span_ns, late);
+            run_times_add(&times, call_ns, span_ns, host_ns, late);
     }
     if (st != CLREDUCE_SUCCESS) {
         measurement_fail(m, ctx, st);

@@ -31,6 +31,7 @@ typedef struct row {
     size_t bytes;  /* read (reductions), read + written (scans) */
     size_t copies; /* of the input, rotated over */
     double call_us, b2b_us, span_us; /* NAN when not measured */
+    double host_us;                  /* host time inside the timed calls */
     int b2b_calls;                   /* calls per back-to-back batch; 0: none */
     double gbps, pct_peak, peak_gbps; /* from call_us; NAN when not measured */
     char *status; /* "ok", "unsupported: ...", "WRONG RESULT: ...", "error: ..." */

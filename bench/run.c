@@ -20,6 +20,7 @@ static void fill_measurement(row *r, const measurement *m, double peak_gbps)
     r->call_us = m->call_us;
     r->b2b_us = m->b2b_us;
     r->span_us = m->span_us;
+    r->host_us = m->host_us;
     r->b2b_calls = m->b2b_calls;
     r->gbps = m->status == MEASURE_OK ? (double)r->bytes / (m->call_us * 1e3) : NAN;
     r->peak_gbps = peak_gbps;

@@ -122,7 +122,7 @@ struct Settings {
 struct Result {
     std::string shape, op, type, status = "ok";
     size_t segments = 0, elements = 0, bytes = 0, copies = 0;
-    double call_us = NAN, b2b_us = NAN;
+    double call_us = NAN, b2b_us = NAN, host_us = NAN;
     int b2b_calls = 0;
 };
 
@@ -188,13 +188,15 @@ Result measure(Job<T> &j, const Settings &set, cudaEvent_t start, cudaEvent_t st
     }
     for (int w = 0; w < set.warmup; w++)
         j.enqueue();
-    std::vector<double> times;
+    std::vector<double> times, host;
     for (int i = 0; i < set.runs; i++) {
         j.enqueue(); // the untimed call before a timed one
         j.poison();
         CHECK(cudaStreamSynchronize(j.stream));
         CHECK(cudaEventRecord(start, j.stream));
+        double h0 = now_us();
         j.enqueue();
+        host.push_back(now_us() - h0);
         CHECK(cudaEventRecord(stop, j.stream));
         CHECK(cudaEventSynchronize(stop));
         float ms;
@@ -207,6 +209,7 @@ Result measure(Job<T> &j, const Settings &set, cudaEvent_t start, cudaEvent_t st
         }
     }
     r.call_us = median(times);
+    r.host_us = median(host);
     int calls = (int)std::ceil(20e3 / r.call_us);
     calls = std::min(std::max(calls, 10), 2000);
     std::vector<double> batches;
@@ -271,12 +274,12 @@ void run_type(const Settings &set, size_t working_set, cudaStream_t stream, cuda
                 r.elements = (size_t)offsets.back();
                 r.bytes = r.elements * sizeof(T);
                 r.copies = ds.copies;
-                std::printf("%-6s %-16s %10s %-4s %-6s %9s %9s %6zu %10s %10s %9s  %s\n", "cub",
+                std::printf("%-6s %-16s %10s %-4s %-6s %9s %9s %6zu %10s %10s %9s %9s  %s\n", "cub",
                             r.shape.c_str(), size_label(r.segments).c_str(), r.op.c_str(),
                             r.type.c_str(), size_label(r.elements).c_str(),
                             bytes_label((double)r.bytes).c_str(), r.copies,
                             fixed(r.call_us).c_str(), fixed(r.b2b_us).c_str(),
-                            fixed(r.bytes / (r.call_us * 1e3), "%.1f").c_str(), r.status.c_str());
+                            fixed(r.host_us).c_str(), fixed(r.bytes / (r.call_us * 1e3), "%.1f").c_str(), r.status.c_str());
                 std::fflush(stdout);
                 out.push_back(r);
             }
@@ -379,13 +382,13 @@ int main(int argc, char **argv)
                 drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
     std::printf("# method: cub::DeviceSegmentedReduce with 32-bit begin/end offsets; %d timed "
                 "calls after %d warm-up calls, each right after an untimed call; call_us: median "
-                "of cudaEventRecord before and after the call; b2b_us: host time per call of "
+                "of cudaEventRecord before and after the call; host_us: median host time inside the timed calls; b2b_us: host time per call of "
                 "batches between two cudaDeviceSynchronize, median of 3; inputs below %s "
                 "rotated over copies\n",
                 set.runs, set.warmup, bytes_label((double)working_set).c_str());
-    std::printf("%-6s %-16s %10s %-4s %-6s %9s %9s %6s %10s %10s %9s  %s\n", "lib", "shape",
+    std::printf("%-6s %-16s %10s %-4s %-6s %9s %9s %6s %10s %10s %9s %9s  %s\n", "lib", "shape",
                 "segments", "op", "type", "elements", "bytes", "copies", "call_us", "b2b_us",
-                "GB/s", "status");
+                "host_us", "GB/s", "status");
 
     std::vector<Result> rows;
     for (auto &t : set.types) {
@@ -410,14 +413,14 @@ int main(int argc, char **argv)
         }
         std::fprintf(f, "device,driver,date,variant,op,type,elements,bytes,copies,call_us,b2b_us,"
                         "span_us,b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,"
-                        "peak_kind,shape,segments\n");
+                        "peak_kind,shape,segments,host_us\n");
         for (auto &r : rows)
             std::fprintf(f, "\"%s\",\"CUDA driver %d.%d, runtime %d.%d\",%s,cub,%s,%s,%zu,%zu,%zu,"
-                            "%.3f,%.3f,,%d,%.3f,,,\"%s\",,,,%s,%zu\n",
+                            "%.3f,%.3f,,%d,%.3f,,,\"%s\",,,,%s,%zu,%.3f\n",
                          prop.name, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, date,
                          r.op.c_str(), r.type.c_str(), r.elements, r.bytes, r.copies, r.call_us,
                          r.b2b_us, r.b2b_calls, r.bytes / (r.call_us * 1e3), r.status.c_str(),
-                         r.shape.c_str(), r.segments);
+                         r.shape.c_str(), r.segments, r.host_us);
         std::fclose(f);
     }
     return wrong ? 1 : 0;
