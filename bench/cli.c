@@ -59,6 +59,15 @@ static void usage(FILE *f)
         "  --scan-kinds LIST   inclusive, exclusive or all (default: inclusive)\n"
         "  --in-place          scan every input in place (default: into a second buffer)\n"
         "\n"
+        "Rows and segments (a third table: one reduction per row or segment, --sizes\n"
+        "elements in all, every --types and --ops; alone unless --variants or\n"
+        "--scan-variants is given too)\n"
+        "  --shapes LIST       rowsN (rows of N elements), randomN (segments of lengths\n"
+        "                      uniform in [1, N], by offsets), fixedN (segments of N, by\n"
+        "                      offsets), one (one segment of everything), or all: rows32,\n"
+        "                      rows512, rows4096, rows65536, random10, random1e3,\n"
+        "                      random1e5, random1e7, one, fixed1000\n"
+        "\n"
         "Tuning overrides (0 or absent: the library's table)\n"
         "  --wg N              work-items per work-group\n"
         "  --loads N           vector loads in flight per work-item\n"
@@ -265,6 +274,25 @@ static void add_size(const char *text, void *arg)
     o->sizes[o->size_count++] = n;
 }
 
+static void add_shape(const char *text, void *arg)
+{
+    options *o = arg;
+    if (strcmp(text, "all") == 0) {
+        static const char *const all[] = {"rows32",    "rows512",   "rows4096",
+                                          "rows65536", "random10",  "random1e3",
+                                          "random1e5", "random1e7", "one",
+                                          "fixed1000"};
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+            add_shape(all[i], o);
+        return;
+    }
+    if (o->shape_count == BENCH_MAX_SHAPES)
+        usage_error("more than %d shapes", BENCH_MAX_SHAPES);
+    if (!shape_parse(text, &o->shape_list[o->shape_count]))
+        usage_error("bad shape \"%s\" (rowsN, randomN, fixedN, one or all)", text);
+    o->shape_count++;
+}
+
 static unsigned long parse_number(const char *opt, const char *text, unsigned long max)
 {
     char *end;
@@ -319,6 +347,8 @@ void cli_parse(int argc, char **argv, options *o)
             for_each_item(value, "--ops", add_op, o);
         } else if (VALUE("--types")) {
             for_each_item(value, "--types", add_type, o);
+        } else if (VALUE("--shapes")) {
+            for_each_item(value, "--shapes", add_shape, o);
         } else if (VALUE("--sizes")) {
             for_each_item(value, "--sizes", add_size, o);
         } else if (FLAG("--quick")) {
@@ -406,9 +436,9 @@ void cli_apply_defaults(options *o, int device_is_cpu)
         o->runs = o->quick ? 20 : 40;
     if (o->warmup < 0)
         o->warmup = o->quick ? 2 : 5;
-    if (!o->variants_given)
+    if (!o->variants_given && !o->shape_count)
         add_variant("all", o);
-    if (!o->scan_variants_given)
+    if (!o->scan_variants_given && !o->shape_count)
         add_scan_variant("auto", o);
     if (o->kind_count == 0)
         o->kind_list[o->kind_count++] = CLREDUCE_INCLUSIVE;

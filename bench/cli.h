@@ -8,7 +8,10 @@
 
 #include <clreduce/clreduce.h>
 
+#include "shapes.h"
+
 #define BENCH_MAX_SIZES 64
+#define BENCH_MAX_SHAPES 32
 #define BENCH_NUM_OPS 3
 #define BENCH_NUM_TYPES 6
 #define EXIT_USAGE 2
@@ -29,6 +32,8 @@ typedef struct options {
     size_t op_count;
     clreduce_type type_list[BENCH_NUM_TYPES];
     size_t type_count;
+    shape shape_list[BENCH_MAX_SHAPES];
+    size_t shape_count;
     size_t sizes[BENCH_MAX_SIZES];
     size_t size_count;
     int quick, full;

@@ -28,16 +28,17 @@ static clreduce_status enqueue_plain(void *arg, int index)
 }
 
 static int timed_empty(cl_command_queue queue, cl_kernel kernel, double *call_ns,
-                       double *span_ns)
+                       double *span_ns, double *host_ns)
 {
     timed_call t;
     timed_start(queue, &t);
     check_cl(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &one, &one, 0, NULL, &t.done),
              "clEnqueueNDRangeKernel (empty kernel)");
+    timed_called(&t);
     check_cl(clRetainEvent(t.done), "clRetainEvent");
     t.first = t.done;
     check_cl(clWaitForEvents(1, &t.done), "clWaitForEvents (empty kernel)");
-    return timed_finish(&t, call_ns, span_ns);
+    return timed_finish(&t, call_ns, span_ns, host_ns);
 }
 
 void measure_empty_kernel(const bench_device *d, const measure_config *c, measurement *m)
@@ -52,7 +53,7 @@ void measure_empty_kernel(const bench_device *d, const measure_config *c, measur
     cl_kernel kernel = clCreateKernel(program, "empty_kernel", &err);
     check_cl(err, "clCreateKernel (empty kernel)");
 
-    double call_ns, span_ns;
+    double call_ns, span_ns, host_ns;
     floor_job j = {d->queue, kernel};
     for (int w = 0; w < c->warmup + 1; w++)
         enqueue_plain(&j, -1);
@@ -62,8 +63,8 @@ void measure_empty_kernel(const bench_device *d, const measure_config *c, measur
     for (int r = 0; r < c->runs; r++) {
         enqueue_plain(&j, -1); /* the call before (measure.h) */
         check_cl(clFinish(d->queue), "clFinish (after the call before a timed one)");
-        int late = timed_empty(d->queue, kernel, &call_ns, &span_ns);
-        run_times_add(&times, call_ns, span_ns, late);
+        int late = timed_empty(d->queue, kernel, &call_ns, &span_ns, &host_ns);
+        run_times_add(&times, call_ns, span_ns, host_ns, late);
     }
     run_times_finish(&times, m);
 

@@ -11,6 +11,9 @@
  *  span_us  the median of the call's first command's start to its last
  *           command's end: the device busy with the call, launches between
  *           its commands included, the first launch not.
+ *  host_us  the median host time inside the timed calls (the library's
+ *           checks, kernel lookup, argument setting and enqueueing, the
+ *           driver's enqueue included).
  *  b2b_us   back-to-back throughput: a batch of calls enqueued one after
  *           another between two clFinish on a queue without profiling, no
  *           event asked for, host time divided by the calls; the median of
@@ -31,6 +34,7 @@
 
 #include "data.h"
 #include "device.h"
+#include "shapes.h"
 
 /* Back-to-back batches: MEASURE_B2B_BATCHES of them; with
  * MEASURE_B2B_AUTO calls each, as many as take MEASURE_B2B_TARGET_MS by the
@@ -57,6 +61,7 @@ typedef enum measure_status {
 
 typedef struct measurement {
     double call_us, span_us, b2b_us; /* NAN when not measured */
+    double host_us; /* median host time inside the timed calls */
     int b2b_calls;                   /* calls per batch; 0 when not measured */
     int marker_late; /* timed calls whose marker ended after the call's first
                         command started (a driver's clock at fault) */
@@ -99,6 +104,32 @@ void scan_target_release(scan_target *t);
 void measure_scan(const bench_device *d, clreduce_ctx *ctx, dataset *ds, scan_target *t,
                   clreduce_op op, clreduce_scan_kind kind, clreduce_scan_variant variant,
                   const measure_config *c, measurement *m);
+
+/* What many reductions of one dataset in one shape share, whatever the
+ * operator: the segment offsets on the device (none for rows), a result
+ * buffer of one element per segment, and the reference of the segments a
+ * check reads, computed from the input's first copy. */
+typedef struct segments_setup {
+    const shape *shape;
+    size_t segments;
+    cl_mem offsets; /* NULL for rows */
+    clreduce_type offsets_type;
+    cl_mem results;
+    size_t *checked; /* shape_checked() */
+    size_t nchecked;
+    prefix_state *want; /* of each checked segment */
+} segments_setup;
+
+void segments_setup_create(const bench_device *d, const dataset *ds, const shape *sh,
+                           uint64_t seed, segments_setup *s);
+void segments_setup_release(segments_setup *s);
+
+/* Many reductions in one call (clreduce_reduce_rows or _segments) over one
+ * copy of the input per call. Every timed call and every back-to-back
+ * batch is checked. These calls give no `first` event: span_us is NAN. */
+void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
+                      const segments_setup *s, clreduce_op op, const measure_config *c,
+                      measurement *m);
 
 /* The driver's floor: an empty kernel of one work-group of one work-item,
  * timed as a call is (its span is its own start to end). */

@@ -40,7 +40,7 @@ static clreduce_status enqueue_plain(void *arg, int index)
 
 /* A timed call into `slot`, its result read into value. */
 static clreduce_status timed_reduce(reduce_job *j, size_t slot, void *value, double *call_ns,
-                                    double *span_ns, int *late)
+                                    double *span_ns, double *host_ns, int *late)
 {
     cl_command_queue q = j->d->queue;
     timed_call t;
@@ -49,6 +49,7 @@ static clreduce_status timed_reduce(reduce_job *j, size_t slot, void *value, dou
                                                  j->ds->buffer, dataset_next_offset(j->ds),
                                                  j->ds->count, j->results, slot, 0, NULL,
                                                  &t.first, &t.done);
+    timed_called(&t);
     if (s != CLREDUCE_SUCCESS) {
         timed_abandon(&t);
         clFinish(q);
@@ -57,7 +58,7 @@ static clreduce_status timed_reduce(reduce_job *j, size_t slot, void *value, dou
     check_cl(clEnqueueReadBuffer(q, j->results, CL_TRUE, slot * j->ds->esize, j->ds->esize,
                                  value, 1, &t.done, NULL),
              "clEnqueueReadBuffer (result)");
-    *late = timed_finish(&t, call_ns, span_ns);
+    *late = timed_finish(&t, call_ns, span_ns, host_ns);
     return CLREDUCE_SUCCESS;
 }
 
@@ -123,11 +124,11 @@ void measure_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds, cl
 
     /* The checked first call (it builds the kernel). */
     unsigned char value[8];
-    double call_ns, span_ns;
+    double call_ns, span_ns, host_ns;
     int late;
     run_times times;
     run_times_init(&times, c->runs);
-    s = timed_reduce(&j, 0, value, &call_ns, &span_ns, &late);
+    s = timed_reduce(&j, 0, value, &call_ns, &span_ns, &host_ns, &late);
     if (s != CLREDUCE_SUCCESS) {
         measurement_fail(m, ctx, s);
         goto out;
@@ -152,7 +153,7 @@ void measure_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds, cl
                             dataset_next_offset(ds), ds->count, j.results, 0, 0, NULL, NULL);
         check_cl(clFinish(d->queue), "clFinish (after the call before a timed one)");
         if (s == CLREDUCE_SUCCESS)
-            s = timed_reduce(&j, (size_t)r + 1, value, &call_ns, &span_ns, &late);
+            s = timed_reduce(&j, (size_t)r + 1, value, &call_ns, &span_ns, &host_ns, &late);
         if (s != CLREDUCE_SUCCESS) {
             measurement_fail(m, ctx, s);
             goto out;
@@ -163,7 +164,7 @@ void measure_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds, cl
             m->status = MEASURE_WRONG;
             goto out;
         }
-        run_times_add(&times, call_ns, span_ns, late);
+        run_times_add(&times, call_ns, span_ns, host_ns, late);
     }
     run_times_finish(&times, m);
     measure_b2b(&j, c, m);

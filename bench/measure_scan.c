@@ -161,7 +161,7 @@ typedef struct scan_job {
 } scan_job;
 
 /* A timed call on the copy at `offset`, waited for. */
-static clreduce_status timed_scan(scan_job *j, size_t offset, double *call_ns, double *span_ns,
+static clreduce_status timed_scan(scan_job *j, size_t offset, double *call_ns, double *span_ns, double *host_ns,
                                   int *late)
 {
     cl_command_queue q = j->d->queue;
@@ -171,13 +171,14 @@ static clreduce_status timed_scan(scan_job *j, size_t offset, double *call_ns, d
                                                j->ds->buffer, offset, j->ds->count,
                                                output_of(j->ds, j->t), offset, 0, NULL,
                                                &tc.first, &tc.done);
+    timed_called(&tc);
     if (s != CLREDUCE_SUCCESS) {
         timed_abandon(&tc);
         clFinish(q);
         return s;
     }
     check_cl(clWaitForEvents(1, &tc.done), "clWaitForEvents (a timed scan)");
-    *late = timed_finish(&tc, call_ns, span_ns);
+    *late = timed_finish(&tc, call_ns, span_ns, host_ns);
     return CLREDUCE_SUCCESS;
 }
 
@@ -256,10 +257,10 @@ void measure_scan(const bench_device *d, clreduce_ctx *ctx, dataset *ds, scan_ta
 
     /* The checked first call (it builds the kernels), into a poisoned output
      * (or a fresh input). */
-    double call_ns, span_ns;
+    double call_ns, span_ns, host_ns;
     int late;
     size_t offset = dataset_next_offset(ds);
-    s = timed_scan(&j, offset, &call_ns, &span_ns, &late);
+    s = timed_scan(&j, offset, &call_ns, &span_ns, &host_ns, &late);
     int right = s == CLREDUCE_SUCCESS &&
                 check_output(d, ds, t, op, kind, offset, m->message, sizeof m->message);
     reset_copy(d->queue, ds, t, offset);
@@ -296,7 +297,7 @@ void measure_scan(const bench_device *d, clreduce_ctx *ctx, dataset *ds, scan_ta
         check_cl(clFinish(d->queue), "clFinish (after the call before a timed one)");
         offset = dataset_next_offset(ds);
         if (s == CLREDUCE_SUCCESS)
-            s = timed_scan(&j, offset, &call_ns, &span_ns, &late);
+            s = timed_scan(&j, offset, &call_ns, &span_ns, &host_ns, &late);
         char why[sizeof m->message - 64];
         right = s == CLREDUCE_SUCCESS && check_output(d, ds, t, op, kind, offset, why, sizeof why);
         reset_copy(d->queue, ds, t, offset);
@@ -312,7 +313,7 @@ void measure_scan(const bench_device *d, clreduce_ctx *ctx, dataset *ds, scan_ta
             run_times_free(&times);
             return;
         }
-        run_times_add(&times, call_ns, span_ns, late);
+        run_times_add(&times, call_ns, span_ns, host_ns, late);
     }
     run_times_finish(&times, m);
     measure_b2b(&j, c, m);

@@ -81,7 +81,8 @@ static void header_lines(FILE *f, const report_meta *m)
             "call, every result checked against a CPU reference. call_us (the headline, to compare with a peer): median device "
             "time from the end of a marker enqueued and flushed just before the call to the "
             "end of its last command. span_us: median of the call's first command's start to "
-            "its last command's end. b2b_us: %s. GB/s and %%peak from call_us\n",
+            "its last command's end. host_us: median host time inside the timed calls. "
+            "b2b_us: %s. GB/s and %%peak from call_us\n",
             c->runs, c->warmup, b2b);
     fprintf(f,
             "# rotation: inputs smaller than %s are copied until their copies fill it, and "
@@ -114,22 +115,26 @@ static void time_cell(char *out, size_t size, double us)
 
 void report_floor(const row *r)
 {
-    char call[32], b2b[32], span[32];
+    char call[32], b2b[32], span[32], host[32];
     time_cell(call, sizeof call, r->call_us);
     time_cell(b2b, sizeof b2b, r->b2b_us);
     time_cell(span, sizeof span, r->span_us);
-    printf("# driver floor: an empty kernel, one work-group of one work-item, timed as a call\n");
-    printf("%-18s %10s %10s %10s  %s\n", "variant", "call_us", "b2b_us", "span_us", "status");
-    printf("%-18s %10s %10s %10s  %s\n", r->variant, call, b2b, span, r->status);
+    time_cell(host, sizeof host, r->host_us);
+    printf("# driver floor: an empty kernel, one work-group of one work-item, timed as a call "
+           "(host_us: clEnqueueNDRangeKernel alone)\n");
+    printf("%-18s %10s %10s %10s %9s  %s\n", "variant", "call_us", "b2b_us", "span_us", "host_us",
+           "status");
+    printf("%-18s %10s %10s %10s %9s  %s\n", r->variant, call, b2b, span, host, r->status);
 }
 
-#define REDUCE_FORMAT "%-18s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %6s  %s\n"
-#define SCAN_FORMAT "%-22s %-9s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %6s  %s\n"
+#define REDUCE_FORMAT "%-18s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %9s %6s  %s\n"
+#define SCAN_FORMAT "%-22s %-9s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %9s %6s  %s\n"
+#define SEGMENTS_FORMAT "%-18s %10s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %9s %6s  %s\n"
 
 void report_columns(void)
 {
     printf(REDUCE_FORMAT, "variant", "op", "type", "elements", "bytes", "copies", "call_us",
-           "b2b_us", "span_us", "GB/s", "%peak", "status");
+           "b2b_us", "span_us", "host_us", "GB/s", "%peak", "status");
 }
 
 void report_scan_columns(const report_meta *m)
@@ -142,7 +147,18 @@ void report_scan_columns(const report_meta *m)
                        : "out of place (outputs rotated over copies with the inputs)",
            checks);
     printf(SCAN_FORMAT, "variant", "kind", "op", "type", "elements", "bytes", "copies",
-           "call_us", "b2b_us", "span_us", "GB/s", "%peak", "status");
+           "call_us", "b2b_us", "span_us", "host_us", "GB/s", "%peak", "status");
+}
+
+void report_segments_columns(void)
+{
+    printf("# rows and segments: one reduction per row or segment in one call "
+           "(clreduce_reduce_rows, clreduce_reduce_segments with 32-bit offsets below 2^32 "
+           "elements) | bytes = elements read | span_us: not measured (no first event) | every "
+           "segment checked up to %zu segments; beyond, the first and last 64 and %d at random\n",
+           SHAPE_CHECK_ALL, SHAPE_CHECK_RANDOM);
+    printf(SEGMENTS_FORMAT, "shape", "segments", "op", "type", "elements", "bytes", "copies",
+           "call_us", "b2b_us", "span_us", "host_us", "GB/s", "%peak", "status");
 }
 
 void report_row(const row *r)
@@ -151,7 +167,8 @@ void report_row(const row *r)
         report_floor(r);
         return;
     }
-    char variant[48], elems[32], bytes[32], copies[32], call[32], b2b[32], span[32], gbps[32],
+    char variant[48], elems[32], bytes[32], copies[32], call[32], b2b[32], span[32], host[32],
+        gbps[32],
         pct[16];
     if (r->resolved)
         snprintf(variant, sizeof variant, "%s(%s)", r->variant, r->resolved);
@@ -163,6 +180,7 @@ void report_row(const row *r)
     time_cell(call, sizeof call, r->call_us);
     time_cell(b2b, sizeof b2b, r->b2b_us);
     time_cell(span, sizeof span, r->span_us);
+    time_cell(host, sizeof host, r->host_us);
     if (isnan(r->gbps))
         snprintf(gbps, sizeof gbps, "-");
     else
@@ -172,12 +190,17 @@ void report_row(const row *r)
     else
         snprintf(pct, sizeof pct, "%.1f%%", r->pct_peak);
     const char *op = clreduce_op_name(r->op), *type = clreduce_type_name(r->type);
-    if (r->kind == ROW_SCAN)
+    if (r->kind == ROW_SEGMENTS) {
+        char segs[32];
+        size_label(r->segments, segs, sizeof segs);
+        printf(SEGMENTS_FORMAT, r->shape, segs, op, type, elems, bytes, copies, call, b2b, span,
+               host, gbps, pct, r->status);
+    } else if (r->kind == ROW_SCAN)
         printf(SCAN_FORMAT, variant, clreduce_scan_kind_name(r->scan_kind), op, type, elems,
-               bytes, copies, call, b2b, span, gbps, pct, r->status);
+               bytes, copies, call, b2b, span, host, gbps, pct, r->status);
     else
-        printf(REDUCE_FORMAT, variant, op, type, elems, bytes, copies, call, b2b, span, gbps, pct,
-               r->status);
+        printf(REDUCE_FORMAT, variant, op, type, elems, bytes, copies, call, b2b, span, host, gbps,
+               pct, r->status);
 }
 
 /* ---- CSV ------------------------------------------------------------------ */
@@ -186,7 +209,8 @@ void report_row(const row *r)
 static const char *row_op(const row *r)
 {
     switch (r->kind) {
-    case ROW_REDUCTION: return clreduce_op_name(r->op);
+    case ROW_REDUCTION:
+    case ROW_SEGMENTS: return clreduce_op_name(r->op);
     case ROW_SCAN: return r->scan_kind == CLREDUCE_INCLUSIVE ? "inclusive_scan" : "exclusive_scan";
     case ROW_FLOOR: break;
     }
@@ -230,7 +254,7 @@ int report_write_csv(const char *path, const report_meta *m, const row_list *row
         return 0;
     header_lines(f, m);
     fputs("device,driver,date,variant,op,type,elements,bytes,copies,call_us,b2b_us,span_us,"
-          "b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,peak_kind\n",
+          "b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,peak_kind,shape,segments\n",
           f);
     for (size_t i = 0; i < rows->count; i++) {
         const row *r = &rows->rows[i];
@@ -254,7 +278,13 @@ int report_write_csv(const char *path, const report_meta *m, const row_list *row
             fprintf(f, ",%s,%d,", clreduce_op_name(r->op), r->in_place);
         else
             fputs(",,,", f);
-        fprintf(f, "%s\n", row_peak_kind(r));
+        fprintf(f, "%s,", row_peak_kind(r));
+        if (r->kind == ROW_SEGMENTS)
+            fprintf(f, "%s,%zu", r->shape, r->segments);
+        else
+            fputs(",", f);
+        csv_number(f, "%.3f", r->host_us);
+        fputc('\n', f);
     }
     return fclose(f) == 0;
 }
@@ -336,6 +366,7 @@ int report_write_json(const char *path, const report_meta *m, const row_list *ro
         json_number(f, "call_us", "%.3f", r->call_us);
         json_number(f, "b2b_us", "%.3f", r->b2b_us);
         json_number(f, "span_us", "%.3f", r->span_us);
+        json_number(f, "host_us", "%.3f", r->host_us);
         fprintf(f, ", \"b2b_calls\": %d", r->b2b_calls);
         json_number(f, "gbps", "%.3f", r->gbps);
         json_number(f, "pct_peak", "%.2f", r->pct_peak);
@@ -350,6 +381,10 @@ int report_write_json(const char *path, const report_meta *m, const row_list *ro
             fprintf(f, ", \"peak_kind\": \"%s\"", row_peak_kind(r));
         else
             fputs(", \"peak_kind\": null", f);
+        if (r->kind == ROW_SEGMENTS) {
+            json_field(f, "shape", r->shape);
+            fprintf(f, ", \"segments\": %zu", r->segments);
+        }
         fprintf(f, "}%s\n", i + 1 < rows->count ? "," : "");
     }
     fputs(" ]}\n", f);

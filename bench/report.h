@@ -13,7 +13,8 @@
 typedef enum row_kind {
     ROW_REDUCTION,
     ROW_SCAN,
-    ROW_FLOOR /* the empty kernel */
+    ROW_SEGMENTS, /* many reductions in one call: rows or segments */
+    ROW_FLOOR     /* the empty kernel */
 } row_kind;
 
 typedef struct row {
@@ -22,12 +23,15 @@ typedef struct row {
     const char *resolved;    /* for auto: the variant it runs; else NULL */
     clreduce_scan_kind scan_kind; /* scans only */
     int in_place;                 /* scans only */
+    const char *shape;            /* segments only: shape.label */
+    size_t segments;              /* segments only */
     clreduce_op op;
     clreduce_type type;
     size_t elements;
     size_t bytes;  /* read (reductions), read + written (scans) */
     size_t copies; /* of the input, rotated over */
     double call_us, b2b_us, span_us; /* NAN when not measured */
+    double host_us;                  /* host time inside the timed calls */
     int b2b_calls;                   /* calls per back-to-back batch; 0: none */
     double gbps, pct_peak, peak_gbps; /* from call_us; NAN when not measured */
     char *status; /* "ok", "unsupported: ...", "WRONG RESULT: ...", "error: ..." */
@@ -65,7 +69,11 @@ void report_floor(const row *r);
 void report_columns(void);
 void report_scan_columns(const report_meta *meta);
 
-/* One row of either table. */
+/* The line on what the rows-and-segments table measures, and its column
+ * names. */
+void report_segments_columns(void);
+
+/* One row of any table. */
 void report_row(const row *r);
 
 /* The header lines as comments, then one line per row. Return 0 on a

@@ -20,6 +20,7 @@ static void fill_measurement(row *r, const measurement *m, double peak_gbps)
     r->call_us = m->call_us;
     r->b2b_us = m->b2b_us;
     r->span_us = m->span_us;
+    r->host_us = m->host_us;
     r->b2b_calls = m->b2b_calls;
     r->gbps = m->status == MEASURE_OK ? (double)r->bytes / (m->call_us * 1e3) : NAN;
     r->peak_gbps = peak_gbps;
@@ -239,6 +240,75 @@ static void run_scans(run_state *st, dataset *ds, int supported, const char *lab
         scan_target_release(&target);
 }
 
+static void fill_segments_row(row *r, clreduce_op op, const dataset *ds,
+                              const segments_setup *s, const measurement *m,
+                              const peak_result *peak)
+{
+    r->kind = ROW_SEGMENTS;
+    r->variant = "auto";
+    r->shape = s->shape->label;
+    r->segments = s->segments;
+    r->op = op;
+    r->type = ds->type;
+    r->elements = s->shape->kind == SHAPE_ROWS ? s->segments * s->shape->length : ds->count;
+    r->bytes = r->elements * ds->esize;
+    r->copies = ds->copies;
+    fill_measurement(r, m, peak->measured ? peak->read_gbps : NAN);
+}
+
+/* The rows-and-segments table: for every type and size one dataset, and
+ * for every shape its segments, measured for every operator. */
+static void run_shapes(run_state *st)
+{
+    const options *o = st->o;
+    cl_ulong limit = device_buffer_limit(st->d);
+    size_t total = o->type_count * o->size_count * o->shape_count * o->op_count, done = 0;
+    report_segments_columns();
+    for (size_t ti = 0; ti < o->type_count; ti++) {
+        clreduce_type type = o->type_list[ti];
+        for (size_t si = 0; si < o->size_count; si++) {
+            size_t count = o->sizes[si];
+            char label[32];
+            size_label(count, label, sizeof label);
+            if ((cl_ulong)count * clreduce_type_size(type) > limit) {
+                skip_line("rows and segments of ", label, type,
+                          (double)count * (double)clreduce_type_size(type), limit);
+                done += o->shape_count * o->op_count;
+                continue;
+            }
+            progress("[%zu/%zu] preparing %s %s", done, total, clreduce_type_name(type), label);
+            dataset ds;
+            dataset_create(st->d, type, count, o->seed, limit, 0, &ds);
+            for (size_t hi = 0; hi < o->shape_count; hi++) {
+                const shape *sh = &o->shape_list[hi];
+                segments_setup setup;
+                progress("[%zu/%zu] preparing %s %s %s", done, total, sh->label,
+                         clreduce_type_name(type), label);
+                segments_setup_create(st->d, &ds, sh, o->seed, &setup);
+                for (size_t oi = 0; oi < o->op_count; oi++) {
+                    clreduce_op op = o->op_list[oi];
+                    char what[160];
+                    snprintf(what, sizeof what, "%s %s %s %s", sh->label,
+                             clreduce_type_name(type), clreduce_op_name(op), label);
+                    progress("[%zu/%zu] %s", ++done, total, what);
+                    measurement m;
+                    measure_segments(st->d, st->ctx, &ds, &setup, op, &st->config, &m);
+                    st->failed |= m.status == MEASURE_WRONG || m.status == MEASURE_ERROR;
+                    announce_failure(&m, what);
+                    row *r = row_list_add(&st->rows);
+                    fill_segments_row(r, op, &ds, &setup, &m, st->peak);
+                    progress_done();
+                    report_row(r);
+                    fflush(stdout);
+                }
+                segments_setup_release(&setup);
+            }
+            dataset_release(&ds);
+        }
+    }
+    progress_done();
+}
+
 static void run_floor(run_state *st)
 {
     progress("timing an empty kernel");
@@ -283,6 +353,7 @@ int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options *o,
         report_columns();
     else if (o->scan_variant_count)
         report_scan_columns(&meta);
+    /* (the rows-and-segments table prints its own columns, last) */
     fflush(stdout);
 
     size_t per_size = o->op_count * o->variant_count;
@@ -331,6 +402,11 @@ int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options *o,
     for (size_t i = 0; i < st.scan_rows.count; i++)
         *row_list_add(&st.rows) = st.scan_rows.rows[i];
     free(st.scan_rows.rows);
+    if (o->shape_count) {
+        if (o->variant_count || o->scan_variant_count)
+            printf("\n");
+        run_shapes(&st);
+    }
 
     if (o->csv && !report_write_csv(o->csv, &meta, &st.rows)) {
         fprintf(stderr, "clreduce-bench: writing %s failed: %s\n", o->csv, strerror(errno));

@@ -13,7 +13,7 @@
 void measurement_init(measurement *m)
 {
     memset(m, 0, sizeof *m);
-    m->call_us = m->span_us = m->b2b_us = NAN;
+    m->call_us = m->span_us = m->b2b_us = m->host_us = NAN;
     m->status = MEASURE_OK;
 }
 
@@ -37,6 +37,12 @@ void timed_start(cl_command_queue queue, timed_call *t)
     /* On the device before the call's commands are enqueued, as
      * cudaEventRecord is before a CUDA call's launches. */
     check_cl(clFlush(queue), "clFlush (after the marker)");
+    t->host_start = now_ns();
+}
+
+void timed_called(timed_call *t)
+{
+    t->host_ns = now_ns() - t->host_start;
 }
 
 static cl_ulong profiling_time(cl_event e, cl_profiling_info what, const char *name)
@@ -49,13 +55,19 @@ static cl_ulong profiling_time(cl_event e, cl_profiling_info what, const char *n
     return t;
 }
 
-int timed_finish(timed_call *t, double *call_ns, double *span_ns)
+int timed_finish(timed_call *t, double *call_ns, double *span_ns, double *host_ns)
 {
+    *host_ns = t->host_ns;
     cl_ulong marker_end = profiling_time(t->marker, CL_PROFILING_COMMAND_END, "marker, END");
-    cl_ulong first_start = profiling_time(t->first, CL_PROFILING_COMMAND_START, "first, START");
     cl_ulong done_end = profiling_time(t->done, CL_PROFILING_COMMAND_END, "done, END");
-    timed_abandon(t);
     *call_ns = done_end > marker_end ? (double)(done_end - marker_end) : 0.0;
+    if (!t->first) {
+        timed_abandon(t);
+        *span_ns = NAN;
+        return 0;
+    }
+    cl_ulong first_start = profiling_time(t->first, CL_PROFILING_COMMAND_START, "first, START");
+    timed_abandon(t);
     *span_ns = done_end > first_start ? (double)(done_end - first_start) : 0.0;
     return marker_end > first_start;
 }
@@ -77,14 +89,16 @@ void run_times_init(run_times *r, int capacity)
 {
     memset(r, 0, sizeof *r);
     size_t n = capacity > 0 ? (size_t)capacity : 1;
-    r->call = xmalloc(2 * n * sizeof *r->call);
+    r->call = xmalloc(3 * n * sizeof *r->call);
     r->span = r->call + n;
+    r->host = r->span + n;
 }
 
-void run_times_add(run_times *r, double call_ns, double span_ns, int late)
+void run_times_add(run_times *r, double call_ns, double span_ns, double host_ns, int late)
 {
     r->call[r->count] = call_ns;
     r->span[r->count] = span_ns;
+    r->host[r->count] = host_ns;
     r->count++;
     r->late += late;
 }
@@ -93,6 +107,7 @@ void run_times_finish(run_times *r, measurement *m)
 {
     m->call_us = median_of(r->call, (size_t)r->count) / 1e3;
     m->span_us = median_of(r->span, (size_t)r->count) / 1e3;
+    m->host_us = median_of(r->host, (size_t)r->count) / 1e3;
     m->marker_late = r->late;
     m->status = MEASURE_OK;
     run_times_free(r);

@@ -8,19 +8,23 @@
 /* The events of one timed call. */
 typedef struct timed_call {
     cl_event marker; /* enqueued just before the call */
-    cl_event first;  /* the call's first command */
+    cl_event first;  /* the call's first command; NULL where the API gives none */
     cl_event done;   /* its last command */
+    double host_start, host_ns; /* host clock at the call and time inside it */
 } timed_call;
 
 /* Enqueues the marker that starts a timed call on `queue` (profiling
  * enabled, in-order, nothing pending) and flushes it to the device. */
 void timed_start(cl_command_queue queue, timed_call *t);
 
+/* Stamps the host time the call took, right after it returned. */
+void timed_called(timed_call *t);
+
 /* Once t->done has completed: the call's time from the marker's end to
  * done's end and its span from first's start to done's end, in
- * nanoseconds; releases the three events. Returns 1 when the marker ended
- * after the first command started, else 0. */
-int timed_finish(timed_call *t, double *call_ns, double *span_ns);
+ * nanoseconds (the span NAN without t->first); releases the events.
+ * Returns 1 when the marker ended after the first command started, else 0. */
+int timed_finish(timed_call *t, double *call_ns, double *span_ns, double *host_ns);
 
 /* Releases what a failed call left of t (the marker; first and done when
  * set). */
@@ -28,12 +32,12 @@ void timed_abandon(timed_call *t);
 
 /* The timed calls of one measurement: call and span times in ns. */
 typedef struct run_times {
-    double *call, *span;
+    double *call, *span, *host;
     int count, late;
 } run_times;
 
 void run_times_init(run_times *r, int capacity);
-void run_times_add(run_times *r, double call_ns, double span_ns, int late);
+void run_times_add(run_times *r, double call_ns, double span_ns, double host_ns, int late);
 /* Their medians into m (in µs), status OK; frees the arrays. */
 void run_times_finish(run_times *r, measurement *m);
 void run_times_free(run_times *r);

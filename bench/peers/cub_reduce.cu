@@ -202,7 +202,7 @@ template <typename T> Row measure(Context &c, Dataset<T> &ds, Kind kind, Op op, 
     }
     CHECK(cudaDeviceSynchronize());
 
-    std::vector<double> times;
+    std::vector<double> times, host;
     for (int i = 0; i < o.runs && wrong.empty(); i++) {
         // One untimed call first, its output poisoned again, waited for: the
         // check of the last result can leave the host and device idle for
@@ -212,7 +212,9 @@ template <typename T> Row measure(Context &c, Dataset<T> &ds, Kind kind, Op op, 
             CHECK(cudaMemsetAsync(t.d_out + k * ds.stride, 0xff, ds.n * sizeof(T), c.stream));
         CHECK(cudaStreamSynchronize(c.stream));
         CHECK(cudaEventRecord(c.start, c.stream));
+        double h0 = now_us();
         k = t.call((size_t)i + 1);
+        host.push_back(now_us() - h0);
         CHECK(cudaEventRecord(c.stop, c.stream));
         CHECK(cudaEventSynchronize(c.stop));
         float ms = 0;
@@ -222,8 +224,10 @@ template <typename T> Row measure(Context &c, Dataset<T> &ds, Kind kind, Op op, 
         if (!wrong.empty())
             wrong = "timed run " + std::to_string(i + 1) + ": " + wrong;
     }
-    if (wrong.empty())
+    if (wrong.empty()) {
         r.call_us = median(times);
+        r.host_us = median(host);
+    }
 
     int calls = wrong.empty() ? b2b_calls_for(o, r.call_us) : 0;
     if (calls > 0) {
@@ -286,12 +290,14 @@ Row measure_floor(Context &c, const Options &o)
         empty_kernel<<<1, 1, 0, c.stream>>>();
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
-    std::vector<double> times;
+    std::vector<double> times, host;
     for (int i = 0; i < o.runs; i++) {
         empty_kernel<<<1, 1, 0, c.stream>>>(); // the untimed call before, as in measure()
         CHECK(cudaStreamSynchronize(c.stream));
         CHECK(cudaEventRecord(c.start, c.stream));
+        double h0 = now_us();
         empty_kernel<<<1, 1, 0, c.stream>>>();
+        host.push_back(now_us() - h0);
         CHECK(cudaEventRecord(c.stop, c.stream));
         CHECK(cudaEventSynchronize(c.stop));
         float ms = 0;
@@ -299,6 +305,7 @@ Row measure_floor(Context &c, const Options &o)
         times.push_back(ms * 1e3);
     }
     r.call_us = median(times);
+    r.host_us = median(host);
     int calls = b2b_calls_for(o, r.call_us);
     if (calls > 0) {
         std::vector<double> batch_us;

@@ -22,6 +22,7 @@ struct Row {
     std::string op, type, scan_op, status;
     size_t elements = 0, bytes = 0, copies = 0;
     double call_us = NAN, b2b_us = NAN, gbps = NAN;
+    double host_us = NAN; // host time inside the timed calls (the launch alone for the floor)
     int b2b_calls = 0;
 };
 
@@ -121,7 +122,8 @@ std::vector<std::string> header_lines(const Context &c, const Options &o)
                   "# method: %d timed calls after %d warm-up calls, each right after an untimed "
                   "call, every result checked against a host reference. call_us (the headline, to compare with "
                   "clreduce-bench's): median of cudaEventRecord just before the call to "
-                  "cudaEventRecord just after it. span_us: not measured. b2b_us: %s. GB/s "
+                  "cudaEventRecord just after it. span_us: not measured. host_us: median host "
+                  "time inside the timed calls (the launch alone for the floor). b2b_us: %s. GB/s "
                   "and %%peak from call_us",
                   o.runs, o.warmup, b2b.c_str());
     lines.push_back(buf);
@@ -142,29 +144,30 @@ std::vector<std::string> header_lines(const Context &c, const Options &o)
     return lines;
 }
 
-const char *const ROW_FORMAT = "%-6s %-14s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %6s  %s\n";
+const char *const ROW_FORMAT =
+    "%-6s %-14s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %9s %6s  %s\n";
 
 void print_columns()
 {
     std::printf(ROW_FORMAT, "", "op", "scan", "type", "elements", "bytes", "copies", "call_us",
-                "b2b_us", "span_us", "GB/s", "%peak", "status");
+                "b2b_us", "span_us", "host_us", "GB/s", "%peak", "status");
 }
 
 void print_row(const Context &c, const Row &r)
 {
     if (r.floor) {
         std::printf("# driver floor: an empty kernel, one block of one thread, timed as a call\n");
-        std::printf("%-18s %10s %10s %10s  %s\n", "variant", "call_us", "b2b_us", "span_us",
-                    "status");
-        std::printf("%-18s %10s %10s %10s  %s\n\n", "empty_kernel", fixed(r.call_us).c_str(),
-                    fixed(r.b2b_us).c_str(), "-", r.status.c_str());
+        std::printf("%-18s %10s %10s %10s %9s  %s\n", "variant", "call_us", "b2b_us", "span_us",
+                    "host_us", "status");
+        std::printf("%-18s %10s %10s %10s %9s  %s\n\n", "empty_kernel", fixed(r.call_us).c_str(),
+                    fixed(r.b2b_us).c_str(), "-", fixed(r.host_us).c_str(), r.status.c_str());
     } else {
         double pct = 100.0 * r.gbps / peak_of(c, r);
         std::printf(ROW_FORMAT, "cub", r.op.c_str(), r.scan ? r.scan_op.c_str() : "-",
                     r.type.c_str(), size_label(r.elements).c_str(),
                     bytes_label((double)r.bytes).c_str(), std::to_string(r.copies).c_str(),
                     fixed(r.call_us).c_str(), fixed(r.b2b_us).c_str(), "-",
-                    fixed(r.gbps, "%.1f").c_str(),
+                    fixed(r.host_us).c_str(), fixed(r.gbps, "%.1f").c_str(),
                     std::isnan(pct) ? "-" : (fixed(pct, "%.1f") + "%").c_str(),
                     r.status.c_str());
     }
@@ -195,12 +198,13 @@ bool write_csv(const Context &c, const Options &o, const std::vector<Row> &rows)
     for (const std::string &line : header_lines(c, o))
         std::fprintf(f, "%s\n", line.c_str());
     std::fputs("device,driver,date,variant,op,type,elements,bytes,copies,call_us,b2b_us,span_us,"
-               "b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,peak_kind\n",
+               "b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,peak_kind,shape,segments,"
+               "host_us\n",
                f);
     for (const Row &r : rows) {
         double peak = peak_of(c, r);
         const char *kind = std::isnan(peak) ? "" : r.scan ? "copy" : "read";
-        std::fprintf(f, "%s,%s,%s,%s,%s,%s,%zu,%zu,%zu,%s,%s,,%s,%s,%s,%s,%s,%s,%s,%s\n",
+        std::fprintf(f, "%s,%s,%s,%s,%s,%s,%zu,%zu,%zu,%s,%s,,%s,%s,%s,%s,%s,%s,%s,%s,,,%s\n",
                      csv_quote(c.prop.name).c_str(), csv_quote(c.driver).c_str(), c.date.c_str(),
                      r.floor ? "empty_kernel" : "cub", r.op.c_str(), r.type.c_str(), r.elements,
                      r.bytes, r.copies, csv_num(r.call_us, "%.3f").c_str(),
@@ -209,7 +213,7 @@ bool write_csv(const Context &c, const Options &o, const std::vector<Row> &rows)
                      csv_num(r.gbps, "%.3f").c_str(),
                      csv_num(100.0 * r.gbps / peak, "%.2f").c_str(),
                      csv_num(peak, "%.3f").c_str(), csv_quote(r.status).c_str(),
-                     r.scan_op.c_str(), r.scan ? "0" : "", kind);
+                     r.scan_op.c_str(), r.scan ? "0" : "", kind, csv_num(r.host_us, "%.3f").c_str());
     }
     return std::fclose(f) == 0;
 }

@@ -1,0 +1,394 @@
+// cub_operators: NVIDIA CUB's reductions beyond sum, min and max, timed on
+// the same terms as clreduce-bench and cub_reduce: cub::DeviceReduce::ArgMax
+// and ::ArgMin (value and 64-bit index), the dot product of two arrays and
+// the sum of squares through ::TransformReduce, and ::Sum as the yardstick
+// in the same run.
+//
+// call_us is the median of cudaEventRecord just before the call to
+// cudaEventRecord just after it, over --runs calls (default 40) after 5
+// warm-up calls, each timed call right after an untimed one; host_us the
+// median host time inside the timed calls; b2b_us the host time per call of
+// batches enqueued back to back between two cudaDeviceSynchronize (median of
+// 3). Temporary storage is allocated once, outside the timed region. The
+// input is drawn as clreduce-bench draws it and rotated over copies as
+// cub_reduce does; the dot product's second input is drawn the same way from
+// another seed. Every result is poisoned before the call and checked against
+// a host reference (argmax/argmin exactly; sums within 1e-5 (float) or 1e-12
+// (double) of the sum of the absolute terms).
+//
+//   nvcc -O3 -arch=sm_90 -std=c++17 bench/peers/cub_operators.cu -o cub_operators
+//   ./cub_operators --sizes 2^24,2^28 --types float,double --csv cub-operators.csv
+#include <cub/cub.cuh>
+#include <cuda/std/functional>
+#include <cuda_runtime.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "cub_data.cuh"
+#include "cub_options.h"
+#include "cub_report.h"
+
+namespace {
+
+enum class Which { Sum, ArgMax, ArgMin, Dot, SumSquares };
+
+const char *which_name(Which w)
+{
+    switch (w) {
+    case Which::Sum: return "sum";
+    case Which::ArgMax: return "argmax";
+    case Which::ArgMin: return "argmin";
+    case Which::Dot: return "dot";
+    default: return "sum_squares";
+    }
+}
+
+template <typename T> struct Product {
+    const T *a, *b;
+    __host__ __device__ T operator()(int64_t i) const { return a[i] * b[i]; }
+};
+template <typename T> struct Square {
+    __host__ __device__ T operator()(T x) const { return x * x; }
+};
+
+struct Result {
+    std::string op, type, status = "ok";
+    size_t elements = 0, bytes = 0, copies = 0;
+    double call_us = NAN, b2b_us = NAN, host_us = NAN;
+    int b2b_calls = 0;
+};
+
+template <typename T> struct Job {
+    Which w;
+    Dataset<T> *ds;
+    T *d_b;                  // the dot product's second input (one copy per input copy)
+    T *d_value;              // result value
+    int64_t *d_index;        // argmax/argmin index
+    void *temp = nullptr;
+    size_t temp_bytes = 0;
+    cudaStream_t stream;
+    size_t used = 0;         // the copy the last call read
+
+    cudaError_t call(void *t, size_t &bytes, size_t k)
+    {
+        const T *a = ds->d_buf + k * ds->stride;
+        const int64_t n = (int64_t)ds->n;
+        switch (w) {
+        case Which::Sum: return cub::DeviceReduce::Sum(t, bytes, a, d_value, n, stream);
+        case Which::ArgMax:
+            return cub::DeviceReduce::ArgMax(t, bytes, a, d_value, d_index, n, stream);
+        case Which::ArgMin:
+            return cub::DeviceReduce::ArgMin(t, bytes, a, d_value, d_index, n, stream);
+        case Which::Dot:
+            return cub::DeviceReduce::TransformReduce(
+                t, bytes, thrust::counting_iterator<int64_t>(0), d_value, n,
+                ::cuda::std::plus<T>{}, Product<T>{a, d_b + k * ds->stride}, T(0), stream);
+        default:
+            return cub::DeviceReduce::TransformReduce(t, bytes, a, d_value, n,
+                                                      ::cuda::std::plus<T>{}, Square<T>{}, T(0),
+                                                      stream);
+        }
+    }
+    void enqueue()
+    {
+        used = ds->next_index();
+        CHECK(call(temp, temp_bytes, used));
+    }
+};
+
+// The host references of one input.
+template <typename T> struct Reference {
+    long double sum = 0, sum_abs = 0, dot = 0, dot_abs = 0, sq = 0;
+    T max = Traits<T>::lowest(), min = Traits<T>::highest();
+    int64_t argmax = -1, argmin = -1;
+};
+
+template <typename T> std::string check(Job<T> &j, const Reference<T> &ref)
+{
+    T v;
+    int64_t idx = -1;
+    CHECK(cudaStreamSynchronize(j.stream));
+    CHECK(cudaMemcpy(&v, j.d_value, sizeof v, cudaMemcpyDeviceToHost));
+    if (j.w == Which::ArgMax || j.w == Which::ArgMin) {
+        CHECK(cudaMemcpy(&idx, j.d_index, sizeof idx, cudaMemcpyDeviceToHost));
+        T want = j.w == Which::ArgMax ? ref.max : ref.min;
+        int64_t wi = j.w == Which::ArgMax ? ref.argmax : ref.argmin;
+        if (v == want && idx == wi)
+            return "";
+        return "got " + show(v) + " at " + std::to_string(idx) + ", expected " + show(want) +
+               " at " + std::to_string(wi);
+    }
+    long double want = j.w == Which::Sum ? ref.sum : j.w == Which::Dot ? ref.dot : ref.sq;
+    long double scale = j.w == Which::Sum ? ref.sum_abs : j.w == Which::Dot ? ref.dot_abs : ref.sq;
+    long double tol = Traits<T>::reduce_tolerance * scale;
+    if (std::fabs((long double)v - want) <= tol)
+        return "";
+    return "got " + show(v) + ", expected " + show((double)want);
+}
+
+template <typename T> void poison(Job<T> &j)
+{
+    CHECK(cudaMemsetAsync(j.d_value, 0xff, sizeof(T), j.stream));
+    CHECK(cudaMemsetAsync(j.d_index, 0xff, sizeof(int64_t), j.stream));
+}
+
+template <typename T>
+Result measure(Job<T> &j, const Reference<T> &ref, int runs, int warmup, cudaEvent_t start,
+               cudaEvent_t stop)
+{
+    Result r;
+    poison(j);
+    j.enqueue();
+    std::string why = check(j, ref);
+    if (!why.empty()) {
+        r.status = "WRONG RESULT: first call: " + why;
+        return r;
+    }
+    for (int w = 0; w < warmup; w++)
+        j.enqueue();
+    std::vector<double> times, host;
+    for (int i = 0; i < runs; i++) {
+        j.enqueue(); // the untimed call before a timed one
+        poison(j);
+        CHECK(cudaStreamSynchronize(j.stream));
+        CHECK(cudaEventRecord(start, j.stream));
+        double h0 = now_us();
+        j.enqueue();
+        host.push_back(now_us() - h0);
+        CHECK(cudaEventRecord(stop, j.stream));
+        CHECK(cudaEventSynchronize(stop));
+        float ms;
+        CHECK(cudaEventElapsedTime(&ms, start, stop));
+        times.push_back(ms * 1e3);
+        why = check(j, ref);
+        if (!why.empty()) {
+            r.status = "WRONG RESULT: timed run " + std::to_string(i + 1) + ": " + why;
+            return r;
+        }
+    }
+    r.call_us = median(times);
+    r.host_us = median(host);
+    int calls = std::min(std::max((int)std::ceil(20e3 / r.call_us), 10), 2000);
+    std::vector<double> batches;
+    for (int b = 0; b < 3; b++) {
+        poison(j);
+        CHECK(cudaDeviceSynchronize());
+        double t0 = now_us();
+        for (int i = 0; i < calls; i++)
+            j.enqueue();
+        CHECK(cudaDeviceSynchronize());
+        batches.push_back((now_us() - t0) / calls);
+        why = check(j, ref);
+        if (!why.empty()) {
+            r.status = "WRONG RESULT: back-to-back batch " + std::to_string(b + 1) + ": " + why;
+            return r;
+        }
+    }
+    r.b2b_us = median(batches);
+    r.b2b_calls = calls;
+    return r;
+}
+
+template <typename T>
+void run_type(const std::vector<size_t> &sizes, const std::vector<Which> &ops, int runs,
+              int warmup, size_t working_set, cudaStream_t stream, cudaEvent_t start,
+              cudaEvent_t stop, std::vector<Result> &out)
+{
+    for (size_t n : sizes) {
+        Dataset<T> ds;
+        dataset_create(ds, n, working_set / 2, (size_t)-1 / 4, false);
+        Job<T> j;
+        j.ds = &ds;
+        j.stream = stream;
+        CHECK(cudaMalloc(&j.d_b, ds.copies * ds.stride * sizeof(T)));
+        {
+            std::vector<T> b(n);
+            Rng rng(0xd07 ^ (uint64_t)n);
+            for (auto &x : b)
+                x = Traits<T>::draw(rng.next());
+            CHECK(cudaMemcpy(j.d_b, b.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+        }
+        for (size_t k = 1; k < ds.copies; k++)
+            CHECK(cudaMemcpy(j.d_b + k * ds.stride, j.d_b, n * sizeof(T), cudaMemcpyDeviceToDevice));
+        CHECK(cudaMalloc(&j.d_value, sizeof(T)));
+        CHECK(cudaMalloc(&j.d_index, sizeof(int64_t)));
+
+        Reference<T> ref;
+        {
+            std::vector<T> a(n), b(n);
+            CHECK(cudaMemcpy(a.data(), ds.d_buf, n * sizeof(T), cudaMemcpyDeviceToHost));
+            CHECK(cudaMemcpy(b.data(), j.d_b, n * sizeof(T), cudaMemcpyDeviceToHost));
+            for (size_t i = 0; i < n; i++) {
+                long double x = a[i], y = b[i];
+                ref.sum += x;
+                ref.sum_abs += std::fabs(x);
+                ref.dot += x * y;
+                ref.dot_abs += std::fabs(x * y);
+                ref.sq += x * x;
+                if (a[i] > ref.max) {
+                    ref.max = a[i];
+                    ref.argmax = (int64_t)i;
+                }
+                if (a[i] < ref.min) {
+                    ref.min = a[i];
+                    ref.argmin = (int64_t)i;
+                }
+            }
+        }
+        for (Which w : ops) {
+            j.w = w;
+            j.temp_bytes = 0;
+            CHECK(j.call(nullptr, j.temp_bytes, 0));
+            CHECK(cudaMalloc(&j.temp, std::max<size_t>(j.temp_bytes, 1)));
+            Result r = measure(j, ref, runs, warmup, start, stop);
+            CHECK(cudaFree(j.temp));
+            r.op = which_name(w);
+            r.type = Traits<T>::name();
+            r.elements = n;
+            r.bytes = n * sizeof(T) * (w == Which::Dot ? 2 : 1);
+            r.copies = ds.copies;
+            std::printf("%-6s %-12s %-6s %9s %9s %6zu %10s %10s %9s %9s  %s\n", "cub",
+                        r.op.c_str(), r.type.c_str(), size_label(n).c_str(),
+                        bytes_label((double)r.bytes).c_str(), r.copies, fixed(r.call_us).c_str(),
+                        fixed(r.b2b_us).c_str(), fixed(r.host_us).c_str(),
+                        fixed(r.bytes / (r.call_us * 1e3), "%.1f").c_str(), r.status.c_str());
+            std::fflush(stdout);
+            out.push_back(r);
+        }
+        CHECK(cudaFree(j.d_b));
+        CHECK(cudaFree(j.d_value));
+        CHECK(cudaFree(j.d_index));
+        CHECK(cudaFree(ds.d_buf));
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::vector<size_t> sizes;
+    std::vector<std::string> types;
+    std::vector<Which> ops;
+    int runs = 40, warmup = 5;
+    std::string csv, command = command_line(argc, argv);
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "cub_operators: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--sizes") {
+            for (auto &t : split(value())) {
+                size_t n;
+                if (!parse_count(t, n) || n == 0) {
+                    std::fprintf(stderr, "cub_operators: bad size %s\n", t.c_str());
+                    return 2;
+                }
+                sizes.push_back(n);
+            }
+        } else if (a == "--types") {
+            types = split(value());
+        } else if (a == "--ops") {
+            for (auto &t : split(value())) {
+                static const Which all[] = {Which::Sum, Which::ArgMax, Which::ArgMin, Which::Dot,
+                                            Which::SumSquares};
+                bool found = false;
+                for (Which w : all)
+                    if (t == which_name(w)) {
+                        ops.push_back(w);
+                        found = true;
+                    }
+                if (!found) {
+                    std::fprintf(stderr, "cub_operators: unknown op %s\n", t.c_str());
+                    return 2;
+                }
+            }
+        } else if (a == "--runs") {
+            runs = std::max(1, std::atoi(value().c_str()));
+        } else if (a == "--warmup") {
+            warmup = std::max(0, std::atoi(value().c_str()));
+        } else if (a == "--csv") {
+            csv = value();
+        } else {
+            std::fprintf(stderr, "usage: cub_operators [--sizes LIST] [--types float,double,int32] "
+                                 "[--ops sum,argmax,argmin,dot,sum_squares] [--runs N] "
+                                 "[--warmup N] [--csv FILE]\n");
+            return a == "--help" ? 0 : 2;
+        }
+    }
+    if (sizes.empty())
+        sizes = {(size_t)1 << 20, (size_t)1 << 24, (size_t)1 << 28};
+    if (types.empty())
+        types = {"float"};
+    if (ops.empty())
+        ops = {Which::Sum, Which::ArgMax, Which::ArgMin, Which::Dot, Which::SumSquares};
+
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    int drv = 0, rt = 0;
+    CHECK(cudaDriverGetVersion(&drv));
+    CHECK(cudaRuntimeGetVersion(&rt));
+    char date[64];
+    std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    size_t working_set = std::max<size_t>(4 * (size_t)prop.l2CacheSize, (size_t)1 << 28);
+    cudaStream_t stream;
+    cudaEvent_t start, stop;
+    CHECK(cudaStreamCreate(&stream));
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    std::printf("# cub_operators, CUB %d.%d.%d, %s (UTC)\n# command: %s\n", CUB_VERSION / 100000,
+                CUB_VERSION / 100 % 1000, CUB_VERSION % 100, date, command.c_str());
+    std::printf("# device: %s (%d SMs, %.2f GB) | driver: CUDA driver %d.%d, runtime %d.%d\n",
+                prop.name, prop.multiProcessorCount, (double)prop.totalGlobalMem / 1e9,
+                drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+    std::printf("# method: %d timed calls after %d warm-up calls, each right after an untimed "
+                "call; call_us: median of cudaEventRecord before and after the call; host_us: "
+                "median host time inside the timed calls; b2b_us: host time per call of batches "
+                "between two cudaDeviceSynchronize, median of 3; bytes: elements read (two "
+                "inputs for dot)\n",
+                runs, warmup);
+    std::printf("%-6s %-12s %-6s %9s %9s %6s %10s %10s %9s %9s  %s\n", "lib", "op", "type",
+                "elements", "bytes", "copies", "call_us", "b2b_us", "host_us", "GB/s", "status");
+    std::vector<Result> rows;
+    for (auto &t : types) {
+        if (t == "float")
+            run_type<float>(sizes, ops, runs, warmup, working_set, stream, start, stop, rows);
+        else if (t == "double")
+            run_type<double>(sizes, ops, runs, warmup, working_set, stream, start, stop, rows);
+        else if (t == "int32")
+            run_type<int32_t>(sizes, ops, runs, warmup, working_set, stream, start, stop, rows);
+        else
+            std::fprintf(stderr, "cub_operators: type %s skipped\n", t.c_str());
+    }
+    int wrong = 0;
+    for (auto &r : rows)
+        wrong += r.status != "ok";
+    if (!csv.empty()) {
+        FILE *f = std::fopen(csv.c_str(), "w");
+        if (!f) {
+            std::perror(csv.c_str());
+            return 1;
+        }
+        std::fprintf(f, "device,driver,date,variant,op,type,elements,bytes,copies,call_us,b2b_us,"
+                        "span_us,b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,"
+                        "peak_kind,shape,segments,host_us\n");
+        for (auto &r : rows)
+            std::fprintf(f, "\"%s\",\"CUDA driver %d.%d, runtime %d.%d\",%s,cub,%s,%s,%zu,%zu,%zu,"
+                            "%.3f,%.3f,,%d,%.3f,,,\"%s\",,,,,,%.3f\n",
+                         prop.name, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, date,
+                         r.op.c_str(), r.type.c_str(), r.elements, r.bytes, r.copies, r.call_us,
+                         r.b2b_us, r.b2b_calls, r.bytes / (r.call_us * 1e3), r.status.c_str(),
+                         r.host_us);
+        std::fclose(f);
+    }
+    return wrong ? 1 : 0;
+}
