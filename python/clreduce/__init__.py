@@ -8,6 +8,8 @@ NumPy arrays in host memory, blocking::
     ctx = clreduce.Context()               # CLREDUCE_DEVICE picks the device
     ctx.reduce(np.arange(10, dtype=np.int32))              # np.int32(45)
     ctx.scan(np.arange(5.0), op="sum", kind="exclusive")   # [0. 0. 1. 3. 6.]
+    ctx.reduce_rows(np.ones((3, 4)), op="sum")             # [4. 4. 4.]
+    ctx.reduce_segments(np.arange(6), [0, 2, 2, 6])        # [1 0 14]
 
 pyopencl arrays in device memory, enqueued like any OpenCL command::
 
@@ -38,7 +40,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Context", "Error", "InvalidArgumentError", "UnsupportedError", "BuildError",
     "OpenCLError", "OutOfMemoryError", "NoDeviceError", "LibraryNotFoundError",
-    "reduce", "scan", "default_context", "library_version", "ops", "dtypes",
+    "reduce", "scan", "reduce_rows", "reduce_segments", "default_context", "library_version", "ops", "dtypes",
     "reduce_variants", "scan_variants", "scan_kinds",
 ]
 
@@ -348,6 +350,64 @@ class Context:
             array.size, result.ctypes.data), "clreduce_reduce_host", self._h)
         return result[0]
 
+    def reduce_rows(self, matrix, op="sum"):
+        """Reduces every row of a 2-D NumPy array to one value: a 1-D array
+        of matrix.shape[0] elements of its dtype (like matrix.sum(axis=1),
+        .min(axis=1), .max(axis=1), with clreduce's NaN and signed-zero
+        rules). Rows of a view with padding between them (a slice of wider
+        rows) are read where they lie; other layouts are copied first. Rows
+        of length 0 give the identity. Blocking."""
+        matrix = np.asarray(matrix)
+        if matrix.ndim != 2:
+            raise _invalid(f"matrix must have 2 dimensions, not {matrix.ndim}")
+        type_code = _type_code(matrix.dtype, "matrix")
+        op_code = _lookup("op", "op", op)
+        rows, length = matrix.shape
+        itemsize = matrix.dtype.itemsize
+        pitch = length
+        if (rows > 1 and length > 1 and matrix.strides[1] == itemsize
+                and matrix.strides[0] >= length * itemsize
+                and matrix.strides[0] % itemsize == 0):
+            pitch = matrix.strides[0] // itemsize  # padded rows, read in place
+        else:
+            matrix = np.ascontiguousarray(matrix)
+        results = np.empty(rows, matrix.dtype)
+        if rows == 0:
+            return results
+        _check(self._lib.clreduce_reduce_rows_host(
+            self._h, op_code, type_code, matrix.ctypes.data, rows, length, pitch,
+            results.ctypes.data), "clreduce_reduce_rows_host", self._h)
+        return results
+
+    def reduce_segments(self, array, offsets, op="sum"):
+        """Reduces the segments array[offsets[i]:offsets[i+1]] of a 1-D NumPy
+        array (other shapes: their elements in C order) to a 1-D array of
+        len(offsets) - 1 elements of its dtype. offsets: non-decreasing
+        integers from 0 to array.size (uint32 or uint64, or other integers,
+        converted). Empty segments give the identity. Blocking."""
+        array = _host_array(array, "array").reshape(-1)
+        op_code = _lookup("op", "op", op)
+        offsets = np.asarray(offsets)
+        if offsets.ndim != 1 or offsets.size == 0:
+            raise _invalid("offsets must be a 1-D array of at least one element")
+        if offsets.dtype.kind not in "iu":
+            raise _invalid(f"offsets must be integers, not {offsets.dtype.name}")
+        if offsets.dtype.kind == "i" and (offsets < 0).any():
+            i = int(np.argmax(offsets < 0))
+            raise _invalid(f"offsets[{i}] is {int(offsets[i])}, below 0")
+        wide = offsets.dtype.itemsize > 4 or int(offsets.max()) > 0xFFFFFFFF
+        offsets = np.ascontiguousarray(offsets, np.uint64 if wide else np.uint32)
+        segments = offsets.size - 1
+        results = np.empty(segments, array.dtype)
+        if segments == 0:
+            return results
+        data = array if array.size else np.empty(1, array.dtype)
+        _check(self._lib.clreduce_reduce_segments_host(
+            self._h, op_code, _TYPES[array.dtype], data.ctypes.data, array.size,
+            offsets.ctypes.data, _TYPES[offsets.dtype], segments, results.ctypes.data),
+            "clreduce_reduce_segments_host", self._h)
+        return results
+
     def scan(self, array, op="sum", kind="inclusive", variant="auto", out=None):
         """Prefix scan of a NumPy array's elements in C order, as a 1-D array
         of its dtype (like numpy.cumsum). kind "inclusive": out[i] = x[0] op
@@ -464,3 +524,13 @@ def reduce(array, op="sum", variant="auto"):
 def scan(array, op="sum", kind="inclusive", variant="auto", out=None):
     """Context.scan() on default_context()."""
     return default_context().scan(array, op, kind, variant, out)
+
+
+def reduce_rows(matrix, op="sum"):
+    """Context.reduce_rows() on default_context()."""
+    return default_context().reduce_rows(matrix, op)
+
+
+def reduce_segments(array, offsets, op="sum"):
+    """Context.reduce_segments() on default_context()."""
+    return default_context().reduce_segments(array, offsets, op)
