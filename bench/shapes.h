@@ -17,7 +17,7 @@ typedef enum shape_kind {
 typedef struct shape {
     shape_kind kind;
     size_t length;
-    char label[40]; /* "rows:512", "random:[1,1000]", "fixed:1000", "one" */
+    char label[48]; /* "rows:512", "random:[1,1000]", "fixed:1000", "one" */
 } shape;
 
 /* Parses "rowsN", "randomN", "fixedN" or "one" (N a count as --sizes takes
