@@ -78,6 +78,10 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
+    if (op_is_extended(r->op))
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "scans run sum, min and max; %s is an operator of reductions only",
+                         clreduce_op_name(r->op));
     clreduce_scan_variant v = r->variant == CLREDUCE_SCAN_AUTO
                                   ? clreduce_auto_scan_variant(ctx, p->type)
                                   : (clreduce_scan_variant)r->variant;
@@ -261,7 +265,7 @@ clreduce_status clreduce_scan_profiled(clreduce_ctx *ctx, cl_command_queue queue
                                        const cl_event *wait, cl_event *first, cl_event *done)
 {
     request r = {queue, op,     type,   (int)variant,  (int)kind, input,
-                 input_offset, count, output, output_offset, num_wait,  wait};
+                 input_offset, count, output, output_offset, num_wait,  wait, NULL, 0};
     return request_enqueue(ctx, &scans, &r, first, done);
 }
 
@@ -279,7 +283,8 @@ clreduce_status clreduce_scan_host(clreduce_ctx *ctx, clreduce_op op, clreduce_t
                                    clreduce_scan_kind kind, clreduce_scan_variant variant,
                                    const void *input, size_t count, void *output)
 {
-    request r = {NULL, op, type, (int)variant, (int)kind, NULL, 0, count, NULL, 0, 0, NULL};
+    request r = {NULL, op, type, (int)variant, (int)kind, NULL, 0, count, NULL, 0, 0, NULL,
+                 NULL, 0};
     return request_host(ctx, &scans, &r, input, output);
 }
 
