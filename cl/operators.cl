@@ -513,26 +513,31 @@ clr_a clr_x_norm_scaled_result(VT acc, int e)
 #endif
 
 /* (count, mean, m2), m2 the sum of squared deviations from the mean. Two
- * runs merge as Chan, Golub and LeVeque's pairwise update. The bulk of a
+ * runs merge as Chan, Golub and LeVeque's pairwise update. The mean is kept
+ * as shift + offset, the shift an element of the data (exact) and the
+ * offset small beside it, so that the difference of two means, which the
+ * update squares, keeps the precision of the spread rather than of the mean
+ * (in float, a mean near 10^6 is only known to 1/16). The bulk of a
  * work-item's share is summed shifted by its first vector (lane by lane):
- * with c the shift, s1 = sum (x - c) and s2 = sum (x - c)^2 give mean = c +
- * s1/n and m2 = s2 - s1 * s1/n, whose cancellation is small while c lies
- * near the data (within a few standard deviations of the mean). */
+ * s1 = sum (x - c) and s2 = sum (x - c)^2 give offset = s1/n and m2 = s2 -
+ * s1 * s1/n, whose cancellation is small while c lies near the data (within
+ * a few standard deviations of the mean). */
 typedef struct clr_a {
-    T mean;
+    T shift;
+    T offset; /* mean - shift */
     T m2;
     ulong count;
 } clr_a;
 
 clr_a clr_a_identity(void)
 {
-    clr_a a = {(T)0, (T)0, 0};
+    clr_a a = {(T)0, (T)0, (T)0, 0};
     return a;
 }
 
 clr_a clr_a_of(T x, T y, ulong index)
 {
-    clr_a a = {x, (T)0, 1};
+    clr_a a = {x, (T)0, (T)0, 1};
     return a;
 }
 
@@ -544,8 +549,9 @@ clr_a clr_a_combine(clr_a a, clr_a b)
         return a;
     ulong n = a.count + b.count;
     T fb = (T)b.count / (T)n;
-    T delta = b.mean - a.mean;
-    clr_a r = {a.mean + delta * fb, a.m2 + b.m2 + delta * delta * ((T)a.count * fb), n};
+    T delta = (b.shift - a.shift) + (b.offset - a.offset);
+    clr_a r = {a.shift, a.offset + delta * fb, a.m2 + b.m2 + delta * delta * ((T)a.count * fb),
+               n};
     return r;
 }
 
@@ -553,7 +559,7 @@ clr_a clr_a_combine(clr_a a, clr_a b)
 void clr_a_store(global uchar *out, clr_a a)
 {
     global T *o = (global T *)out;
-    o[0] = a.mean;
+    o[0] = a.shift + a.offset;
     o[1] = a.m2;
     *(global ulong *)(out + 2 * sizeof(T)) = a.count;
 }
@@ -592,7 +598,8 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
     clr_a a[CLR_VEC];
     for (uint j = 0; j < CLR_VEC; j++) {
         T d = s1[j] / n;
-        a[j].mean = shift[j] + d;
+        a[j].shift = shift[j];
+        a[j].offset = d;
         a[j].m2 = fmax(s2[j] - s1[j] * d, (T)0);
         a[j].count = acc.count;
     }

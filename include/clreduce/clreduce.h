@@ -62,7 +62,8 @@
  *    product and its sum may be fused, which only lowers the error).
  *  - The Euclidean norm is never overflowed nor flushed by its squares: it
  *    is finite whenever the exact norm is at most FLT_MAX (DBL_MAX), and
- *    |result - norm| <= ((m + ceil(log2 n)) / 2 + 4) * u * norm. Each
+ *    |result - norm| <= ((m + ceil(log2 n)) / 2 + 4) * u * norm (plus the
+ *    rounding of a subnormal result). Each
  *    work-item adds plain squares and tracks its largest |x|; one whose
  *    largest |x| lies outside [2^-40, 2^50] (float) or [2^-450, 2^450]
  *    (double) reads its share again scaled by a power of two (exact), and
@@ -70,14 +71,17 @@
  *    squares do, so only data with such values pay a second read. A NaN
  *    gives NaN, else an infinity gives +inf.
  *  - Mean and variance are merged pairwise as Chan, Golub and LeVeque's
- *    update of (count, mean, m2); each work-item sums its share shifted by
- *    the first values it reads, which keeps the cancellation of m2 small
- *    where those lie within a few standard deviations of the mean:
- *    |m2 - M2| <= (m + ceil(log2 n) + 4) * u * sum((x_i - c_i)^2) to first
- *    order, c_i the shift of x_i, and the mean within (m + ceil(log2 n) + 2)
- *    * u * max|x_i|. The test suite checks data of mean 10^6 and spread 1
- *    against a two-pass reference: variance within 1e-3 (float) and 1e-9
- *    (double) relative.
+ *    update of (count, mean, m2), with each mean kept as an element of the
+ *    data plus a small offset, so that the difference of two means keeps
+ *    the precision of the spread, not of the mean. Each work-item sums its
+ *    share shifted by the first values it reads, which keeps the
+ *    cancellation of m2 small where those lie within a few standard
+ *    deviations of the mean: to first order |m2 - M2| <= (m + ceil(log2 n)
+ *    + 4) * u * sum((x_i - c_i)^2), c_i the shift of x_i, and the mean is
+ *    within (m + ceil(log2 n) + 2) * u * max|x_i|. The test suite checks
+ *    data of mean 10^6 and spread 1 (uniform, and a ramp) against a
+ *    two-pass reference: m2 within 1e-5 (float) and 1e-12 (double)
+ *    relative.
  *  - argmin, argmax, minmax, sums of squares, of absolute values and dot
  *    products of integers are exact (integer sums modulo 2^32 or 2^64).
  *
