@@ -159,7 +159,9 @@ T clr_x_value(KT k)
 #if CLR_OP == CLR_OP_ARGMIN || CLR_OP == CLR_OP_ARGMAX
 
 /* Tags: one per add, as wide as a key so that select() takes the keys'
- * comparison as its mask. */
+ * comparison as its mask (32 bits for 4-byte types: exact while a
+ * work-item adds fewer than 2^32 vectors, more than any device's memory
+ * holds at the grid sizes the tuning allows). */
 #if CLR_IS_64
 #define TG ulong
 #define CLR_X_MASK long
@@ -568,7 +570,7 @@ typedef struct clr_v {
     VT shift;
     VT s1;
     VT s2;
-    uint count; /* vectors added */
+    ulong count; /* vectors added */
 } clr_v;
 
 clr_v clr_v_init(VT first)

@@ -27,6 +27,10 @@
 #define CLR_NV_LOAD 0
 #endif
 
+/* The host keeps 32 bytes per accumulator in scratch and partials
+ * (src/operators.c's ACCUMULATOR_MAX). */
+typedef char clr_accumulator_fits_32_bytes[sizeof(clr_a) <= 32 ? 1 : -1];
+
 #if CLR_NV_LOAD && CLR_VEC * (CLR_IS_64 + 1) == 4
 VT clr_load_vec(global const VT *p)
 {

@@ -13,6 +13,10 @@
 
 /* ---- programs ---------------------------------------------------------------- */
 
+/* An accumulator of cl/operators.cl: at most 32 bytes (reduce_operators.cl
+ * checks it; single_pass_scratch_size() counts on it). */
+#define ACCUMULATOR_MAX 32
+
 static const char *const grid_sources[] = {clreduce_cl_contract, clreduce_cl_types,
                                            clreduce_cl_operators, clreduce_cl_reduce_operators};
 static const char *const ordered_sources[] = {clreduce_cl_contract, clreduce_cl_types,
@@ -102,6 +106,12 @@ static clreduce_status operator_plan(clreduce_ctx *ctx, const request *r, plan *
                          "op %s runs on variants auto, grid_stride and single_pass, not %s",
                          clreduce_op_name(r->op), clreduce_variant_name(v));
     p->variant = v;
+    /* Work-groups reduce their accumulators (up to ACCUMULATOR_MAX bytes) in
+     * local memory: keep them to half of it, as tuning.c does for
+     * elements. */
+    while (p->t.work_group_size > 64 &&
+           p->t.work_group_size * ACCUMULATOR_MAX > ctx->info.local_mem_size / 2)
+        p->t.work_group_size /= 2;
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
     p->program = v == CLREDUCE_SINGLE_PASS ? &single_pass_program : &grid_program;
@@ -130,10 +140,6 @@ static clreduce_status dot_plan(clreduce_ctx *ctx, const request *r, plan *p)
 }
 
 /* ---- launches --------------------------------------------------------------------- */
-
-/* An accumulator in the kernels' scratch or partials: at most 32 bytes
- * (single_pass_scratch_size() counts on it). */
-#define ACCUMULATOR_MAX 32
 
 static clreduce_status enqueue_op_kernel(clreduce_ctx *ctx, chain *c, cached_kernel *k,
                                          size_t work_group_size, size_t groups, const request *r,

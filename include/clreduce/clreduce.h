@@ -78,7 +78,9 @@
  *    cancellation of m2 small where those lie within a few standard
  *    deviations of the mean: to first order |m2 - M2| <= (m + ceil(log2 n)
  *    + 4) * u * sum((x_i - c_i)^2), c_i the shift of x_i, and the mean is
- *    within (m + ceil(log2 n) + 2) * u * max|x_i|. The test suite checks
+ *    within (m + ceil(log2 n) + 2) * u * max|x_i|. As each shift is one of
+ *    the values it is subtracted from, sum((x_i - c_i)^2) <= (m + 1) * M2
+ *    whatever the data. The test suite checks
  *    data of mean 10^6 and spread 1 (uniform, and a ramp) against a
  *    two-pass reference: m2 within 1e-5 (float) and 1e-12 (double)
  *    relative.
