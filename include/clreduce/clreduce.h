@@ -6,11 +6,12 @@
  * OpenCL 1.2+ device. Further reductions give a small structure instead of
  * one value: the index of the minimum or maximum, both extremes at once, sums
  * of squares and of absolute values, the Euclidean norm, the mean and
- * variance, and the dot product of two buffers (see clreduce_op). Its kernels are OpenCL C compiled at run time for
- * the device at hand; on NVIDIA GPUs they use the warp shuffle instructions
- * through inline PTX, elsewhere the device's sub-group extensions where it has
- * them. Compiled programs are cached inside the context, so only the first
- * call with a given operator, type and variant pays for a build.
+ * variance, and the dot product of two buffers (see clreduce_op). Its
+ * kernels are OpenCL C compiled at run time for the device at hand; on
+ * NVIDIA GPUs they use the warp shuffle instructions through inline PTX,
+ * elsewhere the device's sub-group extensions where it has them. Compiled
+ * programs are cached inside the context, so only the first call with a
+ * given operator, type and variant pays for a build.
  *
  * Minimal example (error checks trimmed):
  *
@@ -63,13 +64,12 @@
  *  - The Euclidean norm is never overflowed nor flushed by its squares: it
  *    is finite whenever the exact norm is at most FLT_MAX (DBL_MAX), and
  *    |result - norm| <= ((m + ceil(log2 n)) / 2 + 4) * u * norm (plus the
- *    rounding of a subnormal result). Each
- *    work-item adds plain squares and tracks its largest |x|; one whose
- *    largest |x| lies outside [2^-40, 2^50] (float) or [2^-450, 2^450]
- *    (double) reads its share again scaled by a power of two (exact), and
- *    the work-items' (sum, exponent) pairs merge as LAPACK's scaled sums of
- *    squares do, so only data with such values pay a second read. A NaN
- *    gives NaN, else an infinity gives +inf.
+ *    rounding of a subnormal result). Each work-item adds plain squares and
+ *    tracks its largest |x|; one whose largest |x| lies outside [2^-40,
+ *    2^50] (float) or [2^-450, 2^450] (double) reads its share again scaled
+ *    by a power of two (exact), and the work-items' (sum, exponent) pairs
+ *    merge as LAPACK's scaled sums of squares do, so only data with such
+ *    values pay a second read. A NaN gives NaN, else an infinity gives +inf.
  *  - Mean and variance are merged pairwise as Chan, Golub and LeVeque's
  *    update of (count, mean, m2), with each mean kept as an element of the
  *    data plus a small offset, so that the difference of two means keeps
@@ -80,10 +80,9 @@
  *    + 4) * u * sum((x_i - c_i)^2), c_i the shift of x_i, and the mean is
  *    within (m + ceil(log2 n) + 2) * u * max|x_i|. As each shift is one of
  *    the values it is subtracted from, sum((x_i - c_i)^2) <= (m + 1) * M2
- *    whatever the data. The test suite checks
- *    data of mean 10^6 and spread 1 (uniform, and a ramp) against a
- *    two-pass reference: m2 within 1e-5 (float) and 1e-12 (double)
- *    relative.
+ *    whatever the data. The test suite checks data of mean 10^6 and spread
+ *    1 (uniform, and a ramp) against a two-pass reference: m2 within 1e-5
+ *    (float) and 1e-12 (double) relative.
  *  - argmin, argmax, minmax, sums of squares, of absolute values and dot
  *    products of integers are exact (integer sums modulo 2^32 or 2^64).
  *
@@ -258,13 +257,14 @@ typedef enum clreduce_subgroup_path {
  * Result layouts of the operators past CLREDUCE_OP_MAX, as written to device
  * memory and to host memory by the *_host calls. Host and device agree on
  * them byte for byte (the sizes and offsets are checked below where the
- * compiler can): little-endian values at the offsets given, padding written
- * as zeros. Results of SUM_SQUARES, SUM_ABS, NORM2 and DOT are one element
- * of the type.
+ * compiler can): values at the offsets given, in the device's byte order,
+ * padding written as zeros. Results of SUM_SQUARES, SUM_ABS, NORM2 and DOT
+ * are one element of the type.
  * ------------------------------------------------------------------------- */
 
 /* ARGMIN, ARGMAX: 16 bytes for every type, the value at byte 0 and the
- * index at byte 8, 8-byte aligned. */
+ * index at byte 8 (8-byte aligned in device memory, where result_offset
+ * counts whole results). */
 typedef struct clreduce_arg_float {
     float value;
     uint32_t padding;
@@ -348,7 +348,8 @@ CLREDUCE_LAYOUT_CHECK_(sizeof(clreduce_arg_float) == 16 &&
                            sizeof(clreduce_arg_uint64) == 16 &&
                            offsetof(clreduce_arg_uint64, index) == 8,
                        "argmin/argmax results: 16 bytes, the index at byte 8")
-CLREDUCE_LAYOUT_CHECK_(sizeof(clreduce_minmax_float) == 8 && sizeof(clreduce_minmax_double) == 16 &&
+CLREDUCE_LAYOUT_CHECK_(sizeof(clreduce_minmax_float) == 8 &&
+                           sizeof(clreduce_minmax_double) == 16 &&
                            sizeof(clreduce_minmax_int32) == 8 &&
                            sizeof(clreduce_minmax_uint32) == 8 &&
                            sizeof(clreduce_minmax_int64) == 16 &&
@@ -462,13 +463,14 @@ CLREDUCE_API clreduce_status clreduce_reduce_host(clreduce_ctx *ctx, clreduce_op
  * (offsets and counts in elements of `type`) into element `result_offset` of
  * `result`, an array of results of clreduce_result_size(op, type) bytes (an
  * element of `type` for sum, min and max): the result lies at byte
- * result_offset * clreduce_result_size(op, type). Asynchronous: the commands wait for the `num_wait` events of
- * `wait` and, if `done` is not NULL, *done receives an event that completes
- * when the result is written (release it with clReleaseEvent). The queue may
- * be in-order or out-of-order; it must belong to the context's OpenCL context
- * and device. The result element must not overlap the input range, compared
- * where they lie in memory: through two sub-buffers of one buffer, or a
- * sub-buffer and its parent, they overlap where they share bytes.
+ * result_offset * clreduce_result_size(op, type). Asynchronous: the
+ * commands wait for the `num_wait` events of `wait` and, if `done` is not
+ * NULL, *done receives an event that completes when the result is written
+ * (release it with clReleaseEvent). The queue may be in-order or
+ * out-of-order; it must belong to the context's OpenCL context and device.
+ * The result element must not overlap the input range, compared where they
+ * lie in memory: through two sub-buffers of one buffer, or a sub-buffer and
+ * its parent, they overlap where they share bytes.
  * Returns:
  *   CLREDUCE_SUCCESS;
  *   CLREDUCE_ERROR_INVALID_ARGUMENT  NULL ctx, queue or buffer; unknown op,
@@ -534,8 +536,8 @@ CLREDUCE_API size_t clreduce_result_size(clreduce_op op, clreduce_type type);
  * GRID_STRIDE and SINGLE_PASS. count == 0 writes 0.
  * Returns the codes of clreduce_reduce() (INVALID_ARGUMENT also for a NULL
  * y or a y range past its buffer's end; messages call x "input" and y
- * "input2"); on any error found before
- * enqueueing nothing has been enqueued and `result` is not written. */
+ * "input2"); on any error found before enqueueing nothing has been
+ * enqueued and `result` is not written. */
 CLREDUCE_API clreduce_status clreduce_dot(clreduce_ctx *ctx, cl_command_queue queue,
                                           clreduce_type type, clreduce_variant variant, cl_mem x,
                                           size_t x_offset, cl_mem y, size_t y_offset,
