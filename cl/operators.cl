@@ -415,8 +415,8 @@ clr_a clr_a_identity(void)
  * squares: amax, its largest |x|, and q, its sum of squares. */
 int clr_x_norm_exponent(T amax, T q)
 {
-    if (!(amax > (T)0) || isinf(amax))
-        return 0; /* zeros only, or an infinity (the norm is inf), or NaN */
+    if (!(amax > (T)0) || isinf(amax) || isnan(q))
+        return 0; /* zeros only, an infinity (the norm is inf), or a NaN */
     if (amax >= CLR_X_NORM_SMALL && amax <= CLR_X_NORM_BIG && isfinite(q))
         return 0;
     return ilogb(amax) + 1;
