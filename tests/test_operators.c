@@ -887,6 +887,74 @@ static void test_deterministic(void **state)
     free(y);
 }
 
+/* Back to back on one queue without waiting: a classic single pass (sum)
+ * and the operators share the queue's scratch, each leaving its ticket at
+ * zero for the next; then the same on an out-of-order queue, ordered by
+ * events only. */
+static void test_back_to_back(void **state)
+{
+    (void)state;
+    tc_seed_for("back_to_back");
+    size_t n = 65539;
+    float *x = malloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)(2 * tc_rand_unit() - 1);
+    x[n / 3] = 7;
+    for (int ooo = 0; ooo < 2; ooo++) {
+        cl_command_queue q = g_queue;
+        if (ooo) {
+            if (!tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+                printf("no out-of-order queues on this device: that half skipped\n");
+                break;
+            }
+            q = tc_create_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+            assert_non_null(q);
+        }
+        cl_mem in = tc_make_buffer(g_ctx, n * sizeof *x, x);
+        cl_mem out = tc_make_buffer(g_ctx, 64, NULL);
+        cl_event ev[4];
+        /* sum at byte 0, argmax at 16, mean_var at 32, dot at 48 */
+        assert_int_equal(clreduce_reduce(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+                                         CLREDUCE_SINGLE_PASS, in, 0, n, out, 0, 0, NULL, &ev[0]),
+                         CLREDUCE_SUCCESS);
+        assert_int_equal(clreduce_reduce(g_ctx, q, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT,
+                                         CLREDUCE_SINGLE_PASS, in, 0, n, out, 1, 1, &ev[0],
+                                         &ev[1]),
+                         CLREDUCE_SUCCESS);
+        assert_int_equal(clreduce_reduce(g_ctx, q, CLREDUCE_OP_MEAN_VAR, CLREDUCE_FLOAT,
+                                         CLREDUCE_SINGLE_PASS, in, 0, n, out, 2, 1, &ev[1],
+                                         &ev[2]),
+                         CLREDUCE_SUCCESS);
+        assert_int_equal(clreduce_dot(g_ctx, q, CLREDUCE_FLOAT, CLREDUCE_SINGLE_PASS, in, 0, in,
+                                      0, n, out, 12, 1, &ev[2], &ev[3]),
+                         CLREDUCE_SUCCESS);
+        unsigned char res[64];
+        tc_read_buffer(q, out, res, sizeof res, 1, &ev[3]);
+        for (int k = 0; k < 4; k++)
+            clReleaseEvent(ev[k]);
+        char why[512];
+        tc_value ref, got;
+        long double abs_sum;
+        tc_reference(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, x, n, &ref, &abs_sum);
+        memcpy(&got.f, res, 4);
+        assert_true(tc_matches(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, &got, &ref, abs_sum));
+        if (!check_result(CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, x, NULL, n, res + 16, 0, why,
+                          sizeof why) ||
+            !check_result(CLREDUCE_OP_MEAN_VAR, CLREDUCE_FLOAT, x, NULL, n, res + 32,
+                          variance_tolerance(CLREDUCE_FLOAT), why, sizeof why) ||
+            !check_result(CLREDUCE_OP_DOT, CLREDUCE_FLOAT, x, x, n, res + 48, 0, why,
+                          sizeof why)) {
+            print_error("back to back%s: %s\n", ooo ? " (out of order)" : "", why);
+            fail();
+        }
+        clReleaseMemObject(in);
+        clReleaseMemObject(out);
+        if (ooo)
+            clReleaseCommandQueue(q);
+    }
+    free(x);
+}
+
 /* Other tunings on a context of their own: one element per load (no
  * vectors), three loads in flight, small work-groups; and 8-wide vectors. */
 static void test_tunings(void **state)
@@ -1112,6 +1180,7 @@ int main(void)
     tc_add_test(tests, &nt, "host", test_host, NULL);
     tc_add_test(tests, &nt, "empty", test_empty, NULL);
     tc_add_test(tests, &nt, "deterministic", test_deterministic, NULL);
+    tc_add_test(tests, &nt, "back_to_back", test_back_to_back, NULL);
     tc_add_test(tests, &nt, "tunings", test_tunings, NULL);
     int failed = tc_run_tests("unit.operators", tests, nt);
     return tc_finish(g_ctx, failed, g_queue, g_read_queue, NULL);
