@@ -23,6 +23,16 @@
 #define CLR_OP_SUM 0
 #define CLR_OP_MIN 1
 #define CLR_OP_MAX 2
+/* The operators of operators.cl, each with an accumulator and a result
+ * layout of its own (clreduce_op's values too). */
+#define CLR_OP_ARGMIN 3
+#define CLR_OP_ARGMAX 4
+#define CLR_OP_MINMAX 5
+#define CLR_OP_SUM_SQUARES 6
+#define CLR_OP_SUM_ABS 7
+#define CLR_OP_NORM2 8
+#define CLR_OP_MEAN_VAR 9
+#define CLR_OP_DOT 10
 
 /* CLR_SG_PATH: how sub-group primitives are implemented
  * (clreduce_subgroup_path's values). */

@@ -16,6 +16,10 @@
  *
  * min and max propagate NaN and order -0.0 below +0.0, so that they are
  * commutative and associative on every input, bit for bit.
+ *
+ * For the operators of operators.cl (CLR_OP past CLR_OP_MAX) only the type
+ * part is compiled (T, VT, CLR_IS_FLOAT, CLR_IS_64, CLR_MIN_VALUE,
+ * CLR_MAX_VALUE, CLR_AS_T): they bring their own accumulators.
  */
 
 /* Every kernel is compiled for work-groups of exactly CLR_WG work-items. */
@@ -76,6 +80,8 @@
 #else
 #define VT CLR_CAT(T, CLR_VEC)
 #endif
+
+#if CLR_OP <= CLR_OP_MAX
 
 #if CLR_OP == CLR_OP_SUM
 #define CLR_IDENTITY ((T)0)
@@ -262,3 +268,5 @@ clr_acc clr_acc_add(clr_acc a, VT v) { return clr_opv(a, v); }
 T clr_acc_result(clr_acc a) { return clr_hreduce(a); }
 
 #endif
+
+#endif /* CLR_OP <= CLR_OP_MAX */

@@ -116,7 +116,14 @@ typedef struct request {
     size_t index_offset;
     clreduce_type index_type;
     const void *host_index; /* request_host: the offsets in host memory */
+    /* The second input of an operator with two (dot): the same count and
+     * type as the first. */
+    cl_mem input2;
+    size_t input2_offset;
 } request;
+
+/* The largest output element of any family (clreduce_result_size()). */
+#define PLAN_OUTPUT_MAX 32
 
 /* Everything a call needs to know, decided before anything is enqueued. */
 typedef struct plan {
@@ -130,6 +137,10 @@ typedef struct plan {
     clreduce_subgroup_path path;
     const program_spec *program;
     char family_options[160]; /* the family's own -D options */
+    /* Bytes of one output element (a multiple of element_size), and what a
+     * call of count 0 writes there (plan_start: the operator's identity). */
+    size_t output_size;
+    unsigned char empty_output[PLAN_OUTPUT_MAX];
 } plan;
 
 typedef struct chain chain;
@@ -151,6 +162,7 @@ typedef struct op_family {
                                        name in messages ("offsets"); else NULL */
     output_shape outputs;
     int in_place;                   /* input and output may be the same range */
+    int two_inputs;                 /* reads input2 too (request.input2) */
     /* Checks what is the family's own and fills *p, from plan_start(). */
     clreduce_status (*plan)(clreduce_ctx *ctx, const request *r, plan *p);
     /* The commands of a call of count 0 (wants_event: first or done asked). */
@@ -174,10 +186,32 @@ clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const req
 clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, const void *input,
                              void *output);
 
+/* request_host() for a family of two inputs: input2 is the second. */
+clreduce_status request_host_two(clreduce_ctx *ctx, const op_family *f, request *r,
+                                 const void *input, const void *input2, void *output);
+
 /* The plan's checks alone: whether the family can run op on type with
  * `variant` on this context. */
 clreduce_status request_check_support(clreduce_ctx *ctx, const op_family *f, clreduce_op op,
                                       clreduce_type type, int variant, int kind);
+
+/* ---- reduce.c, operators.c ------------------------------------------------ */
+
+/* Bytes of the single-pass reductions' scratch on this context: the ticket,
+ * then room for an accumulator of up to 32 bytes per work-group of the
+ * largest grid. */
+size_t single_pass_scratch_size(const clreduce_ctx *ctx);
+
+/* Work-groups of a grid-sized reduction of n elements. */
+size_t grid_groups(const clreduce_ctx *ctx, const plan *p, size_t n);
+
+/* Whether op is one of operators.c's (past CLREDUCE_OP_MAX). */
+int op_is_extended(clreduce_op op);
+
+/* The family of the reductions with those operators (one input), and of
+ * dot (two). */
+extern const op_family operator_reductions;
+extern const op_family dot_products;
 
 /* ---- program_cache.c ---------------------------------------------------- */
 
@@ -379,6 +413,13 @@ clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset,
 clreduce_status check_disjoint(clreduce_ctx *ctx, cl_mem a, const char *a_name, size_t a_at,
                                size_t a_bytes, cl_mem b, const char *b_name, size_t b_at,
                                size_t b_bytes);
+
+/* check_overlap() with elements of their own size in each range, the input
+ * named `input_name` in messages. */
+clreduce_status check_overlap_sized(clreduce_ctx *ctx, cl_mem input, const char *input_name,
+                                    size_t in_offset, size_t in_count, size_t in_size,
+                                    cl_mem output, const char *output_name, size_t out_offset,
+                                    size_t out_count, size_t out_size, int allow_same);
 
 /* ---- chain.c ---------------------------------------------------------------- */
 

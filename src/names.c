@@ -13,7 +13,9 @@ const char *clreduce_status_string(clreduce_status status)
 
 const char *clreduce_op_name(clreduce_op op)
 {
-    static const char *const names[] = {"sum", "min", "max"};
+    static const char *const names[CLREDUCE_OP_COUNT] = {
+        "sum", "min", "max", "argmin", "argmax", "minmax", "sum_squares", "sum_abs",
+        "norm2", "mean_var", "dot"};
     return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : NULL;
 }
 

@@ -141,7 +141,7 @@ static clreduce_status reduce_plan(clreduce_ctx *ctx, const request *r, plan *p)
 
 /* Work-groups for the grid-sized variants: enough to cover n once with every
  * load of every work-item, at most the tuning's groups per compute unit. */
-static size_t grid_groups(const clreduce_ctx *ctx, const plan *p, size_t n)
+size_t grid_groups(const clreduce_ctx *ctx, const plan *p, size_t n)
 {
     size_t per_group = p->t.work_group_size * p->t.vector_width * p->t.loads_per_work_item;
     size_t cap = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
@@ -151,11 +151,12 @@ static size_t grid_groups(const clreduce_ctx *ctx, const plan *p, size_t n)
     return groups ? groups : 1;
 }
 
-static size_t single_pass_scratch_size(const clreduce_ctx *ctx)
+size_t single_pass_scratch_size(const clreduce_ctx *ctx)
 {
     /* Enough partials for the largest grid any setting allows (64 groups per
-     * compute unit) of the widest type, so the size never changes. */
-    return CLR_SCRATCH_HEADER + (size_t)ctx->info.compute_units * 64 * 8;
+     * compute unit) of the widest accumulator (operators.c's, up to 32
+     * bytes), so the size never changes. */
+    return CLR_SCRATCH_HEADER + (size_t)ctx->info.compute_units * 64 * 32;
 }
 
 /* Sets the result element to the operator's identity (count 0, and the
@@ -284,10 +285,17 @@ static const op_family reductions = {
 
 /* ---- API ------------------------------------------------------------------------------ */
 
+/* The operators past max have a family of their own (operators.c). */
+static const op_family *family_of(clreduce_op op)
+{
+    return op_is_extended(op) ? &operator_reductions : &reductions;
+}
+
 clreduce_status clreduce_check_support(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
                                        clreduce_variant variant)
 {
-    return request_check_support(ctx, &reductions, op, type, (int)variant, 0);
+    return request_check_support(ctx, op == CLREDUCE_OP_DOT ? &dot_products : family_of(op), op,
+                                 type, (int)variant, 0);
 }
 
 clreduce_status clreduce_reduce_profiled(clreduce_ctx *ctx, cl_command_queue queue,
@@ -300,7 +308,7 @@ clreduce_status clreduce_reduce_profiled(clreduce_ctx *ctx, cl_command_queue que
     request r = {.queue = queue, .op = op, .type = type, .variant = (int)variant,
                  .input = input, .input_offset = offset, .count = count, .output = result,
                  .output_offset = result_offset, .num_wait = num_wait, .wait = wait};
-    return request_enqueue(ctx, &reductions, &r, first, done);
+    return request_enqueue(ctx, family_of(op), &r, first, done);
 }
 
 clreduce_status clreduce_reduce(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op,
@@ -317,5 +325,5 @@ clreduce_status clreduce_reduce_host(clreduce_ctx *ctx, clreduce_op op, clreduce
                                      void *result)
 {
     request r = {.op = op, .type = type, .variant = (int)variant, .count = count};
-    return request_host(ctx, &reductions, &r, data, result);
+    return request_host(ctx, family_of(op), &r, data, result);
 }

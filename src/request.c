@@ -49,7 +49,7 @@ static void program_options(const clreduce_ctx *ctx, const plan *p, char *out, s
 
 clreduce_status plan_start(clreduce_ctx *ctx, const request *r, plan *p)
 {
-    if ((unsigned)r->op > CLREDUCE_OP_MAX)
+    if ((unsigned)r->op >= CLREDUCE_OP_COUNT)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown op %d", (int)r->op);
     if ((unsigned)r->type > CLREDUCE_UINT64)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown type %d", (int)r->type);
@@ -61,6 +61,8 @@ clreduce_status plan_start(clreduce_ctx *ctx, const request *r, plan *p)
     p->type = r->type;
     p->element_size = clreduce_type_size(r->type);
     p->t = *CONTEXT_TUNING(ctx, p->element_size);
+    p->output_size = p->element_size;
+    identity_value(p->op, p->type, p->empty_output);
     return CLREDUCE_SUCCESS;
 }
 
@@ -86,7 +88,7 @@ static clreduce_status validate_index(clreduce_ctx *ctx, const op_family *f, con
         return status;
     return check_disjoint(ctx, r->index, f->index_name, r->index_offset * index_size,
                           (r->rows + 1) * index_size, r->output, f->output_name,
-                          r->output_offset * p->element_size, out_count * p->element_size);
+                          r->output_offset * p->output_size, out_count * p->output_size);
 }
 
 /* Checks the request against the queue and its buffers: sizes, ranges,
@@ -101,14 +103,33 @@ static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, c
                                 p->element_size, in_order, &in_elems, &out_elems)) !=
             CLREDUCE_SUCCESS ||
         (status = check_range(ctx, "input", "input offset", r->input_offset, r->count, in_elems,
-                              p->type)) != CLREDUCE_SUCCESS ||
-        (status = check_range(ctx, f->output_name, f->output_offset_name, r->output_offset,
+                              p->type)) != CLREDUCE_SUCCESS)
+        return status;
+    /* Output elements are whole multiples of input elements: counting the
+     * buffer in those first loses nothing. */
+    out_elems = out_elems / (p->output_size / p->element_size);
+    if ((status = check_range(ctx, f->output_name, f->output_offset_name, r->output_offset,
                               out_count, out_elems, p->type)) != CLREDUCE_SUCCESS)
         return status;
     if (f->index_name && (status = validate_index(ctx, f, r, p, out_count)) != CLREDUCE_SUCCESS)
         return status;
-    return check_overlap(ctx, r->input, r->input_offset, r->count, r->output, f->output_name,
-                         r->output_offset, out_count, p->element_size, f->in_place);
+    if ((status = check_overlap_sized(ctx, r->input, "input", r->input_offset, r->count,
+                                      p->element_size, r->output, f->output_name,
+                                      r->output_offset, out_count, p->output_size,
+                                      f->in_place)) != CLREDUCE_SUCCESS)
+        return status;
+    if (!f->two_inputs)
+        return CLREDUCE_SUCCESS;
+    /* The second input may share bytes with the first (both are read), not
+     * with the output. */
+    size_t in2_size;
+    if ((status = mem_size(ctx, r->input2, "input2", &in2_size)) != CLREDUCE_SUCCESS ||
+        (status = check_range(ctx, "input2", "input2 offset", r->input2_offset, r->count,
+                              in2_size / p->element_size, p->type)) != CLREDUCE_SUCCESS)
+        return status;
+    return check_overlap_sized(ctx, r->input2, "input2", r->input2_offset, r->count,
+                               p->element_size, r->output, f->output_name, r->output_offset,
+                               out_count, p->output_size, 0);
 }
 
 clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const request *r,
@@ -123,6 +144,8 @@ clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const req
         return status;
     if (f->index_name && !r->index)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL", f->index_name);
+    if (f->two_inputs && !r->input2)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "input2 is NULL");
     plan p;
     if ((status = f->plan(ctx, r, &p)) != CLREDUCE_SUCCESS)
         return status;
@@ -174,6 +197,19 @@ clreduce_status request_check_support(clreduce_ctx *ctx, const op_family *f, clr
 clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, const void *input,
                              void *output)
 {
+    return request_host_two(ctx, f, r, input, NULL, output);
+}
+
+/* Whether host arrays [a, a + a_bytes) and [b, b + b_bytes) share a byte. */
+static int host_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
+{
+    const unsigned char *pa = a, *pb = b;
+    return pa < pb + b_bytes && pb < pa + a_bytes;
+}
+
+clreduce_status request_host_two(clreduce_ctx *ctx, const op_family *f, request *r,
+                                 const void *input, const void *input2, void *output)
+{
     clear_error(ctx);
     if (!ctx)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
@@ -183,13 +219,15 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
                          out_count > 0 && !output ? f->output_name : f->host_input_name);
     if (f->index_name && !r->host_index)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL", f->index_name);
+    if (f->two_inputs && r->count > 0 && !input2)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "input2 is NULL");
     plan p;
     clreduce_status status = f->plan(ctx, r, &p);
     if (status != CLREDUCE_SUCCESS)
         return status;
     if (r->count == 0 || out_count == 0) {
         for (size_t i = 0; i < out_count; i++)
-            identity_value(p.op, p.type, (unsigned char *)output + i * p.element_size);
+            memcpy((unsigned char *)output + i * p.output_size, p.empty_output, p.output_size);
         return CLREDUCE_SUCCESS;
     }
     if (r->count > ctx->info.max_alloc_size / p.element_size)
@@ -198,12 +236,14 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
                          "(CL_DEVICE_MAX_MEM_ALLOC_SIZE = %llu bytes)",
                          r->count, clreduce_type_name(p.type),
                          (unsigned long long)ctx->info.max_alloc_size);
-    size_t in_bytes = r->count * p.element_size, out_bytes = out_count * p.element_size;
-    const unsigned char *in_b = input, *out_b = output;
-    int in_place = f->in_place && in_b == out_b && in_bytes == out_bytes;
-    if (!in_place && in_b < out_b + out_bytes && out_b < in_b + in_bytes)
+    size_t in_bytes = r->count * p.element_size, out_bytes = out_count * p.output_size;
+    int in_place = f->in_place && input == output && in_bytes == out_bytes;
+    if (!in_place && host_overlap(input, in_bytes, output, out_bytes))
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "input and %s overlap without being the same array", f->output_name);
+    if (f->two_inputs && host_overlap(input2, in_bytes, output, out_bytes))
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "input2 and %s overlap",
+                         f->output_name);
 
     if ((status = context_own_queue(ctx, &r->queue)) != CLREDUCE_SUCCESS)
         return status;
@@ -217,6 +257,16 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
     if (err != CL_SUCCESS)
         return set_error(ctx, status_from_cl(err), "allocating the input buffer failed: %s",
                          cl_error_name(err));
+    r->input2 = NULL;
+    if (f->two_inputs) {
+        r->input2 = clCreateBuffer(ctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                   in_bytes, (void *)input2, &err);
+        if (err != CL_SUCCESS) {
+            clReleaseMemObject(r->input);
+            return set_error(ctx, status_from_cl(err), "allocating the input2 buffer failed: %s",
+                             cl_error_name(err));
+        }
+    }
     r->output = r->input;
     r->index = NULL;
     if (f->index_name) {
@@ -236,11 +286,13 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
             if (r->index)
                 clReleaseMemObject(r->index);
             clReleaseMemObject(r->input);
+            if (r->input2)
+                clReleaseMemObject(r->input2);
             return set_error(ctx, status_from_cl(err), "allocating the %s buffer failed: %s",
                              f->output_name, cl_error_name(err));
         }
     }
-    r->input_offset = r->output_offset = r->index_offset = 0;
+    r->input_offset = r->output_offset = r->index_offset = r->input2_offset = 0;
     r->num_wait = 0;
     r->wait = NULL;
     cl_event done = NULL;
@@ -248,7 +300,7 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
     if (status == CLREDUCE_SUCCESS) {
         /* A single result goes through a copy, so that a failed read leaves
          * the caller's untouched. */
-        unsigned char one[8];
+        unsigned char one[PLAN_OUTPUT_MAX];
         void *into = out_bytes <= sizeof one ? one : output;
         err = clEnqueueReadBuffer(r->queue, r->output, CL_TRUE, 0, out_bytes, into, 1, &done,
                                   NULL);
@@ -263,6 +315,8 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
         clReleaseMemObject(r->output);
     if (r->index)
         clReleaseMemObject(r->index);
+    if (r->input2)
+        clReleaseMemObject(r->input2);
     clReleaseMemObject(r->input);
     return status;
 }

@@ -98,6 +98,10 @@ static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
+    if (op_is_extended(r->op))
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "rows reduce with sum, min and max; %s is not among them yet",
+                         clreduce_op_name(r->op));
     size_t pitch = effective_pitch(r);
     if (pitch < r->row_length)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,

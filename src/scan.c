@@ -77,6 +77,10 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
+    if (op_is_extended(r->op))
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "scans run sum, min and max; %s is an operator of reductions only",
+                         clreduce_op_name(r->op));
     clreduce_scan_variant v = r->variant == CLREDUCE_SCAN_AUTO
                                   ? clreduce_auto_scan_variant(ctx, p->type)
                                   : (clreduce_scan_variant)r->variant;

@@ -45,6 +45,10 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
+    if (op_is_extended(r->op))
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "segments reduce with sum, min and max; %s is not among them yet",
+                         clreduce_op_name(r->op));
     if ((status = check_offsets_type(ctx, r->index_type)) != CLREDUCE_SUCCESS)
         return status;
     if (r->rows == SIZE_MAX)

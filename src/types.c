@@ -14,6 +14,12 @@ _Static_assert(CLREDUCE_FLOAT == CLR_TYPE_FLOAT && CLREDUCE_DOUBLE == CLR_TYPE_D
 _Static_assert(CLREDUCE_OP_SUM == CLR_OP_SUM && CLREDUCE_OP_MIN == CLR_OP_MIN &&
                    CLREDUCE_OP_MAX == CLR_OP_MAX,
                "clreduce_op and CLR_OP_* share their values");
+_Static_assert(CLREDUCE_OP_ARGMIN == CLR_OP_ARGMIN && CLREDUCE_OP_ARGMAX == CLR_OP_ARGMAX &&
+                   CLREDUCE_OP_MINMAX == CLR_OP_MINMAX &&
+                   CLREDUCE_OP_SUM_SQUARES == CLR_OP_SUM_SQUARES &&
+                   CLREDUCE_OP_SUM_ABS == CLR_OP_SUM_ABS && CLREDUCE_OP_NORM2 == CLR_OP_NORM2 &&
+                   CLREDUCE_OP_MEAN_VAR == CLR_OP_MEAN_VAR && CLREDUCE_OP_DOT == CLR_OP_DOT,
+               "clreduce_op and operators.cl's CLR_OP_* share their values");
 _Static_assert(CLREDUCE_SUBGROUP_PATH_NONE == CLR_SG_NONE &&
                    CLREDUCE_SUBGROUP_PATH_NV_PTX == CLR_SG_NV_PTX &&
                    CLREDUCE_SUBGROUP_PATH_SHUFFLE_RELATIVE == CLR_SG_SHUFFLE_RELATIVE &&

@@ -122,6 +122,15 @@ clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset,
                               cl_mem output, const char *output_name, size_t out_offset,
                               size_t out_count, size_t element_size, int allow_same)
 {
+    return check_overlap_sized(ctx, input, "input", in_offset, in_count, element_size, output,
+                               output_name, out_offset, out_count, element_size, allow_same);
+}
+
+clreduce_status check_overlap_sized(clreduce_ctx *ctx, cl_mem input, const char *input_name,
+                                    size_t in_offset, size_t in_count, size_t in_size,
+                                    cl_mem output, const char *output_name, size_t out_offset,
+                                    size_t out_count, size_t out_size, int allow_same)
+{
     if (in_count == 0 || out_count == 0)
         return CLREDUCE_SUCCESS;
     /* One handle needs no query: both ranges are relative to the same
@@ -130,7 +139,8 @@ clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset,
     if (input != output) {
         cl_mem in_root, out_root;
         clreduce_status status;
-        if ((status = mem_origin(ctx, input, "input", &in_root, &in_base)) != CLREDUCE_SUCCESS ||
+        if ((status = mem_origin(ctx, input, input_name, &in_root, &in_base)) !=
+                CLREDUCE_SUCCESS ||
             (status = mem_origin(ctx, output, output_name, &out_root, &out_base)) !=
                 CLREDUCE_SUCCESS)
             return status;
@@ -139,9 +149,8 @@ clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset,
     }
     /* The ranges lie inside their buffers (check_range), and those inside
      * their root buffer, so none of these sums overflows. */
-    size_t in_lo = in_base + in_offset * element_size, in_hi = in_lo + in_count * element_size;
-    size_t out_lo = out_base + out_offset * element_size,
-           out_hi = out_lo + out_count * element_size;
+    size_t in_lo = in_base + in_offset * in_size, in_hi = in_lo + in_count * in_size;
+    size_t out_lo = out_base + out_offset * out_size, out_hi = out_lo + out_count * out_size;
     if (in_lo >= out_hi || out_lo >= in_hi)
         return CLREDUCE_SUCCESS;
     if (allow_same && in_lo == out_lo && in_hi == out_hi)
@@ -153,11 +162,11 @@ clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset,
                  in_hi, out_lo, out_hi);
     if (out_count == 1 && !allow_same)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%s element %zu overlaps the input range [%zu, +%zu)%s", output_name,
-                         out_offset, in_offset, in_count, where);
+                         "%s element %zu overlaps the %s range [%zu, +%zu)%s", output_name,
+                         out_offset, input_name, in_offset, in_count, where);
     return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                     "input [%zu, +%zu) and %s [%zu, +%zu) overlap%s%s", in_offset, in_count,
-                     output_name, out_offset, out_count,
+                     "%s [%zu, +%zu) and %s [%zu, +%zu) overlap%s%s", input_name, in_offset,
+                     in_count, output_name, out_offset, out_count,
                      allow_same ? " without being the same range" : "", where);
 }
 

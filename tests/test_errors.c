@@ -210,8 +210,8 @@ static void test_absurd_counts(void **state)
 static void test_unknown_enums(void **state)
 {
     (void)state;
-    EXPECT_REDUCE_FAILURE("op 7", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("op", "7"),
-                          clreduce_reduce(g_ctx, g_queue, (clreduce_op)7, CLREDUCE_FLOAT,
+    EXPECT_REDUCE_FAILURE("op 11", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("op", "11"),
+                          clreduce_reduce(g_ctx, g_queue, (clreduce_op)11, CLREDUCE_FLOAT,
                                           CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
                                           NULL, &done));
     EXPECT_REDUCE_FAILURE("op -1", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("op"),
@@ -238,9 +238,9 @@ static void test_unknown_enums(void **state)
                                           10, g_result, 1, 0, NULL, &done));
     EXPECT_REDUCE_FAILURE("unknown op with count 0", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
                           WORDS("op"),
-                          clreduce_reduce(g_ctx, g_queue, (clreduce_op)3, CLREDUCE_FLOAT,
-                                          CLREDUCE_SEQUENTIAL, g_input, 0, 0, g_result, 1, 0,
-                                          NULL, &done));
+                          clreduce_reduce(g_ctx, g_queue, (clreduce_op)CLREDUCE_OP_COUNT,
+                                          CLREDUCE_FLOAT, CLREDUCE_SEQUENTIAL, g_input, 0, 0,
+                                          g_result, 1, 0, NULL, &done));
     EXPECT_REDUCE_FAILURE("check_support, variant 99", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
                           WORDS("variant"),
                           clreduce_check_support(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
@@ -481,9 +481,9 @@ static void test_reduce_host_errors(void **state)
                           WORDS("ctx"),
                           clreduce_reduce_host(NULL, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
                                                CLREDUCE_AUTO, data, 4, &r));
-    EXPECT_REDUCE_FAILURE("reduce_host, op 7", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
-                          WORDS("op", "7"),
-                          clreduce_reduce_host(g_ctx, (clreduce_op)7, CLREDUCE_FLOAT,
+    EXPECT_REDUCE_FAILURE("reduce_host, op 11", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("op", "11"),
+                          clreduce_reduce_host(g_ctx, (clreduce_op)11, CLREDUCE_FLOAT,
                                                CLREDUCE_AUTO, data, 4, &r));
     EXPECT_REDUCE_FAILURE("reduce_host, type -1, count 0", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
                           WORDS("type"),

@@ -79,15 +79,19 @@ static void test_opencl_error_names(void **state)
 static void test_op_names(void **state)
 {
     (void)state;
-    static const char *const want[] = {"sum", "min", "max"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const want[CLREDUCE_OP_COUNT] = {
+        "sum", "min", "max", "argmin", "argmax", "minmax", "sum_squares", "sum_abs",
+        "norm2", "mean_var", "dot"};
+    for (int i = 0; i < CLREDUCE_OP_COUNT; i++) {
         check_name_shape(clreduce_op_name((clreduce_op)i));
         assert_string_equal(clreduce_op_name((clreduce_op)i), want[i]);
     }
     assert_int_equal(CLREDUCE_OP_SUM, 0);
     assert_int_equal(CLREDUCE_OP_MAX, 2);
-    assert_null(clreduce_op_name((clreduce_op)3));
-    assert_null(clreduce_op_name((clreduce_op)7));
+    assert_int_equal(CLREDUCE_OP_DOT, 10);
+    assert_int_equal(CLREDUCE_OP_COUNT, 11);
+    assert_null(clreduce_op_name((clreduce_op)CLREDUCE_OP_COUNT));
+    assert_null(clreduce_op_name((clreduce_op)100));
     assert_null(clreduce_op_name((clreduce_op)-1));
 }
 

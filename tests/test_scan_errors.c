@@ -136,10 +136,10 @@ static void test_errors_unknown_enums(void **state)
         const char *word;
         size_t count;
     } bad[] = {
-        {"op 3", 3, F, INCL, RTS, "op", 10},
-        {"op 7", 7, F, INCL, RTS, "op", 10},
+        {"op 11", 11, F, INCL, RTS, "op", 10},
+        {"op 99", 99, F, INCL, RTS, "op", 10},
         {"op -1", -1, F, INCL, RTS, "op", 10},
-        {"op 3, count 0", 3, F, INCL, RTS, "op", 0},
+        {"op 11, count 0", 11, F, INCL, RTS, "op", 0},
         {"type 6", SUM, 6, INCL, RTS, "type", 10},
         {"type -1", SUM, -1, EXCL, RTS, "type", 10},
         {"type 6, count 0", SUM, 6, INCL, RTS, "type", 0},

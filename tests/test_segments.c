@@ -626,8 +626,14 @@ static void test_bad_arguments(void **state)
                                                u32, 10, g.output, 0, 0, NULL, &done));
     static const char *const op_words[] = {"op", NULL};
     TC_EXPECT_FAILURE(&g, g_ctx, "unknown op", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, op_words,
-                      clreduce_reduce_segments(g_ctx, g_queue, (clreduce_op)5, f, g.input, 0, 100,
-                                               ob, 0, u32, 10, g.output, 0, 0, NULL, &done));
+                      clreduce_reduce_segments(g_ctx, g_queue, (clreduce_op)CLREDUCE_OP_COUNT, f,
+                                               g.input, 0, 100, ob, 0, u32, 10, g.output, 0, 0,
+                                               NULL, &done));
+    static const char *const minmax_words[] = {"minmax", NULL};
+    TC_EXPECT_FAILURE(&g, g_ctx, "an operator segments do not take", CLREDUCE_ERROR_UNSUPPORTED,
+                      g_ctx, minmax_words,
+                      clreduce_reduce_segments(g_ctx, g_queue, CLREDUCE_OP_MINMAX, f, g.input, 0,
+                                               100, ob, 0, u32, 10, g.output, 0, 0, NULL, &done));
     /* Results right after the offsets in the same buffer are fine. */
     cl_event done = NULL;
     assert_int_equal(clreduce_reduce_segments(g_ctx, g_queue, sum, f, g.input, 0, 100, g.output,

@@ -4,11 +4,15 @@
  * clreduce reduces a buffer of numbers to one value (sum, minimum or maximum),
  * every row of a matrix or every segment of a CSR layout to one value each,
  * or scans a buffer into the running sums, minima or maxima of its prefixes,
- * on any OpenCL 1.2+ device. Its kernels are OpenCL C compiled at run time for
- * the device at hand; on NVIDIA GPUs they use the warp shuffle instructions
- * through inline PTX, elsewhere the device's sub-group extensions where it has
- * them. Compiled programs are cached inside the context, so only the first
- * call with a given operator, type and variant pays for a build.
+ * on any OpenCL 1.2+ device. Further reductions give a small structure
+ * instead of one value: the index of the minimum or maximum, both extremes at
+ * once, sums of squares and of absolute values, the Euclidean norm, the mean
+ * and variance, and the dot product of two buffers (see clreduce_op). Its
+ * kernels are OpenCL C compiled at run time for the device at hand; on
+ * NVIDIA GPUs they use the warp shuffle instructions through inline PTX,
+ * elsewhere the device's sub-group extensions where it has them. Compiled
+ * programs are cached inside the context, so only the first call with a
+ * given operator, type and variant pays for a build.
  *
  * Minimal example (error checks trimmed):
  *
@@ -54,6 +58,34 @@
  *  - A count of 0 gives the operator's identity: 0 for sum; for min +inf
  *    (floats) or the type's largest value (integers); for max -inf or the
  *    type's smallest value.
+ *  - Sums of squares, of absolute values and dot products follow the rule
+ *    of sums with the sum of their terms' magnitudes: |result - exact| <=
+ *    (m + ceil(log2 n)) * u * sum(|t_i|), t_i = x_i^2, |x_i| or x_i*y_i (a
+ *    product and its sum may be fused, which only lowers the error).
+ *  - The Euclidean norm is never overflowed nor flushed by its squares: it
+ *    is finite whenever the exact norm is at most FLT_MAX (DBL_MAX), and
+ *    |result - norm| <= ((m + ceil(log2 n)) / 2 + 4) * u * norm (plus the
+ *    rounding of a subnormal result). Each work-item adds plain squares and
+ *    tracks its largest |x|; one whose largest |x| lies outside [2^-40,
+ *    2^50] (float) or [2^-450, 2^450] (double) reads its share again scaled
+ *    by a power of two (exact), and the work-items' (sum, exponent) pairs
+ *    merge as LAPACK's scaled sums of squares do, so only data with such
+ *    values pay a second read. A NaN gives NaN, else an infinity gives +inf.
+ *  - Mean and variance are merged pairwise as Chan, Golub and LeVeque's
+ *    update of (count, mean, m2), with each mean kept as an element of the
+ *    data plus a small offset, so that the difference of two means keeps
+ *    the precision of the spread, not of the mean. Each work-item sums its
+ *    share shifted by the first values it reads, which keeps the
+ *    cancellation of m2 small where those lie within a few standard
+ *    deviations of the mean: to first order |m2 - M2| <= (m + ceil(log2 n)
+ *    + 4) * u * sum((x_i - c_i)^2), c_i the shift of x_i, and the mean is
+ *    within (m + ceil(log2 n) + 2) * u * max|x_i|. As each shift is one of
+ *    the values it is subtracted from, sum((x_i - c_i)^2) <= (m + 1) * M2
+ *    whatever the data. The test suite checks data of mean 10^6 and spread
+ *    1 (uniform, and a ramp) against a two-pass reference: m2 within 1e-5
+ *    (float) and 1e-12 (double) relative.
+ *  - argmin, argmax, minmax, sums of squares, of absolute values and dot
+ *    products of integers are exact (integer sums modulo 2^32 or 2^64).
  *
  * Program caches: a context keeps every program it builds for its lifetime.
  * Programs are also kept on disk as device binaries, so that a new process
@@ -118,12 +150,51 @@ typedef enum clreduce_status {
 #undef CLREDUCE_STATUS_ENUM_
 } clreduce_status;
 
-/* Reduction operators. */
+/* Reduction operators. SUM, MIN and MAX reduce to one element of the type
+ * and also scan. The others reduce only (clreduce_scan() answers
+ * CLREDUCE_ERROR_UNSUPPORTED), to a result of clreduce_result_size(op, type)
+ * bytes laid out as the structures below, and run on CLREDUCE_AUTO,
+ * CLREDUCE_GRID_STRIDE and CLREDUCE_SINGLE_PASS (other variants:
+ * CLREDUCE_ERROR_UNSUPPORTED). The numerical contract above says how
+ * accurate each is. */
 typedef enum clreduce_op {
     CLREDUCE_OP_SUM = 0,
     CLREDUCE_OP_MIN = 1,
-    CLREDUCE_OP_MAX = 2
+    CLREDUCE_OP_MAX = 2,
+    /* The smallest (largest) element and its index, counted from the start
+     * of the range, as a clreduce_arg_<type>; every type. Among equal values
+     * the smallest index wins. NaN wins as it does for min and max: the
+     * value is a NaN and the index that of the first NaN. -0.0 orders below
+     * +0.0. Of no element: min's (max's) identity and index UINT64_MAX. */
+    CLREDUCE_OP_ARGMIN = 3,
+    CLREDUCE_OP_ARGMAX = 4,
+    /* Minimum and maximum in one pass, as a clreduce_minmax_<type>; every
+     * type. Each as CLREDUCE_OP_MIN and _MAX give it (a NaN anywhere makes
+     * both NaN); of no element {+inf, -inf} (floats) or {largest, smallest}
+     * (integers). */
+    CLREDUCE_OP_MINMAX = 5,
+    /* Sum of x*x, one element of the type; every type (integers wrap
+     * around as sums do). */
+    CLREDUCE_OP_SUM_SQUARES = 6,
+    /* Sum of |x|, one element of the type; every type. A signed integer's
+     * |x| is taken as unsigned (|INT32_MIN| is 2^31) and the sum wraps
+     * modulo 2^32 or 2^64: read the result's bits as uint32_t or uint64_t. */
+    CLREDUCE_OP_SUM_ABS = 7,
+    /* Euclidean norm sqrt(sum of x*x), one element; float and double only. */
+    CLREDUCE_OP_NORM2 = 8,
+    /* Count, mean and m2 = sum of (x - mean)^2, as a
+     * clreduce_mean_var_<type>; float and double only. The population
+     * variance is m2 / count, the sample variance m2 / (count - 1). Of no
+     * element: all zero. */
+    CLREDUCE_OP_MEAN_VAR = 9,
+    /* Sum of x[i] * y[i] over two inputs, one element of the type; every
+     * type (integers wrap around). Through clreduce_dot() only:
+     * clreduce_reduce() refuses it; clreduce_check_support() and
+     * clreduce_result_size() take it. */
+    CLREDUCE_OP_DOT = 10
 } clreduce_op;
+
+#define CLREDUCE_OP_COUNT 11
 
 /* Element types. CLREDUCE_DOUBLE needs a device with cl_khr_fp64. */
 typedef enum clreduce_type {
@@ -182,6 +253,117 @@ typedef enum clreduce_subgroup_path {
     CLREDUCE_SUBGROUP_PATH_SHUFFLE = 4,          /* sub_group_shuffle      */
     CLREDUCE_SUBGROUP_PATH_REDUCE = 5            /* sub_group_reduce_*     */
 } clreduce_subgroup_path;
+
+/* ---------------------------------------------------------------------------
+ * Result layouts of the operators past CLREDUCE_OP_MAX, as written to device
+ * memory and to host memory by the *_host calls. Host and device agree on
+ * them byte for byte (the sizes and offsets are checked below where the
+ * compiler can): values at the offsets given, in the device's byte order,
+ * padding written as zeros. Results of SUM_SQUARES, SUM_ABS, NORM2 and DOT
+ * are one element of the type.
+ * ------------------------------------------------------------------------- */
+
+/* ARGMIN, ARGMAX: 16 bytes for every type, the value at byte 0 and the
+ * index at byte 8 (8-byte aligned in device memory, where result_offset
+ * counts whole results). */
+typedef struct clreduce_arg_float {
+    float value;
+    uint32_t padding;
+    uint64_t index;
+} clreduce_arg_float;
+typedef struct clreduce_arg_double {
+    double value;
+    uint64_t index;
+} clreduce_arg_double;
+typedef struct clreduce_arg_int32 {
+    int32_t value;
+    uint32_t padding;
+    uint64_t index;
+} clreduce_arg_int32;
+typedef struct clreduce_arg_uint32 {
+    uint32_t value;
+    uint32_t padding;
+    uint64_t index;
+} clreduce_arg_uint32;
+typedef struct clreduce_arg_int64 {
+    int64_t value;
+    uint64_t index;
+} clreduce_arg_int64;
+typedef struct clreduce_arg_uint64 {
+    uint64_t value;
+    uint64_t index;
+} clreduce_arg_uint64;
+
+/* MINMAX: two elements of the type, the minimum first (8 or 16 bytes). */
+typedef struct clreduce_minmax_float {
+    float min, max;
+} clreduce_minmax_float;
+typedef struct clreduce_minmax_double {
+    double min, max;
+} clreduce_minmax_double;
+typedef struct clreduce_minmax_int32 {
+    int32_t min, max;
+} clreduce_minmax_int32;
+typedef struct clreduce_minmax_uint32 {
+    uint32_t min, max;
+} clreduce_minmax_uint32;
+typedef struct clreduce_minmax_int64 {
+    int64_t min, max;
+} clreduce_minmax_int64;
+typedef struct clreduce_minmax_uint64 {
+    uint64_t min, max;
+} clreduce_minmax_uint64;
+
+/* MEAN_VAR: mean and m2 in the type, then the count: 16 bytes for float,
+ * 24 for double, 8-byte aligned. Two results of disjoint data merge as
+ * n = n_a + n_b, d = mean_b - mean_a, mean = mean_a + d * n_b / n,
+ * m2 = m2_a + m2_b + d * d * n_a * n_b / n. */
+typedef struct clreduce_mean_var_float {
+    float mean;
+    float m2;
+    uint64_t count;
+} clreduce_mean_var_float;
+typedef struct clreduce_mean_var_double {
+    double mean;
+    double m2;
+    uint64_t count;
+} clreduce_mean_var_double;
+
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define CLREDUCE_LAYOUT_CHECK_(cond, text) static_assert(cond, text);
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define CLREDUCE_LAYOUT_CHECK_(cond, text) _Static_assert(cond, text);
+#else
+#define CLREDUCE_LAYOUT_CHECK_(cond, text)
+#endif
+CLREDUCE_LAYOUT_CHECK_(sizeof(clreduce_arg_float) == 16 &&
+                           offsetof(clreduce_arg_float, index) == 8 &&
+                           sizeof(clreduce_arg_double) == 16 &&
+                           offsetof(clreduce_arg_double, index) == 8 &&
+                           sizeof(clreduce_arg_int32) == 16 &&
+                           offsetof(clreduce_arg_int32, index) == 8 &&
+                           sizeof(clreduce_arg_uint32) == 16 &&
+                           offsetof(clreduce_arg_uint32, index) == 8 &&
+                           sizeof(clreduce_arg_int64) == 16 &&
+                           offsetof(clreduce_arg_int64, index) == 8 &&
+                           sizeof(clreduce_arg_uint64) == 16 &&
+                           offsetof(clreduce_arg_uint64, index) == 8,
+                       "argmin/argmax results: 16 bytes, the index at byte 8")
+CLREDUCE_LAYOUT_CHECK_(sizeof(clreduce_minmax_float) == 8 &&
+                           sizeof(clreduce_minmax_double) == 16 &&
+                           sizeof(clreduce_minmax_int32) == 8 &&
+                           sizeof(clreduce_minmax_uint32) == 8 &&
+                           sizeof(clreduce_minmax_int64) == 16 &&
+                           sizeof(clreduce_minmax_uint64) == 16,
+                       "minmax results: two elements")
+CLREDUCE_LAYOUT_CHECK_(sizeof(clreduce_mean_var_float) == 16 &&
+                           offsetof(clreduce_mean_var_float, m2) == 4 &&
+                           offsetof(clreduce_mean_var_float, count) == 8 &&
+                           sizeof(clreduce_mean_var_double) == 24 &&
+                           offsetof(clreduce_mean_var_double, m2) == 8 &&
+                           offsetof(clreduce_mean_var_double, count) == 16,
+                       "mean_var results: mean, m2, then the count")
+#undef CLREDUCE_LAYOUT_CHECK_
 
 /* Opaque context: one OpenCL context and device, their capabilities, the
  * cache of compiled programs, and scratch memory. */
@@ -267,8 +449,10 @@ CLREDUCE_API cl_device_id clreduce_get_cl_device(const clreduce_ctx *ctx);
  * ------------------------------------------------------------------------- */
 
 /* Blocking convenience: reduces `count` elements of host memory `data` and
- * writes the result (one element of `type`) to `result`. Uses a queue owned
- * by the context. count == 0 writes the identity.
+ * writes the result (clreduce_result_size(op, type) bytes: one element of
+ * `type` for sum, min and max) to `result`. Uses a queue owned by the
+ * context. count == 0 writes the identity (the operator's result of no
+ * element).
  * Returns CLREDUCE_SUCCESS or any error code; on error *result is untouched. */
 CLREDUCE_API clreduce_status clreduce_reduce_host(clreduce_ctx *ctx, clreduce_op op,
                                                   clreduce_type type,
@@ -278,21 +462,27 @@ CLREDUCE_API clreduce_status clreduce_reduce_host(clreduce_ctx *ctx, clreduce_op
 
 /* Enqueues the reduction of elements [offset, offset + count) of `input`
  * (offsets and counts in elements of `type`) into element `result_offset` of
- * `result`. Asynchronous: the commands wait for the `num_wait` events of
- * `wait` and, if `done` is not NULL, *done receives an event that completes
- * when the result is written (release it with clReleaseEvent). The queue may
- * be in-order or out-of-order; it must belong to the context's OpenCL context
- * and device. The result element must not overlap the input range, compared
- * where they lie in memory: through two sub-buffers of one buffer, or a
- * sub-buffer and its parent, they overlap where they share bytes.
+ * `result`, an array of results of clreduce_result_size(op, type) bytes (an
+ * element of `type` for sum, min and max): the result lies at byte
+ * result_offset * clreduce_result_size(op, type). Asynchronous: the
+ * commands wait for the `num_wait` events of `wait` and, if `done` is not
+ * NULL, *done receives an event that completes when the result is written
+ * (release it with clReleaseEvent). The queue may be in-order or
+ * out-of-order; it must belong to the context's OpenCL context and device.
+ * The result element must not overlap the input range, compared where they
+ * lie in memory: through two sub-buffers of one buffer, or a sub-buffer and
+ * its parent, they overlap where they share bytes.
  * Returns:
  *   CLREDUCE_SUCCESS;
  *   CLREDUCE_ERROR_INVALID_ARGUMENT  NULL ctx, queue or buffer; unknown op,
- *       type or variant; range past the end of a buffer; a queue of another
- *       context or device; num_wait and wait disagree; the result element
- *       overlapping the input range;
+ *       type or variant; CLREDUCE_OP_DOT (clreduce_dot() takes two inputs);
+ *       range past the end of a buffer; a queue of another context or
+ *       device; num_wait and wait disagree; the result element overlapping
+ *       the input range;
  *   CLREDUCE_ERROR_UNSUPPORTED  double without fp64; a sub-group variant on a
- *       device without sub-groups; an atomic the device lacks;
+ *       device without sub-groups; an atomic the device lacks; an operator
+ *       past CLREDUCE_OP_MAX on a variant other than AUTO, GRID_STRIDE and
+ *       SINGLE_PASS, or NORM2 and MEAN_VAR on an integer type;
  *   CLREDUCE_ERROR_BUILD  the kernel did not compile (the build log is in
  *       clreduce_last_error());
  *   CLREDUCE_ERROR_OPENCL, CLREDUCE_ERROR_OUT_OF_MEMORY.
@@ -325,10 +515,45 @@ CLREDUCE_API clreduce_status clreduce_reduce_profiled(clreduce_ctx *ctx, cl_comm
 
 /* Whether `variant` can run for `type` on the context's device: returns
  * CLREDUCE_SUCCESS, or the status clreduce_reduce() would return with the
- * reason in clreduce_last_error(). Builds nothing. */
+ * reason in clreduce_last_error() (for CLREDUCE_OP_DOT: clreduce_dot()).
+ * Builds nothing. */
 CLREDUCE_API clreduce_status clreduce_check_support(clreduce_ctx *ctx, clreduce_op op,
                                                     clreduce_type type,
                                                     clreduce_variant variant);
+
+/* Bytes of one result of `op` on `type`: 16 for ARGMIN and ARGMAX, two
+ * elements for MINMAX, 16 (float) or 24 (double) for MEAN_VAR, one element
+ * otherwise. 0 for an unknown op or type, and for NORM2 and MEAN_VAR on an
+ * integer type. */
+CLREDUCE_API size_t clreduce_result_size(clreduce_op op, clreduce_type type);
+
+/* Enqueues the dot product sum of x[i] * y[i] of elements [x_offset,
+ * x_offset + count) of `x` and [y_offset, y_offset + count) of `y` (same
+ * type and count; offsets in elements) into element `result_offset` of
+ * `result` (one element of `type`). x and y may be the same buffer and may
+ * overlap (both are only read); the result must overlap neither, judged
+ * where they lie in memory as clreduce_reduce() does. Asynchronous, with a
+ * wait list and a completion event, as clreduce_reduce(); variants AUTO,
+ * GRID_STRIDE and SINGLE_PASS. count == 0 writes 0.
+ * Returns the codes of clreduce_reduce() (INVALID_ARGUMENT also for a NULL
+ * y or a y range past its buffer's end; messages call x "input" and y
+ * "input2"); on any error found before enqueueing nothing has been
+ * enqueued and `result` is not written. */
+CLREDUCE_API clreduce_status clreduce_dot(clreduce_ctx *ctx, cl_command_queue queue,
+                                          clreduce_type type, clreduce_variant variant, cl_mem x,
+                                          size_t x_offset, cl_mem y, size_t y_offset,
+                                          size_t count, cl_mem result, size_t result_offset,
+                                          cl_uint num_wait, const cl_event *wait,
+                                          cl_event *done);
+
+/* Blocking convenience: the dot product of `count` elements of host arrays
+ * x and y (which may be the same array) into *result (one element of
+ * `type`), on a queue owned by the context. count == 0 writes 0.
+ * Returns CLREDUCE_SUCCESS or any error code; on error *result is untouched
+ * (also when result overlaps x or y: CLREDUCE_ERROR_INVALID_ARGUMENT). */
+CLREDUCE_API clreduce_status clreduce_dot_host(clreduce_ctx *ctx, clreduce_type type,
+                                               clreduce_variant variant, const void *x,
+                                               const void *y, size_t count, void *result);
 
 /* ---------------------------------------------------------------------------
  * Prefix scans
@@ -337,8 +562,9 @@ CLREDUCE_API clreduce_status clreduce_check_support(clreduce_ctx *ctx, clreduce_
  * elements before it (exclusive) or up to and including it (inclusive):
  *   inclusive: out[i] = x[0] op x[1] op ... op x[i]
  *   exclusive: out[0] = identity, out[i] = x[0] op ... op x[i-1]
- * for the same operators and types as the reductions, with the same rules
- * for integer wrap-around, NaN and signed zeros.
+ * for sum, min and max (the operators past CLREDUCE_OP_MAX are reductions
+ * only: CLREDUCE_ERROR_UNSUPPORTED) and the types of the reductions, with the
+ * same rules for integer wrap-around, NaN and signed zeros.
  *
  * Numerical contract of floating-point sums: out[i] is evaluated in the
  * element type as a sum of x[0..i] grouped by work-item, sub-group,

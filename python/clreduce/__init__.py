@@ -123,10 +123,20 @@ _names_lock = threading.Lock()
 _names_cache = {}
 
 
+# The operators this package offers: those whose result is one element of
+# the input's type. The library's later operators (argmin, argmax, minmax,
+# sum_squares, sum_abs, norm2, mean_var, dot) write results of their own
+# layout, which the functions here do not read.
+_ELEMENT_OPS = ("sum", "min", "max")
+
+
 def _enum_names(kind):
     with _names_lock:
         if kind not in _names_cache:
-            _names_cache[kind] = _lib.names(getattr(_lib.library(), f"clreduce_{kind}_name"))
+            table = _lib.names(getattr(_lib.library(), f"clreduce_{kind}_name"))
+            if kind == "op":
+                table = {name: table[name] for name in _ELEMENT_OPS}
+            _names_cache[kind] = table
         return _names_cache[kind]
 
 

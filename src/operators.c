@@ -1,0 +1,238 @@
+/* Reductions with the operators past max (cl/operators.cl): argmin, argmax,
+ * minmax, sums of squares and of absolute values, the Euclidean norm, mean
+ * and variance, and dot products, as two operation families of the request
+ * pipeline (one input; two for dot) that share their plan and launches. They
+ * run the grid shape of reduce.c's GRID_STRIDE and SINGLE_PASS variants
+ * (cl/reduce_operators.cl); results are written in the layouts of
+ * clreduce.h. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- programs ---------------------------------------------------------------- */
+
+/* An accumulator of cl/operators.cl: at most 32 bytes (reduce_operators.cl
+ * checks it; single_pass_scratch_size() counts on it). */
+#define ACCUMULATOR_MAX 32
+
+static const char *const grid_sources[] = {clreduce_cl_contract, clreduce_cl_types,
+                                           clreduce_cl_operators, clreduce_cl_reduce_operators};
+static const char *const ordered_sources[] = {clreduce_cl_contract, clreduce_cl_types,
+                                              clreduce_cl_operators, clreduce_cl_device_order,
+                                              clreduce_cl_reduce_operators};
+static const char *const grid_kernels[] = {"clr_reduce_op", "clr_reduce_op_finish"};
+
+static const program_spec grid_program = {grid_sources, 4, grid_kernels, 2, 0};
+static const program_spec single_pass_program = {ordered_sources, 5, grid_kernels, 1, 1};
+
+/* ---- operators ----------------------------------------------------------------- */
+
+int op_is_extended(clreduce_op op)
+{
+    return op > CLREDUCE_OP_MAX && op < CLREDUCE_OP_COUNT;
+}
+
+static int is_float(clreduce_type type)
+{
+    return type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
+}
+
+size_t clreduce_result_size(clreduce_op op, clreduce_type type)
+{
+    size_t size = clreduce_type_size(type);
+    if (!size || (unsigned)op >= CLREDUCE_OP_COUNT)
+        return 0;
+    switch (op) {
+    case CLREDUCE_OP_ARGMIN:
+    case CLREDUCE_OP_ARGMAX:
+        return 16;
+    case CLREDUCE_OP_MINMAX:
+        return 2 * size;
+    case CLREDUCE_OP_NORM2:
+        return is_float(type) ? size : 0;
+    case CLREDUCE_OP_MEAN_VAR:
+        return is_float(type) ? 2 * size + 8 : 0;
+    default:
+        return size;
+    }
+}
+
+/* What a reduction of no element writes (clreduce.h): identities of min and
+ * max where the result holds them (index UINT64_MAX for argmin/argmax),
+ * zeros elsewhere. */
+static void empty_result(clreduce_op op, clreduce_type type, unsigned char *out)
+{
+    size_t size = clreduce_type_size(type);
+    memset(out, 0, PLAN_OUTPUT_MAX);
+    switch (op) {
+    case CLREDUCE_OP_ARGMIN:
+    case CLREDUCE_OP_ARGMAX: {
+        uint64_t none = UINT64_MAX;
+        identity_value(op == CLREDUCE_OP_ARGMIN ? CLREDUCE_OP_MIN : CLREDUCE_OP_MAX, type, out);
+        memcpy(out + 8, &none, sizeof none);
+        break;
+    }
+    case CLREDUCE_OP_MINMAX:
+        identity_value(CLREDUCE_OP_MIN, type, out);
+        identity_value(CLREDUCE_OP_MAX, type, out + size);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- plan ------------------------------------------------------------------------ */
+
+static clreduce_status operator_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    if ((unsigned)r->variant >= CLREDUCE_VARIANT_COUNT)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown variant %d", r->variant);
+    clreduce_status status = plan_start(ctx, r, p);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if (!op_is_extended(r->op))
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "op %s is not one of the operators past max", clreduce_op_name(r->op));
+    if (clreduce_result_size(r->op, r->type) == 0)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "op %s is defined for float and double only, not %s",
+                         clreduce_op_name(r->op), clreduce_type_name(r->type));
+    clreduce_variant v = r->variant == CLREDUCE_AUTO ? clreduce_auto_variant(ctx, p->type)
+                                                     : (clreduce_variant)r->variant;
+    if (v != CLREDUCE_GRID_STRIDE && v != CLREDUCE_SINGLE_PASS)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "op %s runs on variants auto, grid_stride and single_pass, not %s",
+                         clreduce_op_name(r->op), clreduce_variant_name(v));
+    p->variant = v;
+    /* Work-groups reduce their accumulators (up to ACCUMULATOR_MAX bytes) in
+     * local memory: keep them to half of it, as tuning.c does for
+     * elements. */
+    while (p->t.work_group_size > 64 &&
+           p->t.work_group_size * ACCUMULATOR_MAX > ctx->info.local_mem_size / 2)
+        p->t.work_group_size /= 2;
+    p->work_group_size = p->t.work_group_size;
+    p->unroll = p->t.loads_per_work_item;
+    p->program = v == CLREDUCE_SINGLE_PASS ? &single_pass_program : &grid_program;
+    /* Work-groups reduce their accumulators in local memory: no sub-group
+     * layer (its shuffles move one element, not a structure). */
+    p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    p->output_size = clreduce_result_size(r->op, r->type);
+    empty_result(r->op, r->type, p->empty_output);
+    snprintf(p->family_options, sizeof p->family_options,
+             "-DCLR_VARIANT=%d -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d", (int)v, p->t.segmented,
+             p->t.nv_load);
+    return CLREDUCE_SUCCESS;
+}
+
+static clreduce_status reduction_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    if (r->op == CLREDUCE_OP_DOT)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "op dot has two inputs: call clreduce_dot()");
+    return operator_plan(ctx, r, p);
+}
+
+static clreduce_status dot_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    return operator_plan(ctx, r, p);
+}
+
+/* ---- launches --------------------------------------------------------------------- */
+
+static clreduce_status enqueue_op_kernel(clreduce_ctx *ctx, chain *c, cached_kernel *k,
+                                         size_t work_group_size, size_t groups, const request *r,
+                                         size_t out_byte, cl_mem out, cl_mem scratch)
+{
+    cl_ulong in_off = r->input_offset, n = r->count, out_off = out_byte;
+    cl_mem in2 = r->input2 ? r->input2 : r->input;
+    cl_ulong in2_off = r->input2 ? r->input2_offset : 0;
+    kernel_arg args[] = {ARG(r->input), ARG(in_off), ARG(n),   ARG(out),
+                         ARG(out_off),  ARG(scratch), ARG(in2), ARG(in2_off)};
+    return enqueue_kernel_args(ctx, c, k, 0, groups, work_group_size, args, 8);
+}
+
+static clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                        const plan *p, cached_kernel *k, int in_order)
+{
+    size_t wg = p->t.work_group_size;
+    size_t groups = grid_groups(ctx, p, r->count);
+    size_t out_byte = r->output_offset * p->output_size;
+    clreduce_status status;
+    cl_mem scratch = NULL;
+
+    if (p->variant == CLREDUCE_SINGLE_PASS) {
+        status = scratch_for_queue(ctx, c->queue, in_order, single_pass_scratch_size(ctx),
+                                   &scratch);
+        if (status != CLREDUCE_SUCCESS)
+            return status;
+        status = enqueue_op_kernel(ctx, c, k, wg, groups, r, out_byte, r->output, scratch);
+        clReleaseMemObject(scratch);
+        return status;
+    }
+
+    /* GRID_STRIDE: accumulators per work-group, then one work-group over
+     * them (one work-group writes the result itself). */
+    if (groups > 1 &&
+        (status = create_temp(ctx, groups * ACCUMULATOR_MAX, &scratch)) != CLREDUCE_SUCCESS)
+        return status;
+    status = enqueue_op_kernel(ctx, c, k, wg, groups, r, out_byte, r->output, scratch);
+    if (status == CLREDUCE_SUCCESS && groups > 1) {
+        cl_ulong count = groups, out_off = out_byte;
+        kernel_arg args[] = {ARG(scratch), ARG(count), ARG(r->output), ARG(out_off)};
+        status = enqueue_kernel_args(ctx, c, k, 1, 1, wg, args, 4);
+    }
+    if (scratch)
+        clReleaseMemObject(scratch);
+    return status;
+}
+
+/* A reduction of nothing writes the result of no element: a fill of its
+ * pattern where the size allows one (fill patterns are powers of two), of
+ * zero bytes otherwise (mean_var of double: all zero, 24 bytes). */
+static clreduce_status operator_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
+                                              const plan *p, int wants_event)
+{
+    (void)wants_event;
+    size_t size = p->output_size;
+    int power_of_two = (size & (size - 1)) == 0;
+    static const unsigned char zero = 0;
+    return enqueue_fill(ctx, c, r->output, power_of_two ? p->empty_output : &zero,
+                        power_of_two ? size : 1, r->output_offset * size, size);
+}
+
+const op_family operator_reductions = {
+    .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
+    .outputs = OUTPUT_ONE, .in_place = 0, .two_inputs = 0,
+    .plan = reduction_plan, .enqueue_empty = operator_enqueue_empty,
+    .enqueue = operator_enqueue,
+};
+
+const op_family dot_products = {
+    .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "x",
+    .outputs = OUTPUT_ONE, .in_place = 0, .two_inputs = 1,
+    .plan = dot_plan, .enqueue_empty = operator_enqueue_empty, .enqueue = operator_enqueue,
+};
+
+/* ---- API -------------------------------------------------------------------------- */
+
+clreduce_status clreduce_dot(clreduce_ctx *ctx, cl_command_queue queue, clreduce_type type,
+                             clreduce_variant variant, cl_mem x, size_t x_offset, cl_mem y,
+                             size_t y_offset, size_t count, cl_mem result, size_t result_offset,
+                             cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    request r = {.queue = queue, .op = CLREDUCE_OP_DOT, .type = type, .variant = (int)variant,
+                 .input = x, .input_offset = x_offset, .count = count, .output = result,
+                 .output_offset = result_offset, .num_wait = num_wait, .wait = wait,
+                 .input2 = y, .input2_offset = y_offset};
+    return request_enqueue(ctx, &dot_products, &r, NULL, done);
+}
+
+clreduce_status clreduce_dot_host(clreduce_ctx *ctx, clreduce_type type,
+                                  clreduce_variant variant, const void *x, const void *y,
+                                  size_t count, void *result)
+{
+    request r = {.op = CLREDUCE_OP_DOT, .type = type, .variant = (int)variant, .count = count};
+    return request_host_two(ctx, &dot_products, &r, x, y, result);
+}
