@@ -34,6 +34,38 @@ long double reference_tolerance(clreduce_type type, int scan);
 int reference_matches(clreduce_type type, clreduce_op op, const prefix_state *want,
                       const void *got, long double rel_tol, char *why, size_t why_size);
 
+/* The CPU reference of the operators past CLREDUCE_OP_MAX over a whole
+ * input x (and, for dot, a second input y), built in one pass
+ * (reference_operators.c). Floating-point sums in extended precision,
+ * integer sums wrapping modulo 2^64 (truncated to the type when compared);
+ * the argmin and argmax keep the first index of their value. */
+typedef struct operator_reference {
+    unsigned char argmin[8], argmax[8];
+    uint64_t argmin_index, argmax_index;
+    long double sum, sum_sq, abs_sum, dot, dot_abs;
+    uint64_t isum_sq, isum_abs, idot; /* |x| of a signed integer as unsigned */
+    uint64_t count;
+    int has_dot;
+} operator_reference;
+
+/* Nothing seen yet. */
+void operator_reference_init(clreduce_type type, operator_reference *r);
+
+/* Adds n elements of x (and of y, NULL when there is none) that start at
+ * global index `base`; elements must come in order of their index. */
+void operator_reference_add(clreduce_type type, operator_reference *r, const void *x,
+                            const void *y, size_t n, uint64_t base);
+
+/* Whether `got` (clreduce_result_size(op, type) bytes) is right for `op`
+ * past CLREDUCE_OP_MAX: argmin, argmax and minmax exactly; sum_squares,
+ * sum_abs and dot exactly for integers, within reference_tolerance() x the
+ * sum of |terms| for floating point; norm2 within 1e-5 (float) or 1e-12
+ * (double) of sqrt(sum of squares); mean_var's mean within the tolerance x
+ * sum|x| / count, its m2 within 1e-3 (float) or 1e-9 (double) relative and
+ * its count exactly. If not, why. */
+int operator_matches(clreduce_type type, clreduce_op op, const operator_reference *want,
+                     const void *got, char *why, size_t why_size);
+
 /* One element of `type` as text (every digit a float or double needs). */
 void format_value(clreduce_type type, const void *v, char *out, size_t size);
 
