@@ -30,7 +30,10 @@ typedef struct dataset {
     size_t copies; /* identical copies, rotated over */
     size_t cursor; /* next copy to use */
     cl_mem buffer; /* copies * stride elements */
-    prefix_state total;   /* the reference: every operator over the whole input */
+    prefix_state total;   /* the reference: sum, min and max over the whole input */
+    int has_operators;    /* `operators` made by dataset_add_operators() */
+    operator_reference operators; /* the reference of the other operators */
+    cl_mem second;        /* dot's second input, as `buffer`; NULL unless made */
     scan_window *windows; /* sorted and disjoint; NULL unless made for scans */
     size_t window_count;
 } dataset;
@@ -45,11 +48,18 @@ void dataset_create(const bench_device *d, clreduce_type type, size_t count, uin
                     cl_ulong max_bytes, int for_scans, dataset *ds);
 void dataset_release(dataset *ds);
 
+/* Computes ds->operators in one pass over a host copy of the input's first
+ * copy (read back in chunks). With `second`, first fills ds->second with
+ * another random input of the same type, size and copies (from another
+ * seed, same ranges, nothing planted), the y of dot, and takes dot's
+ * reference in the same pass. Once per dataset. */
+void dataset_add_operators(const bench_device *d, dataset *ds, uint64_t seed, int second);
+
 /* The element offset of the next copy to use (rotating over the copies). */
 size_t dataset_next_offset(dataset *ds);
 
-/* Whether `value` (one element of ds->type) is the reduction of the whole
- * input by `op`; on failure a description of the difference goes to msg. */
+/* Whether `value` (clreduce_result_size(op, ds->type) bytes) is the
+ * reduction of the whole input by `op` (dot: with ds->second); on failure a description of the difference goes to msg. */
 int dataset_check(const dataset *ds, clreduce_op op, const void *value, char *msg,
                   size_t msg_size);
 
