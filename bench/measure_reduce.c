@@ -1,7 +1,10 @@
 /* clreduce-bench: timing one reduction variant on one dataset (measure.h
  * says how). Each call reduces the next copy of the input into a slot of
- * its own in a result buffer poisoned beforehand, so that a call that
- * writes nothing cannot pass for one that wrote the right value. */
+ * its own (clreduce_result_size() bytes) in a result buffer poisoned
+ * beforehand, so that a call that writes nothing cannot pass for one that
+ * wrote the right value. Dot reads the same copy of the dataset's second
+ * input as of the first; clreduce_dot() gives no `first` event, so its
+ * span_us is not measured. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@ typedef struct reduce_job {
     dataset *ds;
     clreduce_op op;
     clreduce_variant variant;
+    size_t rsize;   /* bytes of one result */
     cl_mem results; /* slot 0: untimed calls; 1 ..: timed and back-to-back calls */
 } reduce_job;
 
@@ -24,8 +28,25 @@ static const cl_uint poison_word = 0xffffffffu; /* NaN for floats */
 static void poison_slots(cl_command_queue queue, const reduce_job *j, size_t slots)
 {
     check_cl(clEnqueueFillBuffer(queue, j->results, &poison_word, sizeof poison_word, 0,
-                                 slots * j->ds->esize, 0, NULL, NULL),
+                                 slots * j->rsize, 0, NULL, NULL),
              "clEnqueueFillBuffer (poisoning the results)");
+}
+
+/* One call on `queue` into slot `slot`, of the next copy of the input. */
+static clreduce_status reduce_call(reduce_job *j, cl_command_queue queue, size_t slot,
+                                   cl_event *first, cl_event *done)
+{
+    size_t offset = dataset_next_offset(j->ds);
+    if (j->op == CLREDUCE_OP_DOT)
+        return clreduce_dot(j->ctx, queue, j->ds->type, j->variant, j->ds->buffer, offset,
+                            j->ds->second, offset, j->ds->count, j->results, slot, 0, NULL,
+                            done);
+    if (first)
+        return clreduce_reduce_profiled(j->ctx, queue, j->op, j->ds->type, j->variant,
+                                        j->ds->buffer, offset, j->ds->count, j->results, slot,
+                                        0, NULL, first, done);
+    return clreduce_reduce(j->ctx, queue, j->op, j->ds->type, j->variant, j->ds->buffer, offset,
+                           j->ds->count, j->results, slot, 0, NULL, done);
 }
 
 /* Untimed call `index` of a back-to-back batch, on the queue without
@@ -33,9 +54,7 @@ static void poison_slots(cl_command_queue queue, const reduce_job *j, size_t slo
 static clreduce_status enqueue_plain(void *arg, int index)
 {
     reduce_job *j = arg;
-    return clreduce_reduce(j->ctx, j->d->plain_queue, j->op, j->ds->type, j->variant,
-                           j->ds->buffer, dataset_next_offset(j->ds), j->ds->count, j->results,
-                           (size_t)(index + 1), 0, NULL, NULL);
+    return reduce_call(j, j->d->plain_queue, (size_t)(index + 1), NULL, NULL);
 }
 
 /* A timed call into `slot`, its result read into value. */
@@ -45,18 +64,15 @@ static clreduce_status timed_reduce(reduce_job *j, size_t slot, void *value, dou
     cl_command_queue q = j->d->queue;
     timed_call t;
     timed_start(q, &t);
-    clreduce_status s = clreduce_reduce_profiled(j->ctx, q, j->op, j->ds->type, j->variant,
-                                                 j->ds->buffer, dataset_next_offset(j->ds),
-                                                 j->ds->count, j->results, slot, 0, NULL,
-                                                 &t.first, &t.done);
+    clreduce_status s = reduce_call(j, q, slot, &t.first, &t.done);
     timed_called(&t);
     if (s != CLREDUCE_SUCCESS) {
         timed_abandon(&t);
         clFinish(q);
         return s;
     }
-    check_cl(clEnqueueReadBuffer(q, j->results, CL_TRUE, slot * j->ds->esize, j->ds->esize,
-                                 value, 1, &t.done, NULL),
+    check_cl(clEnqueueReadBuffer(q, j->results, CL_TRUE, slot * j->rsize, j->rsize, value, 1,
+                                 &t.done, NULL),
              "clEnqueueReadBuffer (result)");
     *late = timed_finish(&t, call_ns, span_ns, host_ns);
     return CLREDUCE_SUCCESS;
@@ -69,7 +85,7 @@ static int measure_b2b(reduce_job *j, const measure_config *c, measurement *m)
     int calls = b2b_calls_for(c, m->call_us);
     if (calls <= 0)
         return 0;
-    size_t esize = j->ds->esize;
+    size_t esize = j->rsize;
     unsigned char *values = xmalloc((size_t)calls * esize);
     double batch_ns[MEASURE_B2B_BATCHES];
     clreduce_status s = CLREDUCE_SUCCESS;
@@ -113,17 +129,22 @@ void measure_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds, cl
         measurement_fail(m, ctx, s);
         return;
     }
-    reduce_job j = {d, ctx, ds, op, variant, NULL};
+    if (op == CLREDUCE_OP_DOT && !ds->second) {
+        m->status = MEASURE_UNSUPPORTED;
+        snprintf(m->message, sizeof m->message, "no room for dot's second input");
+        return;
+    }
+    reduce_job j = {d, ctx, ds, op, variant, clreduce_result_size(op, ds->type), NULL};
     int most = c->runs > MEASURE_B2B_MAX_CALLS ? c->runs : MEASURE_B2B_MAX_CALLS;
     size_t slots = (size_t)most + 1;
     cl_int err;
-    j.results = clCreateBuffer(d->context, CL_MEM_READ_WRITE, slots * ds->esize, NULL, &err);
+    j.results = clCreateBuffer(d->context, CL_MEM_READ_WRITE, slots * j.rsize, NULL, &err);
     check_cl(err, "clCreateBuffer (results)");
     poison_slots(d->queue, &j, slots);
     check_cl(clFinish(d->queue), "clFinish (after poisoning the results)");
 
     /* The checked first call (it builds the kernel). */
-    unsigned char value[8];
+    unsigned char value[32]; /* the largest result: mean_var of double, 24 bytes */
     double call_ns, span_ns, host_ns;
     int late;
     run_times times;
@@ -139,8 +160,7 @@ void measure_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds, cl
     }
 
     for (int w = 0; w < c->warmup && s == CLREDUCE_SUCCESS; w++)
-        s = clreduce_reduce(ctx, d->queue, op, ds->type, variant, ds->buffer,
-                            dataset_next_offset(ds), ds->count, j.results, 0, 0, NULL, NULL);
+        s = reduce_call(&j, d->queue, 0, NULL, NULL);
     check_cl(clFinish(d->queue), "clFinish (after the warm-up)");
     if (s != CLREDUCE_SUCCESS) {
         measurement_fail(m, ctx, s);
@@ -149,8 +169,7 @@ void measure_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds, cl
 
     for (int r = 0; r < c->runs; r++) {
         /* The untimed call before a timed one (measure.h). */
-        s = clreduce_reduce(ctx, d->queue, op, ds->type, variant, ds->buffer,
-                            dataset_next_offset(ds), ds->count, j.results, 0, 0, NULL, NULL);
+        s = reduce_call(&j, d->queue, 0, NULL, NULL);
         check_cl(clFinish(d->queue), "clFinish (after the call before a timed one)");
         if (s == CLREDUCE_SUCCESS)
             s = timed_reduce(&j, (size_t)r + 1, value, &call_ns, &span_ns, &host_ns, &late);
