@@ -32,8 +32,10 @@ static void usage(FILE *f)
         "  --variants LIST     reductions: auto, interleaved, sequential, first_add,\n"
         "                      subgroup_tail, subgroup, unrolled, grid_stride, atomic,\n"
         "                      single_pass, all or none (default: all)\n"
-        "  --ops LIST          sum, min, max or all, for reductions and scans\n"
-        "                      (default: sum)\n"
+        "  --ops LIST          sum, min, max or all (those three), for reductions and\n"
+        "                      scans; for reductions also argmin, argmax, minmax,\n"
+        "                      sum_squares, sum_abs, norm2, mean_var and dot (scans\n"
+        "                      and --shapes skip them) (default: sum)\n"
         "  --types LIST        float, double, int32, uint32, int64, uint64 or all\n"
         "                      (default: float)\n"
         "  --sizes LIST        element counts: 1048576, 2^20, 2^20+1, 1e8, 64Mi (default:\n"
@@ -249,9 +251,16 @@ static void add_scan_kind(const char *name, void *arg)
               clreduce_scan_kind_name, name, "scan kind", " (inclusive, exclusive or all)");
 }
 
+/* "all" keeps its first meaning, sum, min and max (the operators that also
+ * scan); the others are named one by one. */
 static void add_op(const char *name, void *arg)
 {
     options *o = arg;
+    if (strcmp(name, "all") == 0) {
+        for (int op = CLREDUCE_OP_SUM; op <= CLREDUCE_OP_MAX; op++)
+            add_op(clreduce_op_name((clreduce_op)op), arg);
+        return;
+    }
     ADD_NAMED(clreduce_op, o->op_list, o->op_count, BENCH_NUM_OPS, clreduce_op_name, name, "op",
               "");
 }
@@ -417,6 +426,8 @@ void cli_parse(int argc, char **argv, options *o)
         usage_error("--no-peak and --peak-only contradict each other");
     if (o->tune + o->cold + o->peak_only > 1)
         usage_error("choose one of --tune, --cold and --peak-only");
+    if (o->tune && o->op_count && o->op_list[0] > CLREDUCE_OP_MAX)
+        usage_error("--tune takes sum, min or max as the first of --ops");
     if (!o->device) {
         const char *env = getenv("CLREDUCE_DEVICE");
         if (env && *env)

@@ -127,7 +127,7 @@ void report_floor(const row *r)
     printf("%-18s %10s %10s %10s %9s  %s\n", r->variant, call, b2b, span, host, r->status);
 }
 
-#define REDUCE_FORMAT "%-18s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %9s %6s  %s\n"
+#define REDUCE_FORMAT "%-18s %-11s %-6s %9s %9s %6s %10s %10s %10s %9s %9s %6s  %s\n"
 #define SCAN_FORMAT "%-22s %-9s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %9s %6s  %s\n"
 #define SEGMENTS_FORMAT "%-18s %10s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %9s %6s  %s\n"
 

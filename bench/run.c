@@ -54,7 +54,7 @@ static void fill_row(row *r, clreduce_ctx *ctx, clreduce_variant v, clreduce_op 
     r->op = op;
     r->type = ds->type;
     r->elements = ds->count;
-    r->bytes = ds->count * ds->esize;
+    r->bytes = ds->count * ds->esize * (op == CLREDUCE_OP_DOT ? 2 : 1); /* dot reads x and y */
     r->copies = ds->copies;
     fill_measurement(r, m, peak->measured ? peak->read_gbps : NAN);
 }
@@ -129,6 +129,33 @@ static void skip_line(const char *what, const char *label, clreduce_type type, d
            what, label, clreduce_type_name(type), b, l);
 }
 
+/* Operators past CLREDUCE_OP_MAX reduce only: scans and the rows-and-segments
+ * table skip them. */
+static int scans_op(clreduce_op op)
+{
+    return op <= CLREDUCE_OP_MAX;
+}
+
+static size_t scan_op_count(const options *o)
+{
+    size_t n = 0;
+    for (size_t oi = 0; oi < o->op_count; oi++)
+        n += scans_op(o->op_list[oi]);
+    return n;
+}
+
+/* Whether --ops names an operator past CLREDUCE_OP_MAX (*dot: dot itself). */
+static int wants_operators(const options *o, int *dot)
+{
+    int any = 0;
+    *dot = 0;
+    for (size_t oi = 0; oi < o->op_count; oi++) {
+        any |= !scans_op(o->op_list[oi]);
+        *dot |= o->op_list[oi] == CLREDUCE_OP_DOT;
+    }
+    return any;
+}
+
 static size_plan plan_size(const bench_device *d, clreduce_ctx *ctx, const options *o,
                            clreduce_type type, size_t count)
 {
@@ -148,7 +175,8 @@ static size_plan plan_size(const bench_device *d, clreduce_ctx *ctx, const optio
         for (size_t vi = 0; vi < o->variant_count && p.reduce_fits; vi++)
             p.any |= clreduce_check_support(ctx, o->op_list[oi], type, o->variant_list[vi]) ==
                      CLREDUCE_SUCCESS;
-        for (size_t vi = 0; vi < o->scan_variant_count && p.scan_fits; vi++)
+        for (size_t vi = 0; vi < o->scan_variant_count && p.scan_fits && scans_op(o->op_list[oi]);
+             vi++)
             p.any_scan |= clreduce_check_scan_support(ctx, o->op_list[oi], type,
                                                       o->scan_variant_list[vi]) ==
                           CLREDUCE_SUCCESS;
@@ -205,6 +233,8 @@ static void run_scans(run_state *st, dataset *ds, int supported, const char *lab
     if (supported)
         scan_target_create(st->d, ds, o->in_place, &target);
     for (size_t oi = 0; oi < o->op_count; oi++) {
+        if (!scans_op(o->op_list[oi]))
+            continue;
         for (size_t ki = 0; ki < o->kind_count; ki++) {
             for (size_t vi = 0; vi < o->scan_variant_count; vi++) {
                 clreduce_op op = o->op_list[oi];
@@ -262,7 +292,7 @@ static void run_shapes(run_state *st)
 {
     const options *o = st->o;
     cl_ulong limit = device_buffer_limit(st->d);
-    size_t total = o->type_count * o->size_count * o->shape_count * o->op_count, done = 0;
+    size_t total = o->type_count * o->size_count * o->shape_count * scan_op_count(o), done = 0;
     report_segments_columns();
     for (size_t ti = 0; ti < o->type_count; ti++) {
         clreduce_type type = o->type_list[ti];
@@ -273,7 +303,7 @@ static void run_shapes(run_state *st)
             if ((cl_ulong)count * clreduce_type_size(type) > limit) {
                 skip_line("rows and segments of ", label, type,
                           (double)count * (double)clreduce_type_size(type), limit);
-                done += o->shape_count * o->op_count;
+                done += o->shape_count * scan_op_count(o);
                 continue;
             }
             progress("[%zu/%zu] preparing %s %s", done, total, clreduce_type_name(type), label);
@@ -287,6 +317,8 @@ static void run_shapes(run_state *st)
                 segments_setup_create(st->d, &ds, sh, o->seed, &setup);
                 for (size_t oi = 0; oi < o->op_count; oi++) {
                     clreduce_op op = o->op_list[oi];
+                    if (!scans_op(op))
+                        continue;
                     char what[160];
                     snprintf(what, sizeof what, "%s %s %s %s", sh->label,
                              clreduce_type_name(type), clreduce_op_name(op), label);
@@ -357,7 +389,8 @@ int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options *o,
     fflush(stdout);
 
     size_t per_size = o->op_count * o->variant_count;
-    size_t per_size_scans = o->op_count * o->kind_count * o->scan_variant_count;
+    size_t per_size_scans = scan_op_count(o) * o->kind_count * o->scan_variant_count;
+    int dot, operators = wants_operators(o, &dot);
     st.total = o->type_count * o->size_count * (per_size + per_size_scans);
     cl_ulong limit = device_buffer_limit(d);
     for (size_t ti = 0; ti < o->type_count; ti++) {
@@ -379,9 +412,13 @@ int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options *o,
             if (p.any || p.any_scan) {
                 progress("[%zu/%zu] preparing %s %s", st.done, st.total,
                          clreduce_type_name(type), label);
-                dataset_create(d, type, count, o->seed, p.any_scan ? limit / 2 : limit,
+                /* dot's second input takes as much room as the first */
+                dataset_create(d, type, count, o->seed, p.any_scan || dot ? limit / 2 : limit,
                                p.any_scan, &ds);
             }
+            if (p.any && operators)
+                dataset_add_operators(d, &ds, o->seed,
+                                      dot && (cl_ulong)count * ds.esize <= limit / 2);
             if (p.reduce_fits)
                 run_reductions(&st, &ds, p.any, label);
             if (p.scan_fits)
