@@ -100,20 +100,4 @@
 #define CLR_STATUS_INCLUSIVE 2u /* its inclusive prefix is published */
 #define CLR_EPOCH_LIMIT (1u << (32 - CLR_STATUS_STATE_BITS))
 
-/* CLR_LOOKBACK_SPIN: how many more times a look-back tile polls a
- * predecessor's status word that shows nothing of this launch before it
- * reduces that tile's input itself (tile_state.cl, scan_lookback.cl). The
- * host passes the default unless CLREDUCE_LOOKBACK_SPIN says otherwise (a
- * testing knob: 0 falls back at the first poll that finds nothing). */
-#define CLR_LOOKBACK_SPIN_DEFAULT 256
-
-/* CLR_LOOKBACK_MODE: whom a look-back tile trusts. TRUST: its predecessors'
- * published states, as it finds them. STALLED (testing only,
- * CLREDUCE_LOOKBACK_STALL=1): every tile takes its predecessor to be
- * stalled, reduces that tile's input itself, and uses its own result even
- * where the predecessor has published one (unless input and output are the
- * same range, where only a published state is sure to be right). */
-#define CLR_LOOKBACK_TRUST 0
-#define CLR_LOOKBACK_STALLED 1
-
 #endif

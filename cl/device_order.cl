@@ -14,14 +14,10 @@
  *                                   before and after it at device scope
  *   clr_status_store(p, v)          a status word, with release semantics
  *   clr_status_load(p)              a status word, with acquire semantics
- *   clr_status_cas(p, old, v)       stores status word v where *p still
- *                                   holds old, with release semantics;
- *                                   returns what *p held
  *   clr_value_store(p, v), clr_value_load(p)
  *                                   a value handed over by a status word
- *   clr_relaxed_store64(p, w), clr_relaxed_load64(p),
- *   clr_relaxed_cas64(p, old, w)    (PTX only) a 64-bit word stored, loaded
- *                                   and compared-and-swapped whole
+ *   clr_relaxed_store64(p, w), clr_relaxed_load64(p)   (PTX only)
+ *                                   a 64-bit word stored and loaded whole
  */
 
 #if CLR_ORDER == CLR_ORDER_PTX
@@ -37,15 +33,6 @@ uint clr_status_load(global uint *p)
     uint v;
     asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
-}
-uint clr_status_cas(global uint *p, uint old, uint v)
-{
-    uint was;
-    asm volatile("atom.release.gpu.global.cas.b32 %0, [%1], %2, %3;"
-                 : "=r"(was)
-                 : "l"(p), "r"(old), "r"(v)
-                 : "memory");
-    return was;
 }
 T clr_value_load(global T *p)
 {
@@ -72,15 +59,6 @@ ulong clr_relaxed_load64(global ulong *p)
     asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
     return w;
 }
-ulong clr_relaxed_cas64(global ulong *p, ulong old, ulong w)
-{
-    ulong was;
-    asm volatile("atom.relaxed.gpu.global.cas.b64 %0, [%1], %2, %3;"
-                 : "=l"(was)
-                 : "l"(p), "l"(old), "l"(w)
-                 : "memory");
-    return was;
-}
 
 void clr_fence_device(void) { asm volatile("membar.gl;" ::: "memory"); }
 
@@ -93,13 +71,6 @@ uint clr_status_load(global uint *p)
 {
     return atomic_load_explicit((global atomic_uint *)p, memory_order_acquire,
                                 memory_scope_device);
-}
-uint clr_status_cas(global uint *p, uint old, uint v)
-{
-    atomic_compare_exchange_strong_explicit((global atomic_uint *)p, &old, v,
-                                            memory_order_release, memory_order_relaxed,
-                                            memory_scope_device);
-    return old;
 }
 T clr_value_load(global T *p) { return *(volatile global T *)p; }
 void clr_value_store(global T *p, T v) { *(volatile global T *)p = v; }
@@ -123,11 +94,6 @@ uint clr_status_load(global uint *p)
     uint v = *(volatile global uint *)p;
     mem_fence(CLK_GLOBAL_MEM_FENCE);
     return v;
-}
-uint clr_status_cas(global uint *p, uint old, uint v)
-{
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    return atomic_cmpxchg((volatile global uint *)p, old, v);
 }
 T clr_value_load(global T *p) { return *(volatile global T *)p; }
 void clr_value_store(global T *p, T v) { *(volatile global T *)p = v; }

@@ -1,8 +1,7 @@
 /*
  * tile.cl — a tile of the tiled scans: how its elements are laid out over
- * the work-items, and its load, work-group scan and store, and its total
- * alone (for the look-back's fallback). Built on types.cl, subgroup.cl and
- * workgroup_scan.cl.
+ * the work-items, and its load, work-group scan and store. Built on
+ * types.cl, subgroup.cl and workgroup_scan.cl.
  *
  * Compile-time parameters:
  *   CLR_UNROLL  vectors per work-item in a tile.
@@ -101,36 +100,35 @@ void clr_tile_store(global T *out, ulong base, ulong n, int fast, const private 
     }
 }
 
-/* The combination of one vector's CLR_VEC items, left to right. */
-T clr_fold_items(const private T *y)
+/* Scans the work-item's items within the tile: pre[u] receives the
+ * combination of the tile's elements before vector u that precede it in its
+ * segment, and the returned value is the combination of everything in the
+ * tile before the work-item's segment. *total receives the tile's total.
+ * Called by every work-item; l holds 2 * CLR_WG + 1 elements. */
+T clr_tile_scan(local T *l, const private T *x, private T *pre, T *total)
 {
-    T s = y[0];
+    T t[CLR_UNROLL];
 #pragma unroll
-    for (uint k = 1; k < CLR_VEC; k++)
-        s = clr_op(s, y[k]);
-    return s;
-}
-
+    for (uint u = 0; u < CLR_UNROLL; u++) {
+        T s = x[u * CLR_VEC];
+#pragma unroll
+        for (uint k = 1; k < CLR_VEC; k++)
+            s = clr_op(s, x[u * CLR_VEC + k]);
+        t[u] = s;
+    }
 #if CLR_HAS_SUBGROUPS
-/* Row u of the sub-group's segment, scanned across the lanes: returns the
- * combination of the row's items before the lane's vector (t its items'
- * combination) and combines the row's total into *carry (row 0 starts it). */
-T clr_tile_row(T t, uint u, T *carry)
-{
-    T e = clr_sg_scan_exclusive(t);
-    T row = clr_sg_broadcast(clr_op(e, t), clr_sg_size() - 1);
-    *carry = u ? clr_op(*carry, row) : row;
-    return e;
-}
-
-/* The segments' totals (carry: the sub-group's, in its last lane), scanned
- * by sub-group 0 in rows of its size: returns the combination of the tile's
- * segments before the work-item's, and the tile's total in *total. Called by
- * every work-item; l holds 2 * CLR_WG + 1 elements. */
-T clr_tile_partials(local T *l, T carry, T *total)
-{
+    /* Row by row across the lanes, carrying each row's total to the next. */
+    uint last = clr_sg_size() - 1;
+    T carry = CLR_IDENTITY;
+#pragma unroll
+    for (uint u = 0; u < CLR_UNROLL; u++) {
+        T e = clr_sg_scan_exclusive(t[u]);
+        pre[u] = u ? clr_op(carry, e) : e;
+        T row = clr_sg_broadcast(clr_op(e, t[u]), last);
+        carry = u ? clr_op(carry, row) : row;
+    }
+    /* Segment totals, scanned by sub-group 0 in rows of its size. */
     uint sg = clr_sg_id(), lane = clr_sg_lane(), size = clr_sg_size();
-    uint last = size - 1;
     if (lane == last)
         l[sg] = carry;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -149,45 +147,7 @@ T clr_tile_partials(local T *l, T carry, T *total)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     *total = l[2 * CLR_WG];
-    return l[CLR_WG + sg];
-}
-#else
-/* The work-items' totals (run: this one's), scanned over the work-group:
- * returns the combination of the tile's items before the work-item's, and
- * the tile's total in *total. Called by every work-item; l holds 2 * CLR_WG
- * elements. */
-T clr_tile_partials(local T *l, T run, T *total)
-{
-    uint src;
-    uint lid = (uint)get_local_id(0);
-    clr_wg_scan_hs(l, run, &src);
-    T before = lid ? l[src * CLR_WG + lid - 1] : CLR_IDENTITY;
-    *total = l[src * CLR_WG + CLR_WG - 1];
-    return before;
-}
-#endif
-
-/* Scans the work-item's items within the tile: pre[u] receives the
- * combination of the tile's elements before vector u that precede it in its
- * segment, and the returned value is the combination of everything in the
- * tile before the work-item's segment. *total receives the tile's total.
- * Called by every work-item; l holds 2 * CLR_WG + 1 elements. */
-T clr_tile_scan(local T *l, const private T *x, private T *pre, T *total)
-{
-    T t[CLR_UNROLL];
-#pragma unroll
-    for (uint u = 0; u < CLR_UNROLL; u++)
-        t[u] = clr_fold_items(x + u * CLR_VEC);
-#if CLR_HAS_SUBGROUPS
-    /* Row by row across the lanes, carrying each row's total to the next. */
-    T carry = CLR_IDENTITY;
-#pragma unroll
-    for (uint u = 0; u < CLR_UNROLL; u++) {
-        T before_row = carry;
-        T e = clr_tile_row(t[u], u, &carry);
-        pre[u] = u ? clr_op(before_row, e) : e;
-    }
-    T before = clr_tile_partials(l, carry, total);
+    T before = l[CLR_WG + sg];
 #else
     T run = CLR_IDENTITY;
 #pragma unroll
@@ -195,47 +155,14 @@ T clr_tile_scan(local T *l, const private T *x, private T *pre, T *total)
         pre[u] = run;
         run = clr_op(run, t[u]);
     }
-    T before = clr_tile_partials(l, run, total);
+    uint src;
+    uint lid = (uint)get_local_id(0);
+    clr_wg_scan_hs(l, run, &src);
+    T before = lid ? l[src * CLR_WG + lid - 1] : CLR_IDENTITY;
+    *total = l[src * CLR_WG + CLR_WG - 1];
 #endif
     barrier(CLK_LOCAL_MEM_FENCE); /* l is free again */
     return before;
-}
-
-/* The total of the tile at in[base ..] (the identity past n; `fast` as for
- * clr_tile_load), combined in exactly the order of clr_tile_scan, so that it
- * has the bits the tile's own work-group finds: for a work-group that takes
- * over a stalled tile's part of the look-back. Holds one vector of the
- * work-item's items at a time: the loop is not unrolled, since its caller
- * holds its own tile's items in registers meanwhile (unrolled, clang and
- * ptxas took the float look-back scan on sm_90 from 118 registers to 166).
- * Called by every work-item; l as for clr_tile_scan. */
-T clr_tile_total(local T *l, global const T *in, ulong base, ulong n, int fast)
-{
-    T partial = CLR_IDENTITY;
-#pragma unroll 1
-    for (uint u = 0; u < CLR_UNROLL; u++) {
-        T y[CLR_VEC];
-        if (fast) {
-            VT v = *(global const VT *)(in + base + clr_item_index(u));
-            CLR_VSTORE(v, 0, y);
-        } else {
-#pragma unroll
-            for (uint k = 0; k < CLR_VEC; k++) {
-                ulong i = base + clr_item_index(u) + k;
-                y[k] = i < n ? in[i] : CLR_IDENTITY;
-            }
-        }
-        T t = clr_fold_items(y);
-#if CLR_HAS_SUBGROUPS
-        clr_tile_row(t, u, &partial);
-#else
-        partial = clr_op(partial, t);
-#endif
-    }
-    T total;
-    clr_tile_partials(l, partial, &total);
-    barrier(CLK_LOCAL_MEM_FENCE); /* l is free again */
-    return total;
 }
 
 /* Whether the tile at base is whole and both ends are vector-aligned. */

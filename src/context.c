@@ -72,24 +72,6 @@ int order_kind_for(const device_info *info)
     return CLR_ORDER_NONE;
 }
 
-/* The look-back's testing knobs (docs/RELIABILITY.md), read once per
- * context: CLREDUCE_LOOKBACK_SPIN, the polls of a stalled predecessor before
- * falling back (decimal; otherwise the default), and CLREDUCE_LOOKBACK_STALL=1,
- * every predecessor taken to be stalled. Each value makes programs of its
- * own: the options are part of every cache key. */
-static void read_lookback_knobs(clreduce_ctx *ctx)
-{
-    const char *spin = getenv("CLREDUCE_LOOKBACK_SPIN");
-    char *end;
-    unsigned long v = spin && *spin ? strtoul(spin, &end, 10) : 0;
-    ctx->lookback_spin = spin && *spin && *end == '\0' && v <= 1u << 30
-                             ? (unsigned)v
-                             : CLR_LOOKBACK_SPIN_DEFAULT;
-    const char *stall = getenv("CLREDUCE_LOOKBACK_STALL");
-    ctx->lookback_mode = stall && strcmp(stall, "1") == 0 ? CLR_LOOKBACK_STALLED
-                                                         : CLR_LOOKBACK_TRUST;
-}
-
 /* Whether `device` is one of the context's: CLREDUCE_SUCCESS with *found
  * set, or the failure of the query (an invalid context is the caller's
  * error, anything else the runtime's). */
@@ -164,7 +146,6 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
                          : ctx->info.clc_major == 2 ? "-cl-std=CL2.0"
                                                     : "";
     ctx->order_kind = order_kind_for(&ctx->info);
-    read_lookback_knobs(ctx);
 
     clRetainContext(context);
     clRetainDevice(device);

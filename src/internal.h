@@ -347,8 +347,6 @@ struct clreduce_ctx {
     tuning tuning_by_size[2];             /* [0] 4-byte, [1] 8-byte elements */
     const char *cl_std_option;            /* "" or "-cl-std=CL2.0"/"CL3.0" */
     int order_kind;                       /* a CLR_ORDER_* code (device_order.cl) */
-    unsigned lookback_spin;               /* CLR_LOOKBACK_SPIN (testing knob) */
-    int lookback_mode;                    /* a CLR_LOOKBACK_* code (testing knob) */
     program_cache cache;
     char *disk_cache_dir;                 /* NULL: no disk cache */
     scratch_pool scratch;

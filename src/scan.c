@@ -56,13 +56,14 @@ static int is_tiled_variant(clreduce_scan_variant v)
 clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx *ctx, clreduce_type type)
 {
     (void)type;
-    /* A look-back tile waits for a predecessor only a bounded number of
-     * polls, then reduces the predecessor's input itself, so it needs no
-     * forward progress between work-groups (which ARM Mali and Apple GPUs,
-     * among others, do not promise): only that one work-group's stores can
-     * be made visible to another. Where they cannot, reduce-then-scan, which
-     * never reads what another work-group of the same launch wrote. */
-    if (ctx && context_orders_work_groups(ctx))
+    /* A look-back tile waits for tiles of work-groups that started before
+     * it (tickets are drawn in start order), so it cannot hang where a
+     * started work-group keeps running: NVIDIA GPUs and CPUs. Other GPUs
+     * promise no such forward progress between work-groups (ARM Mali and
+     * Apple GPUs are known not to), so AUTO gives them reduce-then-scan,
+     * which never waits for another work-group. */
+    if (ctx && context_orders_work_groups(ctx) &&
+        (ctx->info.vendor == VENDOR_NVIDIA || (ctx->info.type & CL_DEVICE_TYPE_CPU)))
         return CLREDUCE_SCAN_LOOKBACK;
     return CLREDUCE_SCAN_REDUCE_THEN_SCAN;
 }
@@ -98,12 +99,7 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
     p->path = is_tiled_variant(v) && path_usable(&ctx->info, ctx->subgroup_path, &lacks)
                   ? ctx->subgroup_path
                   : CLREDUCE_SUBGROUP_PATH_NONE;
-    if (v == CLREDUCE_SCAN_LOOKBACK)
-        snprintf(p->family_options, sizeof p->family_options,
-                 "-DCLR_SCAN=%d -DCLR_LOOKBACK_SPIN=%uu -DCLR_LOOKBACK_MODE=%d", (int)v,
-                 ctx->lookback_spin, ctx->lookback_mode);
-    else
-        snprintf(p->family_options, sizeof p->family_options, "-DCLR_SCAN=%d", (int)v);
+    snprintf(p->family_options, sizeof p->family_options, "-DCLR_SCAN=%d", (int)v);
     return CLREDUCE_SUCCESS;
 }
 

@@ -586,11 +586,11 @@ typedef enum clreduce_scan_kind {
 
 /* Scan algorithms, each selectable by name. */
 typedef enum clreduce_scan_variant {
-    /* The library's choice for the device: LOOKBACK wherever the device
-     * can order memory between work-groups (see LOOKBACK), whether or not
-     * it promises that a started work-group keeps running while others
-     * wait, since LOOKBACK does not depend on that; REDUCE_THEN_SCAN
-     * elsewhere. Neither can hang. */
+    /* The library's choice for the device: LOOKBACK on NVIDIA GPUs and
+     * CPUs, where it needs nothing a started work-group is not given;
+     * REDUCE_THEN_SCAN elsewhere, since a look-back tile waits for its
+     * predecessors and other GPUs do not promise that every started
+     * work-group keeps making progress. */
     CLREDUCE_SCAN_AUTO = 0,
     /* Hillis-Steele: log2(block) steps in local memory in which every
      * element adds the one 2^k before it (O(n log n) work); block totals are
@@ -607,18 +607,11 @@ typedef enum clreduce_scan_variant {
      * work-group takes a tile number from an atomic ticket, publishes its
      * tile's total and then its inclusive prefix behind device-scope fences,
      * and finds its own prefix by looking back over its predecessors. Reads
-     * and writes every element once. A predecessor that has published
-     * nothing after a bounded number of polls is not waited for: the
-     * work-group reduces that tile's input itself and looks further back
-     * (decoupled fallback, Smith, Levien and Owens), so the scan finishes on
-     * devices that do not keep a started work-group running while others
-     * wait (ARM Mali, Apple), at the cost of reading such tiles twice. Needs
-     * a device that orders memory between work-groups (NVIDIA through PTX
-     * fences, OpenCL C 2.0 devices, OpenCL C 3.0 devices with
-     * acquire-release atomics and fences at device scope, CPUs). For
-     * testing, CLREDUCE_LOOKBACK_SPIN and CLREDUCE_LOOKBACK_STALL in the
-     * environment of a context's creation force the fallback (slower, never
-     * wrong; docs/RELIABILITY.md). */
+     * and writes every element once. Needs a device that orders memory
+     * between work-groups (NVIDIA through PTX fences, OpenCL C 2.0 devices,
+     * OpenCL C 3.0 devices with acquire-release atomics and fences at device
+     * scope, CPUs), and, not to wait for ever, one on which a started
+     * work-group keeps running while others wait for it. */
     CLREDUCE_SCAN_LOOKBACK = 4
 } clreduce_scan_variant;
 
@@ -679,12 +672,7 @@ CLREDUCE_API clreduce_status clreduce_check_scan_support(clreduce_ctx *ctx, clre
                                                          clreduce_type type,
                                                          clreduce_scan_variant variant);
 
-/* The variant CLREDUCE_SCAN_AUTO resolves to for `type` on this device:
- * CLREDUCE_SCAN_LOOKBACK where the device orders memory between
- * work-groups (clreduce_check_scan_support() accepts LOOKBACK), else
- * CLREDUCE_SCAN_REDUCE_THEN_SCAN. Neither waits on another work-group
- * without bound, so AUTO cannot hang on a device that does not promise
- * forward progress between work-groups. */
+/* The variant CLREDUCE_SCAN_AUTO resolves to for `type` on this device. */
 CLREDUCE_API clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx *ctx,
                                                               clreduce_type type);
 
