@@ -17,6 +17,8 @@ void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wai
     c->count = 0;
     c->in_order = in_order;
     c->events = events_wanted || !in_order;
+    c->temp_entry = NULL;
+    c->temp_pool = NULL;
 }
 
 cl_event *chain_event_slot(chain *c)
@@ -128,17 +130,5 @@ clreduce_status enqueue_kernel_args(clreduce_ctx *ctx, chain *c, cached_kernel *
         return set_error(ctx, status_from_cl(err), "enqueueing kernel %d failed: %s", which,
                          cl_error_name(err));
     chain_push(c);
-    return CLREDUCE_SUCCESS;
-}
-
-clreduce_status create_temp(clreduce_ctx *ctx, size_t bytes, cl_mem *out)
-{
-    cl_int err;
-    *out = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-    if (err != CL_SUCCESS) {
-        *out = NULL;
-        return set_error(ctx, status_from_cl(err), "allocating %zu bytes of temporary results "
-                         "failed: %s", bytes, cl_error_name(err));
-    }
     return CLREDUCE_SUCCESS;
 }

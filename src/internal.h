@@ -298,7 +298,11 @@ typedef struct queue_scratch {
     cl_mem scan_buffer;
     size_t scan_size;
     cl_uint scan_epoch;        /* of the last lease */
-    unsigned leases;           /* scan leases held (under the pool's lock) */
+    pthread_mutex_t temp_lock; /* held by a call from its temp_for_chain() to the
+                                  end of its enqueueing (request.c) */
+    cl_mem temp_buffer;        /* temporary results of the calls on this queue */
+    size_t temp_size;
+    unsigned leases;           /* scan and temp leases held (under the pool's lock) */
     struct queue_scratch *next;
 } queue_scratch;
 
@@ -432,6 +436,10 @@ struct chain {
     int count;      /* commands enqueued */
     int in_order;
     int events;     /* whether commands make events */
+    /* The queue's temporary buffer, when a family took it (scratch.c):
+     * locked until temp_release(). */
+    struct queue_scratch *temp_entry;
+    struct scratch_pool *temp_pool;
 };
 
 void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wait,
@@ -468,7 +476,19 @@ clreduce_status enqueue_kernel_args(clreduce_ctx *ctx, chain *c, cached_kernel *
                                     cl_uint nargs);
 
 /* A buffer of `bytes` for a call's own temporary results. */
-clreduce_status create_temp(clreduce_ctx *ctx, size_t bytes, cl_mem *out);
+/* A buffer of at least `bytes` bytes for a call's temporary results, in
+ * *out (the caller releases its reference once its commands are enqueued).
+ * On an in-order queue it is the queue's own temporary buffer, kept between
+ * calls and grown as needed, so that calls allocate nothing (an allocation
+ * can cost more host time than the whole call, and on some drivers waits
+ * for the device); it is the chain's until temp_release(). On an
+ * out-of-order queue, or for a second temporary of one call, a fresh
+ * buffer. (scratch.c) */
+clreduce_status create_temp(clreduce_ctx *ctx, chain *c, size_t bytes, cl_mem *out);
+
+/* Gives the queue's temporary buffer back, if the chain took it: after the
+ * call's last command was enqueued (request.c). */
+void temp_release(chain *c);
 
 /* ---- types.c ---------------------------------------------------------------- */
 

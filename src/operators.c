@@ -175,7 +175,7 @@ static clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const reque
     /* GRID_STRIDE: accumulators per work-group, then one work-group over
      * them (one work-group writes the result itself). */
     if (groups > 1 &&
-        (status = create_temp(ctx, groups * ACCUMULATOR_MAX, &scratch)) != CLREDUCE_SUCCESS)
+        (status = create_temp(ctx, c, groups * ACCUMULATOR_MAX, &scratch)) != CLREDUCE_SUCCESS)
         return status;
     status = enqueue_op_kernel(ctx, c, k, wg, groups, r, out_byte, r->output, scratch);
     if (status == CLREDUCE_SUCCESS && groups > 1) {

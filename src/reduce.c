@@ -195,7 +195,7 @@ static clreduce_status enqueue_multi_pass(clreduce_ctx *ctx, chain *c, const pla
 
     cl_mem temp = NULL;
     clreduce_status status = CLREDUCE_SUCCESS;
-    if (temp_count && (status = create_temp(ctx, temp_count * p->element_size, &temp)) !=
+    if (temp_count && (status = create_temp(ctx, c, temp_count * p->element_size, &temp)) !=
                           CLREDUCE_SUCCESS)
         return status;
     cl_mem in = r->input;
@@ -250,7 +250,7 @@ static clreduce_status enqueue_grid(clreduce_ctx *ctx, chain *c, const plan *p, 
         return enqueue_kernel(ctx, c, k, wg, 1, r->input, r->input_offset, r->count, r->output,
                               r->output_offset, NULL);
     cl_mem temp;
-    if ((status = create_temp(ctx, groups * p->element_size, &temp)) != CLREDUCE_SUCCESS)
+    if ((status = create_temp(ctx, c, groups * p->element_size, &temp)) != CLREDUCE_SUCCESS)
         return status;
     status = enqueue_kernel(ctx, c, k, wg, groups, r->input, r->input_offset, r->count, temp, 0,
                             NULL);

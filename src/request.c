@@ -170,9 +170,11 @@ clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const req
         /* A command already enqueued runs regardless: no work of this call
          * is left behind. */
         chain_abandon(&c);
+        temp_release(&c);
         return status;
     }
     chain_finish(&c, first, done);
+    temp_release(&c);
     return CLREDUCE_SUCCESS;
 }
 

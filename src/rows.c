@@ -162,7 +162,7 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
     choose_team(ctx, p, chunk, &split);
     choose_team(ctx, p, parts, &finish);
     cl_mem partials;
-    clreduce_status status = create_temp(ctx, r->rows * parts * p->element_size, &partials);
+    clreduce_status status = create_temp(ctx, c, r->rows * parts * p->element_size, &partials);
     if (status != CLREDUCE_SUCCESS)
         return status;
     status = enqueue_rows_kernel(ctx, c, p, k, r->input, r->input_offset, &split, partials, 0);

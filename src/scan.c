@@ -126,7 +126,7 @@ static clreduce_status enqueue_ladder(clreduce_ctx *ctx, chain *c, const plan *p
     cl_mem temp = NULL;
     clreduce_status status = CLREDUCE_SUCCESS;
     if (temp_count)
-        status = create_temp(ctx, temp_count * p->element_size, &temp);
+        status = create_temp(ctx, c, temp_count * p->element_size, &temp);
     cl_mem none = NULL;
     for (size_t L = 0; L < levels && status == CLREDUCE_SUCCESS; L++) {
         cl_mem src = L ? temp : r->input, dst = L ? temp : r->output;
@@ -168,7 +168,7 @@ static clreduce_status enqueue_reduce_then_scan(clreduce_ctx *ctx, chain *c, con
     size_t per_group = div_up(tiles, groups);
     groups = div_up(tiles, per_group);
     cl_mem partials;
-    clreduce_status status = create_temp(ctx, groups * p->element_size, &partials);
+    clreduce_status status = create_temp(ctx, c, groups * p->element_size, &partials);
     if (status != CLREDUCE_SUCCESS)
         return status;
     cl_ulong in_off64 = r->input_offset, n64 = r->count, out_off64 = r->output_offset,

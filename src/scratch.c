@@ -34,7 +34,10 @@ static void free_entry(queue_scratch *s)
         clReleaseMemObject(s->buffer);
     if (s->scan_buffer)
         clReleaseMemObject(s->scan_buffer);
+    if (s->temp_buffer)
+        clReleaseMemObject(s->temp_buffer);
     pthread_mutex_destroy(&s->scan_lock);
+    pthread_mutex_destroy(&s->temp_lock);
     free(s);
 }
 
@@ -78,6 +81,7 @@ static queue_scratch *find_entry(scratch_pool *pool, cl_command_queue queue)
         if (!s)
             return NULL;
         pthread_mutex_init(&s->scan_lock, NULL);
+        pthread_mutex_init(&s->temp_lock, NULL);
         s->queue = queue;
     }
     s->next = pool->head;
@@ -189,4 +193,68 @@ void scan_scratch_release(scan_scratch_lease *lease)
     if (lease->buffer)
         clReleaseMemObject(lease->buffer);
     lease->buffer = NULL;
+}
+
+/* ---- temporary results ------------------------------------------------------ */
+
+static clreduce_status create_plain(clreduce_ctx *ctx, size_t bytes, cl_mem *out)
+{
+    cl_int err;
+    *out = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS) {
+        *out = NULL;
+        return set_error(ctx, status_from_cl(err), "allocating %zu bytes of temporary results "
+                         "failed: %s", bytes, cl_error_name(err));
+    }
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status create_temp(clreduce_ctx *ctx, chain *c, size_t bytes, cl_mem *out)
+{
+    *out = NULL;
+    if (!c->in_order || c->temp_entry)
+        return create_plain(ctx, bytes, out);
+    scratch_pool *pool = &ctx->scratch;
+    pthread_mutex_lock(&pool->lock);
+    queue_scratch *s = find_entry(pool, c->queue);
+    if (s)
+        s->leases++;
+    pthread_mutex_unlock(&pool->lock);
+    if (!s)
+        return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
+    pthread_mutex_lock(&s->temp_lock);
+    c->temp_entry = s;
+    c->temp_pool = pool;
+    if (s->temp_size < bytes) {
+        /* Grown geometrically, so that rising sizes reallocate rarely; the
+         * old buffer lives on until the commands that use it complete. */
+        size_t grown = s->temp_size * 2 > bytes ? s->temp_size * 2 : bytes;
+        cl_mem buffer;
+        clreduce_status status = create_plain(ctx, grown, &buffer);
+        if (status != CLREDUCE_SUCCESS && grown > bytes)
+            status = create_plain(ctx, grown = bytes, &buffer);
+        if (status != CLREDUCE_SUCCESS) {
+            temp_release(c);
+            return status;
+        }
+        if (s->temp_buffer)
+            clReleaseMemObject(s->temp_buffer);
+        s->temp_buffer = buffer;
+        s->temp_size = grown;
+    }
+    clRetainMemObject(s->temp_buffer);
+    *out = s->temp_buffer;
+    return CLREDUCE_SUCCESS;
+}
+
+void temp_release(chain *c)
+{
+    queue_scratch *s = c->temp_entry;
+    if (!s)
+        return;
+    pthread_mutex_unlock(&s->temp_lock);
+    pthread_mutex_lock(&c->temp_pool->lock);
+    s->leases--;
+    pthread_mutex_unlock(&c->temp_pool->lock);
+    c->temp_entry = NULL;
 }

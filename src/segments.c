@@ -75,7 +75,7 @@ static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const reque
     (void)in_order;
     size_t chunk = chunk_elements(p), chunks = div_up(r->count, chunk);
     cl_mem heads;
-    clreduce_status status = create_temp(ctx, chunks * p->element_size, &heads);
+    clreduce_status status = create_temp(ctx, c, chunks * p->element_size, &heads);
     if (status != CLREDUCE_SUCCESS)
         return status;
     cl_ulong in_off = r->input_offset, count = r->count, offsets_off = r->index_offset,
