@@ -32,7 +32,7 @@ def assert_close(got, expected, tolerance, what):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize("shape", [(1, 1), (5, 31), (33, 257), (3, 4097), (1000, 3)])
+@pytest.mark.parametrize("shape", [(1, 1), (33, 257), (1000, 3)])
 def test_rows(ctx, dtype, op, shape):
     if np.dtype(dtype) == np.float64 and ctx.check_support(dtype) is False:
         pytest.skip("no fp64")
@@ -61,7 +61,7 @@ def test_empty_rows_give_the_identity(ctx, op):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize("offsets_dtype", [np.uint32, np.uint64, np.int64])
+@pytest.mark.parametrize("offsets_dtype", [np.uint32, np.int64])
 def test_segments(ctx, dtype, op, offsets_dtype):
     rng = np.random.default_rng(11)
     lengths = rng.choice([0, 0, 1, 2, 31, 33, 255, 1025, 20000], size=60)
