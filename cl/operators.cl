@@ -681,9 +681,12 @@ clr_v clr_v_init(VT first)
 
 clr_v clr_v_add_at(clr_v acc, VT x, VT y, ulong k)
 {
-    T xs[CLR_VEC], ys[CLR_VEC];
-    CLR_X_VSTORE(x, xs);
-    CLR_X_VSTORE(y, ys);
+    /* Lanes through private arrays as wide as the vectors: plain stores and
+     * loads that the compiler keeps in registers. */
+    T xs[CLR_VEC] __attribute__((aligned(sizeof(VT))));
+    T ys[CLR_VEC] __attribute__((aligned(sizeof(VT))));
+    *(private VT *)xs = x;
+    *(private VT *)ys = y;
     for (uint j = 0; j < CLR_VEC; j++)
         acc.lane[j] = clr_a_combine(acc.lane[j], clr_a_of(xs[j], ys[j], k * CLR_VEC + j));
     return acc;
