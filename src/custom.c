@@ -53,9 +53,14 @@ struct clreduce_operator {
     char kernel_name[CLREDUCE_OPERATOR_NAME_MAX + 16];
     char finish_name[CLREDUCE_OPERATOR_NAME_MAX + 24];
     const char *kernels[2];
+    const char *scan_sources[SOURCES_MAX];
     program_spec grid_program;
     program_spec single_pass_program;
+    program_spec scan_program;
 };
+
+static const char *const scan_kernels[] = {"clr_scan_custom_reduce", "clr_scan_custom_partials",
+                                           "clr_scan_custom_apply"};
 
 static const char *const type_names[] = {"float", "double", "int", "uint", "long", "ulong"};
 
@@ -208,6 +213,10 @@ static void fill_specs(clreduce_operator *op)
     k++;
     op->grid_sources[k] = op->ordered_sources[k] = clreduce_cl_operators;
     k++;
+    for (size_t j = 0; j < k; j++)
+        op->scan_sources[j] = op->grid_sources[j];
+    op->scan_sources[k] = clreduce_cl_scan_custom;
+    op->scan_program = (program_spec){op->scan_sources, k + 1, scan_kernels, 3, 0};
     op->grid_sources[k] = clreduce_cl_reduce_operators;
     op->ordered_sources[k] = clreduce_cl_device_order;
     op->ordered_sources[k + 1] = clreduce_cl_reduce_operators;
@@ -368,6 +377,7 @@ void clreduce_operator_release(clreduce_operator *op)
      * enqueued keep their kernels (the runtime retains them). */
     program_cache_drop(op->ctx, &op->grid_program);
     program_cache_drop(op->ctx, &op->single_pass_program);
+    program_cache_drop(op->ctx, &op->scan_program);
     free_operator(op);
 }
 
@@ -498,6 +508,140 @@ clreduce_status clreduce_reduce_custom_host(clreduce_ctx *ctx, clreduce_operator
     clreduce_operator_retain(op);
     status = request_host_two(ctx, op->inputs == 2 ? &custom_reductions_two : &custom_reductions,
                               &r, data, data2, result);
+    clreduce_operator_release(op);
+    return status;
+}
+
+/* ---- scans ------------------------------------------------------------------------ */
+
+static clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    const clreduce_operator *op = r->custom;
+    if ((unsigned)r->variant >= CLREDUCE_SCAN_VARIANT_COUNT)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown scan variant %d",
+                         r->variant);
+    if (r->kind != CLREDUCE_INCLUSIVE && r->kind != CLREDUCE_EXCLUSIVE)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown scan kind %d", r->kind);
+    request as_sum = *r;
+    as_sum.op = CLREDUCE_OP_SUM;
+    as_sum.type = op->type;
+    clreduce_status status = plan_start(ctx, &as_sum, p);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if (r->kind == CLREDUCE_EXCLUSIVE && !op->has_identity)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "operator %s has no identity: an exclusive scan starts from one",
+                         op->name);
+    if (r->variant != CLREDUCE_SCAN_AUTO && r->variant != CLREDUCE_SCAN_REDUCE_THEN_SCAN)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "operator %s scans on variants auto and reduce_then_scan, not %s",
+                         op->name, clreduce_scan_variant_name((clreduce_scan_variant)r->variant));
+    p->op = (clreduce_op)CLR_OP_CUSTOM;
+    p->variant = CLREDUCE_SCAN_REDUCE_THEN_SCAN;
+    while (p->t.work_group_size > 64 &&
+           p->t.work_group_size * CLREDUCE_OPERATOR_ACC_MAX > ctx->info.local_mem_size / 2)
+        p->t.work_group_size /= 2;
+    p->work_group_size = p->t.work_group_size;
+    p->unroll = 1;
+    p->program = &op->scan_program;
+    p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    p->output_size = op->acc_size;
+    snprintf(p->family_options, sizeof p->family_options, "-DCLR_SCAN_EXCLUSIVE=%d",
+             r->kind == CLREDUCE_EXCLUSIVE);
+    return CLREDUCE_SUCCESS;
+}
+
+/* Reduce, scan the groups' aggregates, scan again from them. */
+static clreduce_status custom_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                           const plan *p, cached_kernel *k, int in_order)
+{
+    (void)in_order;
+    size_t wg = p->work_group_size;
+    size_t groups = grid_groups(ctx, p, r->count);
+    cl_mem partials;
+    clreduce_status status = create_temp(ctx, groups * CLREDUCE_OPERATOR_ACC_MAX, &partials);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    cl_ulong in_off = r->input_offset, n = r->count, count = groups;
+    cl_ulong out_off = (cl_ulong)r->output_offset * p->output_size;
+    cl_mem in2 = r->input2 ? r->input2 : r->input;
+    cl_ulong in2_off = r->input2 ? r->input2_offset : 0;
+    kernel_arg reduce_args[] = {ARG(r->input), ARG(in_off), ARG(n), ARG(partials), ARG(in2),
+                                ARG(in2_off)};
+    kernel_arg partials_args[] = {ARG(partials), ARG(count)};
+    kernel_arg apply_args[] = {ARG(r->input), ARG(in_off),   ARG(n),   ARG(r->output),
+                               ARG(out_off),  ARG(partials), ARG(in2), ARG(in2_off)};
+    if ((status = enqueue_kernel_args(ctx, c, k, 0, groups, wg, reduce_args, 6)) ==
+            CLREDUCE_SUCCESS &&
+        (status = enqueue_kernel_args(ctx, c, k, 1, 1, wg, partials_args, 2)) ==
+            CLREDUCE_SUCCESS)
+        status = enqueue_kernel_args(ctx, c, k, 2, groups, wg, apply_args, 8);
+    clReleaseMemObject(partials);
+    return status;
+}
+
+static clreduce_status custom_scan_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
+                                                 const plan *p, int wants_event)
+{
+    (void)r;
+    (void)p;
+    return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
+}
+
+static const op_family custom_scans = {
+    .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
+    .outputs = OUTPUT_PER_ELEMENT, .in_place = 0, .two_inputs = 0,
+    .plan = custom_scan_plan, .enqueue_empty = custom_scan_enqueue_empty,
+    .enqueue = custom_scan_enqueue,
+};
+
+static const op_family custom_scans_two = {
+    .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
+    .outputs = OUTPUT_PER_ELEMENT, .in_place = 0, .two_inputs = 1,
+    .plan = custom_scan_plan, .enqueue_empty = custom_scan_enqueue_empty,
+    .enqueue = custom_scan_enqueue,
+};
+
+clreduce_status clreduce_scan_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                     clreduce_operator *op, clreduce_scan_kind kind,
+                                     clreduce_scan_variant variant, cl_mem input,
+                                     size_t input_offset, cl_mem input2, size_t input2_offset,
+                                     size_t count, cl_mem output, size_t output_offset,
+                                     cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    clreduce_status status = check_operator(ctx, op, input2 != NULL, "input2");
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    request r = {.queue = queue, .type = op->type, .variant = (int)variant, .kind = (int)kind,
+                 .input = input, .input_offset = input_offset, .count = count, .output = output,
+                 .output_offset = output_offset, .num_wait = num_wait, .wait = wait,
+                 .input2 = input2, .input2_offset = input2_offset, .custom = op};
+    clreduce_operator_retain(op);
+    status = request_enqueue(ctx, op->inputs == 2 ? &custom_scans_two : &custom_scans, &r, NULL,
+                             done);
+    clreduce_operator_release(op);
+    return status;
+}
+
+clreduce_status clreduce_scan_custom_host(clreduce_ctx *ctx, clreduce_operator *op,
+                                          clreduce_scan_kind kind, clreduce_scan_variant variant,
+                                          const void *input, const void *input2, size_t count,
+                                          void *output)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    clreduce_status status = check_operator(ctx, op, input2 != NULL, "input2");
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    request r = {.type = op->type, .variant = (int)variant, .kind = (int)kind, .count = count,
+                 .custom = op};
+    clreduce_operator_retain(op);
+    status = request_host_two(ctx, op->inputs == 2 ? &custom_scans_two : &custom_scans, &r,
+                              input, input2, output);
     clreduce_operator_release(op);
     return status;
 }

@@ -579,6 +579,8 @@ CLREDUCE_API clreduce_status clreduce_dot_host(clreduce_ctx *ctx, clreduce_type 
  *         clreduce_operator_release(op);
  *     }
  *
+ * clreduce_scan_custom() scans with it (in the Prefix scans section).
+ *
  * A struct accumulator is defined in acc_source and mirrored on the host:
  *
  *     .acc_type = "stats",
@@ -627,7 +629,7 @@ typedef struct clreduce_operator_desc {
     size_t acc_align;
     /* An expression of acc_type that combines with anything to leave it
      * unchanged: what a reduction of no element writes. NULL: none (a
-     * reduction of no element is then refused). */
+     * reduction of no element and an exclusive scan are then refused). */
     const char *identity;
     /* An expression of acc_type from element x (and y, with two inputs) and
      * i, its index in the range (ulong, 0 for the first element). */
@@ -830,6 +832,43 @@ CLREDUCE_API clreduce_status clreduce_scan_profiled(clreduce_ctx *ctx, cl_comman
                                                     cl_mem output, size_t output_offset,
                                                     cl_uint num_wait, const cl_event *wait,
                                                     cl_event *first, cl_event *done);
+
+/* Enqueues the inclusive or exclusive scan with `op` of elements
+ * [input_offset, input_offset + count) of `input` (and of input2 from
+ * input2_offset, for an operator of two inputs; NULL for one): output
+ * element j, at byte (output_offset + j) * acc_size of `output`, receives
+ *   inclusive: map(x[0], 0) combine ... combine map(x[j], j)
+ *   exclusive: the identity for j == 0, else the inclusive result of j - 1
+ * combined strictly in the elements' order, so that operators that do not
+ * commute scan correctly. Variants CLREDUCE_SCAN_AUTO and
+ * CLREDUCE_SCAN_REDUCE_THEN_SCAN (three launches, each a contiguous range
+ * per work-group and per work-item); not in place. count == 0 writes
+ * nothing. Asynchronous, with a wait list and a completion event, as
+ * clreduce_scan().
+ * Returns the codes of clreduce_reduce_custom(); INVALID_ARGUMENT also for
+ * an unknown kind and for an exclusive scan with an operator without
+ * identity; UNSUPPORTED for another variant. On any error found before
+ * enqueueing nothing has been enqueued and `output` is not written. */
+CLREDUCE_API clreduce_status clreduce_scan_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                                  clreduce_operator *op,
+                                                  clreduce_scan_kind kind,
+                                                  clreduce_scan_variant variant, cl_mem input,
+                                                  size_t input_offset, cl_mem input2,
+                                                  size_t input2_offset, size_t count,
+                                                  cl_mem output, size_t output_offset,
+                                                  cl_uint num_wait, const cl_event *wait,
+                                                  cl_event *done);
+
+/* Blocking convenience: the scan with `op` of `count` elements of host
+ * array `input` (and `input2`; NULL for one input) into `output` (count
+ * accumulators of acc_size bytes), on a queue owned by the context.
+ * Returns the codes of clreduce_scan_custom(); on error `output` is
+ * untouched. */
+CLREDUCE_API clreduce_status clreduce_scan_custom_host(clreduce_ctx *ctx, clreduce_operator *op,
+                                                       clreduce_scan_kind kind,
+                                                       clreduce_scan_variant variant,
+                                                       const void *input, const void *input2,
+                                                       size_t count, void *output);
 
 /* Whether scan `variant` can run for `type` on the context's device: returns
  * CLREDUCE_SUCCESS or the status clreduce_scan() would return, with the
