@@ -5,7 +5,9 @@
  * two-input weighted sum, a non-commutative 2x2 integer matrix product
  * (exact), operators without identity (first element, max); build errors
  * that name the user's piece and line; release while a call is in flight;
- * many operators made and dropped; bad descriptions.
+ * many operators made and dropped; bad descriptions. Scans: inclusive and
+ * exclusive matrix-product scans (exact, order-sensitive), an affine-map
+ * scan of two inputs, an operator without identity (inclusive only).
  *
  * CLREDUCE_TEST_SEED=n repeats a run's random data; CLREDUCE_TEST_FILTER=glob
  * runs only the matching tests. */
@@ -622,6 +624,178 @@ static void test_bad_descriptions(void **state)
     clreduce_operator_release(sum);
 }
 
+/* ---- scans ----------------------------------------------------------------------- */
+
+/* Scans n elements of `data` (and `data2`) with op on the device into out
+ * (n accumulators), the inputs at offsets between poison and the outputs at
+ * RESULT_OFFSET between sentinels (checked unchanged). */
+static void run_scan(clreduce_operator *op, clreduce_scan_kind kind, const void *data,
+                     const void *data2, size_t n, size_t es, void *out)
+{
+    size_t rs = clreduce_operator_result_size(op);
+    size_t in_bytes = (n + IN_OFFSET + 2) * es, out_bytes = (n + RESULT_OFFSET + 2) * rs;
+    unsigned char *in = malloc(in_bytes), *in2 = malloc(in_bytes + 2 * es);
+    unsigned char *res = malloc(out_bytes);
+    assert_non_null(in);
+    assert_non_null(in2);
+    assert_non_null(res);
+    memset(in, 0x7f, in_bytes);
+    memset(in2, 0x7f, in_bytes + 2 * es);
+    memcpy(in + IN_OFFSET * es, data, n * es);
+    if (data2)
+        memcpy(in2 + IN2_OFFSET * es, data2, n * es);
+    memset(res, TC_SENTINEL_BYTE, out_bytes);
+    cl_mem bin = tc_make_buffer(g_ctx, in_bytes, in);
+    cl_mem bin2 = data2 ? tc_make_buffer(g_ctx, in_bytes + 2 * es, in2) : NULL;
+    cl_mem bout = tc_make_buffer(g_ctx, out_bytes, res);
+    cl_event done = NULL;
+    clreduce_status st = clreduce_scan_custom(g_ctx, g_queue, op, kind, CLREDUCE_SCAN_AUTO, bin,
+                                              IN_OFFSET, bin2, IN2_OFFSET, n, bout,
+                                              RESULT_OFFSET, 0, NULL, &done);
+    if (st != CLREDUCE_SUCCESS)
+        print_error("scan n=%zu: %s: %s\n", n, clreduce_status_string(st),
+                    clreduce_last_error(g_ctx));
+    assert_int_equal(st, CLREDUCE_SUCCESS);
+    tc_read_buffer(g_queue, bout, res, out_bytes, 1, &done);
+    clReleaseEvent(done);
+    for (size_t k = 0; k < out_bytes; k++)
+        if ((k / rs < RESULT_OFFSET || k / rs >= RESULT_OFFSET + n) && res[k] != TC_SENTINEL_BYTE) {
+            print_error("scan n=%zu: byte %zu outside the output changed\n", n, k);
+            fail();
+        }
+    memcpy(out, res + RESULT_OFFSET * rs, n * rs);
+    clReleaseMemObject(bout);
+    if (bin2)
+        clReleaseMemObject(bin2);
+    clReleaseMemObject(bin);
+    free(res);
+    free(in2);
+    free(in);
+}
+
+static void test_scan_matrix_product(void **state)
+{
+    (void)state;
+    tc_seed_for("scan_matrix_product");
+    clreduce_operator *op = create_or_fail(&mat_desc);
+    uint32_t *data = malloc(TC_LARGE_COUNT * sizeof *data);
+    mat *got = malloc(TC_LARGE_COUNT * sizeof *got);
+    assert_non_null(data);
+    assert_non_null(got);
+    for (size_t s = 0; s < ARRAY_SIZE(sizes); s++) {
+        size_t n = sizes[s];
+        for (size_t i = 0; i < n; i++)
+            data[i] = (uint32_t)tc_rand64();
+        for (int kind = 0; kind < 2; kind++) {
+            run_scan(op, (clreduce_scan_kind)kind, data, NULL, n, sizeof(uint32_t), got);
+            mat acc = {1, 0, 0, 1};
+            for (size_t i = 0; i < n; i++) {
+                mat next = host_mul(acc, host_of(data[i]));
+                mat want = kind == CLREDUCE_EXCLUSIVE ? acc : next;
+                if (memcmp(&got[i], &want, sizeof want) != 0) {
+                    print_error("n=%zu %s: element %zu {%u %u %u %u}, want {%u %u %u %u}\n", n,
+                                kind ? "exclusive" : "inclusive", i, got[i].a, got[i].b,
+                                got[i].c, got[i].d, want.a, want.b, want.c, want.d);
+                    fail();
+                }
+                acc = next;
+            }
+        }
+    }
+    /* The host call. */
+    mat few[5];
+    assert_int_equal(clreduce_scan_custom_host(g_ctx, op, CLREDUCE_INCLUSIVE, CLREDUCE_SCAN_AUTO,
+                                               data, NULL, 5, few),
+                     CLREDUCE_SUCCESS);
+    mat acc = {1, 0, 0, 1};
+    for (size_t i = 0; i < 5; i++) {
+        acc = host_mul(acc, host_of(data[i]));
+        assert_memory_equal(&few[i], &acc, sizeof acc);
+    }
+    tc_check_status_and_message("lookback variant",
+                                clreduce_scan_custom_host(g_ctx, op, CLREDUCE_INCLUSIVE,
+                                                          CLREDUCE_SCAN_LOOKBACK, data, NULL, 5,
+                                                          few),
+                                CLREDUCE_ERROR_UNSUPPORTED, g_ctx,
+                                (const char *const[]){"matprod", NULL});
+    free(got);
+    free(data);
+    clreduce_operator_release(op);
+}
+
+/* Affine maps v -> a v + c (mod 2^64) from two inputs, composed in order:
+ * the prefixes of the recurrence v[i+1] = a[i] v[i] + c[i]. */
+static void test_scan_affine(void **state)
+{
+    (void)state;
+    tc_seed_for("scan_affine");
+    typedef struct affine {
+        uint64_t a, c;
+    } affine;
+    clreduce_operator_desc d = {
+        .name = "affine", .input_type = CLREDUCE_UINT64, .inputs = 2,
+        .acc_type = "affine", .acc_source = "typedef struct { ulong a, c; } affine;",
+        .acc_size = sizeof(affine), .acc_align = _Alignof(affine),
+        .identity = "(affine){1, 0}", .map = "(affine){x, y}",
+        .combine = "(affine){b.a * a.a, b.a * a.c + b.c}",
+    };
+    clreduce_operator *op = create_or_fail(&d);
+    size_t n = 4097;
+    uint64_t *a = malloc(n * sizeof *a), *c = malloc(n * sizeof *c);
+    affine *got = malloc(n * sizeof *got);
+    assert_non_null(a);
+    assert_non_null(c);
+    assert_non_null(got);
+    for (size_t i = 0; i < n; i++) {
+        a[i] = tc_rand64() | 1;
+        c[i] = tc_rand64();
+    }
+    run_scan(op, CLREDUCE_INCLUSIVE, a, c, n, sizeof(uint64_t), got);
+    uint64_t v0 = 7, v = v0;
+    for (size_t i = 0; i < n; i++) {
+        v = a[i] * v + c[i];
+        if (got[i].a * v0 + got[i].c != v) {
+            print_error("element %zu: %llu, want %llu\n", i,
+                        (unsigned long long)(got[i].a * v0 + got[i].c), (unsigned long long)v);
+            fail();
+        }
+    }
+    free(got);
+    free(c);
+    free(a);
+    clreduce_operator_release(op);
+}
+
+static void test_scan_no_identity(void **state)
+{
+    (void)state;
+    tc_seed_for("scan_no_identity");
+    clreduce_operator_desc d = {
+        .name = "first", .input_type = CLREDUCE_INT32, .inputs = 1,
+        .acc_type = "int", .acc_size = 4, .acc_align = 4, .map = "x", .combine = "a",
+    };
+    clreduce_operator *op = create_or_fail(&d);
+    size_t n = 4097;
+    int32_t *data = malloc(n * sizeof *data), *got = malloc(n * sizeof *got);
+    assert_non_null(data);
+    assert_non_null(got);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (int32_t)tc_rand64();
+    run_scan(op, CLREDUCE_INCLUSIVE, data, NULL, n, 4, got);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(got[i], data[0]);
+    got[0] = 99;
+    tc_check_status_and_message("exclusive scan without identity",
+                                clreduce_scan_custom_host(g_ctx, op, CLREDUCE_EXCLUSIVE,
+                                                          CLREDUCE_SCAN_AUTO, data, NULL, n, got),
+                                CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                                (const char *const[]){"identity", NULL});
+    assert_int_equal(got[0], 99);
+    free(got);
+    free(data);
+    clreduce_operator_release(op);
+}
+
 int main(void)
 {
     g_ctx = tc_start("unit.custom", &g_queue, NULL);
@@ -636,6 +810,9 @@ int main(void)
     tc_add_test(tests, &nt, "no_identity", test_no_identity, NULL);
     tc_add_test(tests, &nt, "release_in_flight", test_release_in_flight, NULL);
     tc_add_test(tests, &nt, "many_operators", test_many_operators, NULL);
+    tc_add_test(tests, &nt, "scan_matrix_product", test_scan_matrix_product, NULL);
+    tc_add_test(tests, &nt, "scan_affine", test_scan_affine, NULL);
+    tc_add_test(tests, &nt, "scan_no_identity", test_scan_no_identity, NULL);
     int failed = tc_run_tests("unit.custom", tests, nt);
     return tc_finish(g_ctx, failed, g_queue, NULL);
 }
