@@ -605,7 +605,8 @@ CLREDUCE_API clreduce_status clreduce_dot_host(clreduce_ctx *ctx, clreduce_type 
 /* An operator compiled for one context (reference counted). */
 typedef struct clreduce_operator clreduce_operator;
 
-/* What an operator is. Fields left zero take no default but those noted. */
+/* What an operator is. acc_source and identity may be NULL and commutative
+ * 0; every other field must be set. */
 typedef struct clreduce_operator_desc {
     /* An identifier ([A-Za-z_][A-Za-z0-9_]*, at most
      * CLREDUCE_OPERATOR_NAME_MAX characters): in messages, in the positions
