@@ -592,7 +592,9 @@ CLREDUCE_API clreduce_status clreduce_dot_host(clreduce_ctx *ctx, clreduce_type 
  *
  * Names the user's text must leave alone: those starting with clr_ or CLR_.
  * The text sees OpenCL C and its built-ins, cl_khr_fp64 where the device has
- * it, and its own acc_source; nothing else of the library's.
+ * it, and its own acc_source; nothing else of the library's. The library's
+ * kernels follow acc_source in one program: #undef its macros at its end
+ * (a macro named like one of their variables, n or x, would change them).
  * ------------------------------------------------------------------------- */
 
 /* Largest accumulator, in bytes (without an identity the kernels keep a
