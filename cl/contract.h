@@ -33,6 +33,10 @@
 #define CLR_OP_NORM2 8
 #define CLR_OP_MEAN_VAR 9
 #define CLR_OP_DOT 10
+/* A user-defined operator (clreduce_operator_create()): its accumulator and
+ * functions come from a generated source (src/custom.c) that precedes
+ * types.cl. Not a clreduce_op value. */
+#define CLR_OP_CUSTOM 11
 
 /* CLR_SG_PATH: how sub-group primitives are implemented
  * (clreduce_subgroup_path's values). */

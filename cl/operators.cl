@@ -27,7 +27,13 @@
  *                                  (only argmin/argmax read this)
  *
  * Compile-time parameters: CLR_OP (a CLR_OP_* code past CLR_OP_MAX), those of
- * types.cl (T, VT, CLR_VEC), CLR_WG and CLR_UNROLL.
+ * types.cl (T, VT, CLR_VEC), CLR_WG and CLR_UNROLL. For CLR_OP_CUSTOM, what
+ * src/custom.c generates: the user's accumulator clr_u, clr_u_identity()
+ * (where CLR_U_HAS_IDENTITY), clr_u_map(x, y, i), clr_u_combine(a, b), and
+ * CLR_U_INPUTS (1 or 2); its vector accumulator takes clr_v_add_at(acc, x,
+ * y, k), k the index of the vector, in place of clr_v_add().
+ *
+ * CLR_X_TWO_INPUTS tells the kernels whether clr_a_of() reads a second input.
  *
  * Floating-point keys (argmin, argmax, minmax): the bits of x with the
  * magnitude bits flipped when x is negative compare as signed integers as
@@ -609,8 +615,95 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
     return a[0];
 }
 
+/* ---- user-defined operators ------------------------------------------------------ */
+
+#elif CLR_OP == CLR_OP_CUSTOM
+
+#define CLR_X_TWO_INPUTS (CLR_U_INPUTS == 2)
+
+#if CLR_U_HAS_IDENTITY
+typedef clr_u clr_a;
+clr_a clr_a_identity(void) { return clr_u_identity(); }
+clr_a clr_a_of(T x, T y, ulong index) { return clr_u_map(x, y, index); }
+clr_a clr_a_combine(clr_a a, clr_a b) { return clr_u_combine(a, b); }
+void clr_a_store(global uchar *out, clr_a a) { *(global clr_u *)out = a; }
+#else
+/* Without an identity, an accumulator of no element is a flag: a range of
+ * no element never reaches a kernel (the host refuses it), so the stored
+ * result always has one. */
+typedef struct clr_a {
+    clr_u v;
+    int has;
+} clr_a;
+
+clr_a clr_a_identity(void)
+{
+    clr_a a;
+    a.has = 0;
+    return a;
+}
+
+clr_a clr_a_of(T x, T y, ulong index)
+{
+    clr_a a;
+    a.v = clr_u_map(x, y, index);
+    a.has = 1;
+    return a;
+}
+
+clr_a clr_a_combine(clr_a a, clr_a b)
+{
+    if (!a.has)
+        return b;
+    if (!b.has)
+        return a;
+    a.v = clr_u_combine(a.v, b.v);
+    return a;
+}
+
+void clr_a_store(global uchar *out, clr_a a) { *(global clr_u *)out = a.v; }
+#endif
+
+/* One accumulator per lane: lane j of every vector a work-item adds goes to
+ * lane j (the kernels use it for commutative operators only, where the
+ * order of combines does not matter). */
+typedef struct clr_v {
+    clr_a lane[CLR_VEC];
+} clr_v;
+
+clr_v clr_v_init(VT first)
+{
+    clr_v acc;
+    for (uint j = 0; j < CLR_VEC; j++)
+        acc.lane[j] = clr_a_identity();
+    return acc;
+}
+
+clr_v clr_v_add_at(clr_v acc, VT x, VT y, ulong k)
+{
+    /* Lanes through private arrays as wide as the vectors: plain stores and
+     * loads that the compiler keeps in registers. */
+    T xs[CLR_VEC] __attribute__((aligned(sizeof(VT))));
+    T ys[CLR_VEC] __attribute__((aligned(sizeof(VT))));
+    *(private VT *)xs = x;
+    *(private VT *)ys = y;
+    for (uint j = 0; j < CLR_VEC; j++)
+        acc.lane[j] = clr_a_combine(acc.lane[j], clr_a_of(xs[j], ys[j], k * CLR_VEC + j));
+    return acc;
+}
+
+clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
+{
+    CLR_X_REDUCE_LANES(acc.lane)
+    return acc.lane[0];
+}
+
 #else
 #error "CLR_OP must be one of operators.cl's CLR_OP_* codes"
+#endif
+
+#ifndef CLR_X_TWO_INPUTS
+#define CLR_X_TWO_INPUTS (CLR_OP == CLR_OP_DOT)
 #endif
 
 /* The type of clr_v_add's tag. */

@@ -17,6 +17,12 @@
  * the single pass, device_order.cl): CLR_VARIANT, CLR_UNROLL, CLR_SEGMENTED
  * and CLR_NV_LOAD as in reduce_grid.cl.
  *
+ * A user-defined operator (CLR_OP_CUSTOM) names the kernels CLR_U_KERNEL and
+ * CLR_U_FINISH_KERNEL; unless it is commutative (CLR_U_COMMUTATIVE), the
+ * kernels keep the order of elements (CLR_ORDERED): each work-item combines
+ * a contiguous run of elements in order, and work-items, work-groups and
+ * partials are combined in the order of their runs.
+ *
  * clr_reduce_op(in, in_off, n, out, out_off, scratch, in2, in2_off) reduces
  * in[in_off .. in_off + n) (with in2[in2_off ..] for dot; other operators
  * ignore in2) into the result at byte out_off of out; offsets and counts are
@@ -25,6 +31,16 @@
 
 #ifndef CLR_NV_LOAD
 #define CLR_NV_LOAD 0
+#endif
+
+#if CLR_OP == CLR_OP_CUSTOM
+#define CLR_ORDERED (!CLR_U_COMMUTATIVE)
+#define CLR_REDUCE_KERNEL CLR_U_KERNEL
+#define CLR_FINISH_KERNEL CLR_U_FINISH_KERNEL
+#else
+#define CLR_ORDERED 0
+#define CLR_REDUCE_KERNEL clr_reduce_op
+#define CLR_FINISH_KERNEL clr_reduce_op_finish
 #endif
 
 /* The host keeps 32 bytes per accumulator in scratch and partials
@@ -51,14 +67,14 @@ VT clr_load_vec(global const VT *p)
 #endif
 #define CLR_LOAD_ALIGNED(p, k) clr_load_vec((global const VT *)(p) + (k))
 
-#if CLR_OP == CLR_OP_DOT
+#if CLR_X_TWO_INPUTS
 #define CLR_SECOND(LOAD, k) LOAD(in2, k)
 #else
 #define CLR_SECOND(LOAD, k) ((VT)0)
 #endif
 
 /* The work-item's vectors in order, vector k read by LOAD(pointer, k), each
- * passed to ADD(x, y, tag) with tags 0, 1, 2, ... */
+ * passed to ADD(x, y, tag, k) with tags 0, 1, 2, ... */
 #define CLR_WALK(LOAD, ADD)                                                    \
     {                                                                          \
         ulong i = first;                                                       \
@@ -70,18 +86,19 @@ VT clr_load_vec(global const VT *p)
                 y[u] = CLR_SECOND(LOAD, i + u * CLR_WG);                       \
             }                                                                  \
             _Pragma("unroll") for (uint u = 0; u < CLR_UNROLL; u++)            \
-                ADD(x[u], y[u], tag + u);                                      \
+                ADD(x[u], y[u], tag + u, i + u * CLR_WG);                      \
         }                                                                      \
         for (uint u = 0; u < CLR_UNROLL; u++)                                  \
             if (i + u * CLR_WG < nv)                                           \
-                ADD(LOAD(in, i + u * CLR_WG), CLR_SECOND(LOAD, i + u * CLR_WG), tag + u); \
+                ADD(LOAD(in, i + u * CLR_WG), CLR_SECOND(LOAD, i + u * CLR_WG), tag + u, \
+                    i + u * CLR_WG);                                           \
     }
 
 /* As reduce_grid.cl: aligned ld.global.nc loads on NVIDIA where the range
  * (both ranges, for dot) starts on a vector boundary, vloadN elsewhere; the
  * result is the same at every offset. */
 #if CLR_NV_LOAD && CLR_VEC > 1
-#if CLR_OP == CLR_OP_DOT
+#if CLR_X_TWO_INPUTS
 #define CLR_ALIGNED(p) (((ulong)(uintptr_t)in | (ulong)(uintptr_t)in2) % (CLR_VEC * sizeof(T)) == 0)
 #else
 #define CLR_ALIGNED(p) ((ulong)(uintptr_t)in % (CLR_VEC * sizeof(T)) == 0)
@@ -96,8 +113,64 @@ VT clr_load_vec(global const VT *p)
 #define CLR_WALK_ALL(ADD) CLR_WALK(CLR_LOAD_ANY, ADD)
 #endif
 
-#define CLR_ADD(x, y, t) acc = clr_v_add(acc, (x), (y), (t));
-#define CLR_ADD_SCALED(x, y, t) scaled = clr_x_norm_add_scaled(scaled, (x), e);
+#if CLR_OP == CLR_OP_CUSTOM
+#define CLR_ADD(x, y, t, k) acc = clr_v_add_at(acc, (x), (y), (k));
+#else
+#define CLR_ADD(x, y, t, k) acc = clr_v_add(acc, (x), (y), (t));
+#endif
+#define CLR_ADD_SCALED(x, y, t, k) scaled = clr_x_norm_add_scaled(scaled, (x), e);
+
+#if CLR_ORDERED
+/* This work-item's share of in[0 .. n) (and in2[0 .. n)): a run of
+ * elements, the runs of the grid's work-items in the order of their global
+ * ids, combined in order. */
+clr_a clr_thread_reduce(global const T *restrict in, global const T *restrict in2, ulong n)
+{
+    ulong items = get_global_size(0);
+    ulong per = n / items + (n % items != 0);
+    ulong begin = min(n, (ulong)get_global_id(0) * per), end = min(n, begin + per);
+    clr_a a = clr_a_identity();
+    for (ulong i = begin; i < end; i++)
+#if CLR_X_TWO_INPUTS
+        a = clr_a_combine(a, clr_a_of(in[i], in2[i], i));
+#else
+        a = clr_a_combine(a, clr_a_of(in[i], in[i], i));
+#endif
+    return a;
+}
+
+/* Work-group reduction of the work-items' accumulators in the order of
+ * their local ids: a tree in local memory whose every node combines a left
+ * neighbour with the one on its right; the result in every work-item. */
+clr_a clr_wg_reduce_a(local clr_a *l, clr_a v)
+{
+    uint lid = (uint)get_local_id(0);
+    l[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = 1; s < CLR_WG; s <<= 1) {
+        if (lid % (2 * s) == 0)
+            l[lid] = clr_a_combine(l[lid], l[lid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return l[0];
+}
+
+/* One work-group combines partials[0 .. count) in order: each work-item a
+ * run of them, then the runs. */
+clr_a clr_combine_partials(local clr_a *l, volatile global clr_a *partials, uint count)
+{
+    uint per = count / CLR_WG + (count % CLR_WG != 0);
+    uint begin = min(count, (uint)get_local_id(0) * per), end = min(count, begin + per);
+    clr_a v = clr_a_identity();
+    for (uint k = begin; k < end; k++) {
+        clr_a p = partials[k];
+        v = clr_a_combine(v, p);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return clr_wg_reduce_a(l, v);
+}
+
+#else /* CLR_ORDERED */
 
 /* This work-item's share of in[0 .. n) (and in2[0 .. n)) as an accumulator:
  * the bulk as vectors, the last n % CLR_VEC elements one per work-item. */
@@ -108,7 +181,7 @@ clr_a clr_thread_reduce(global const T *restrict in, global const T *restrict in
 #if CLR_VEC > 1
     ulong tail = nv * CLR_VEC, gid = get_global_id(0);
     if (gid < n - tail) {
-#if CLR_OP == CLR_OP_DOT
+#if CLR_X_TWO_INPUTS
         tail_a = clr_a_of(in[tail + gid], in2[tail + gid], tail + gid);
 #else
         tail_a = clr_a_of(in[tail + gid], in[tail + gid], tail + gid);
@@ -167,12 +240,13 @@ clr_a clr_combine_partials(local clr_a *l, volatile global clr_a *partials, uint
     barrier(CLK_LOCAL_MEM_FENCE);
     return clr_wg_reduce_a(l, v);
 }
+#endif /* CLR_ORDERED */
 
 #if CLR_VARIANT == CLR_REDUCE_SINGLE_PASS
 /* scratch: a uint ticket at byte 0 (zero between launches), accumulators
  * from byte CLR_SCRATCH_HEADER; reduce_grid.cl's single pass says why this
  * needs no work-group to wait for another. */
-CLR_KERNEL clr_reduce_op(global const T *restrict in, ulong in_off, ulong n,
+CLR_KERNEL CLR_REDUCE_KERNEL(global const T *restrict in, ulong in_off, ulong n,
                          global uchar *restrict out, ulong out_off, global uchar *scratch,
                          global const T *restrict in2, ulong in2_off)
 {
@@ -200,7 +274,7 @@ CLR_KERNEL clr_reduce_op(global const T *restrict in, ulong in_off, ulong n,
 }
 
 #elif CLR_VARIANT == CLR_REDUCE_GRID_STRIDE
-CLR_KERNEL clr_reduce_op(global const T *restrict in, ulong in_off, ulong n,
+CLR_KERNEL CLR_REDUCE_KERNEL(global const T *restrict in, ulong in_off, ulong n,
                          global uchar *restrict out, ulong out_off, global uchar *scratch,
                          global const T *restrict in2, ulong in2_off)
 {
@@ -214,7 +288,7 @@ CLR_KERNEL clr_reduce_op(global const T *restrict in, ulong in_off, ulong n,
     }
 }
 
-CLR_KERNEL clr_reduce_op_finish(global uchar *partials, ulong count,
+CLR_KERNEL CLR_FINISH_KERNEL(global uchar *partials, ulong count,
                                 global uchar *restrict out, ulong out_off)
 {
     local clr_a l[CLR_WG];

@@ -120,6 +120,8 @@ typedef struct request {
      * type as the first. */
     cl_mem input2;
     size_t input2_offset;
+    /* A user-defined operator (custom.c): `op` and `type` are then its. */
+    const struct clreduce_operator *custom;
 } request;
 
 /* The largest output element of any family (clreduce_result_size()). */
@@ -213,6 +215,11 @@ int op_is_extended(clreduce_op op);
 extern const op_family operator_reductions;
 extern const op_family dot_products;
 
+/* The launches of those families (the grid of reduce_operators.cl), for a
+ * plan whose program is built on operators.cl; also custom.c's. */
+clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                 cached_kernel *k, int in_order);
+
 /* ---- program_cache.c ---------------------------------------------------- */
 
 /* One compiled program, its kernels, and the lock that serialises setting
@@ -245,6 +252,10 @@ void program_cache_clear(program_cache *cache);
  * building it on the first request. */
 clreduce_status program_cache_get(clreduce_ctx *ctx, const program_spec *spec, const char *options,
                                   cached_kernel **out);
+
+/* Drops every program of `spec` (a user-defined operator's, at its last
+ * release): no call may be using them. */
+void program_cache_drop(clreduce_ctx *ctx, const program_spec *spec);
 
 /* ---- build_log.c ---------------------------------------------------------- */
 

@@ -153,8 +153,8 @@ static clreduce_status enqueue_op_kernel(clreduce_ctx *ctx, chain *c, cached_ker
     return enqueue_kernel_args(ctx, c, k, 0, groups, work_group_size, args, 8);
 }
 
-static clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
-                                        const plan *p, cached_kernel *k, int in_order)
+clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                 cached_kernel *k, int in_order)
 {
     size_t wg = p->t.work_group_size;
     size_t groups = grid_groups(ctx, p, r->count);

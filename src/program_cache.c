@@ -158,3 +158,20 @@ clreduce_status program_cache_get(clreduce_ctx *ctx, const program_spec *spec, c
     *out = entry;
     return status;
 }
+
+void program_cache_drop(clreduce_ctx *ctx, const program_spec *spec)
+{
+    program_cache *cache = &ctx->cache;
+    pthread_mutex_lock(&cache->lock);
+    cached_kernel **link = &cache->head;
+    while (*link) {
+        cached_kernel *entry = *link;
+        if (entry->spec == spec) {
+            *link = entry->next;
+            free_entry(entry);
+        } else {
+            link = &entry->next;
+        }
+    }
+    pthread_mutex_unlock(&cache->lock);
+}

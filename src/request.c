@@ -105,9 +105,11 @@ static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, c
         (status = check_range(ctx, "input", "input offset", r->input_offset, r->count, in_elems,
                               p->type)) != CLREDUCE_SUCCESS)
         return status;
-    /* Output elements are whole multiples of input elements: counting the
-     * buffer in those first loses nothing. */
-    out_elems = out_elems / (p->output_size / p->element_size);
+    /* Output elements of the built-in operators are whole multiples of
+     * input elements (counting the buffer in those first loses nothing); a
+     * user-defined operator's may be any size (a buffer's bytes past its
+     * last whole input element are not counted). */
+    out_elems = out_elems * p->element_size / p->output_size;
     if ((status = check_range(ctx, f->output_name, f->output_offset_name, r->output_offset,
                               out_count, out_elems, p->type)) != CLREDUCE_SUCCESS)
         return status;

@@ -67,12 +67,31 @@ static void test_sources_without_directive(void **state)
     free(got);
 }
 
+/* A user-defined operator's pieces (src/custom.c): each its own string,
+ * so that a position in `combine` names it whatever the driver does with
+ * #line. */
+static void test_operator_pieces(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {
+        "#line 1 \"op\"\n#define A 1\nclr_u f(clr_u a, clr_u b) { return (\n",
+        "#line 1 \"op.combine\"\na +\n    zz * b\n",
+        "#line 1 \"op\"\n); }\n",
+    };
+    char *got = build_log_map_positions("<kernel>:6:5: error: use of undeclared identifier 'zz'",
+                                        pieces, 3);
+    assert_non_null(got);
+    assert_string_equal(got, "op.combine:2:5: error: use of undeclared identifier 'zz'");
+    free(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_positions_map_to_file_and_line),
         cmocka_unit_test(test_positions_left_alone),
         cmocka_unit_test(test_sources_without_directive),
+        cmocka_unit_test(test_operator_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

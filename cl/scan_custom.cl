@@ -1,0 +1,134 @@
+/*
+ * scan_custom.cl — inclusive and exclusive scans with a user-defined
+ * operator (operators.cl's CLR_OP_CUSTOM accumulator), reduce-then-scan in
+ * three launches that keep the elements' order throughout, so that
+ * associative operators that do not commute (matrix products, affine maps)
+ * scan correctly:
+ *   clr_scan_custom_reduce    group g's aggregate of its contiguous range
+ *                             into partials[g] (work-items' runs combined in
+ *                             order);
+ *   clr_scan_custom_partials  one work-group: partials[0 .. count) become
+ *                             their exclusive prefixes, in place;
+ *   clr_scan_custom_apply     group g walks its range again from the prefix
+ *                             of the groups before it, each work-item its
+ *                             run from the prefix of the runs before it, and
+ *                             stores every element's prefix.
+ * Results are accumulators of sizeof(clr_u) bytes, element i at byte
+ * out_off + i * sizeof(clr_u) of out.
+ *
+ * Compile-time parameters (besides those of types.cl and operators.cl):
+ * CLR_WG, CLR_SCAN_EXCLUSIVE (1: exclusive, which needs an identity).
+ */
+
+#if CLR_OP != CLR_OP_CUSTOM
+#error "scan_custom.cl scans with user-defined operators only"
+#endif
+#if CLR_SCAN_EXCLUSIVE && !CLR_U_HAS_IDENTITY
+#error "an exclusive scan needs an identity"
+#endif
+
+/* Element k of the range (and of the second input). */
+#if CLR_X_TWO_INPUTS
+#define CLR_ELEMENT(k) clr_a_of(in[k], in2[k], (k))
+#else
+#define CLR_ELEMENT(k) clr_a_of(in[k], in[k], (k))
+#endif
+
+/* [*begin, *end): run `part` of `parts` equal runs of [from, to). */
+void clr_run(ulong from, ulong to, ulong part, ulong parts, ulong *begin, ulong *end)
+{
+    ulong len = to - from, per = len / parts + (len % parts != 0);
+    *begin = from + min(len, part * per);
+    *end = from + min(len, (part + 1) * per);
+}
+
+/* Inclusive scan of the work-items' values in local-id order (Hillis-Steele
+ * in local memory, each step combining the earlier value first); *before
+ * receives the combination of the values of the work-items before this one
+ * (the identity for the first). Returns the work-group's total. */
+clr_a clr_wg_scan_a(local clr_a *l, clr_a v, clr_a *before)
+{
+    uint lid = (uint)get_local_id(0);
+    l[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = 1; s < CLR_WG; s <<= 1) {
+        clr_a t = lid >= s ? clr_a_combine(l[lid - s], l[lid]) : l[lid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        l[lid] = t;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    *before = lid > 0 ? l[lid - 1] : clr_a_identity();
+    clr_a total = l[CLR_WG - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+
+/* This group's range of [0, n). */
+#define CLR_GROUP_RANGE(begin, end)                                            \
+    clr_run(0, n, get_group_id(0), get_num_groups(0), &(begin), &(end))
+
+CLR_KERNEL clr_scan_custom_reduce(global const T *restrict in, ulong in_off, ulong n,
+                                  global clr_a *restrict partials, global const T *restrict in2,
+                                  ulong in2_off)
+{
+    local clr_a l[CLR_WG];
+    in += in_off;
+    in2 += in2_off;
+    ulong gb, ge, b, e;
+    CLR_GROUP_RANGE(gb, ge);
+    clr_run(gb, ge, get_local_id(0), CLR_WG, &b, &e);
+    clr_a v = clr_a_identity();
+    for (ulong k = b; k < e; k++)
+        v = clr_a_combine(v, CLR_ELEMENT(k));
+    clr_a before;
+    clr_a total = clr_wg_scan_a(l, v, &before);
+    if (get_local_id(0) == 0)
+        partials[get_group_id(0)] = total;
+}
+
+CLR_KERNEL clr_scan_custom_partials(global clr_a *partials, ulong count)
+{
+    local clr_a l[CLR_WG];
+    ulong b, e;
+    clr_run(0, count, get_local_id(0), CLR_WG, &b, &e);
+    clr_a v = clr_a_identity();
+    for (ulong k = b; k < e; k++)
+        v = clr_a_combine(v, partials[k]);
+    clr_a before;
+    clr_wg_scan_a(l, v, &before);
+    for (ulong k = b; k < e; k++) {
+        clr_a p = partials[k];
+        partials[k] = before;
+        before = clr_a_combine(before, p);
+    }
+}
+
+CLR_KERNEL clr_scan_custom_apply(global const T *restrict in, ulong in_off, ulong n,
+                                 global uchar *restrict out, ulong out_off,
+                                 global const clr_a *restrict partials,
+                                 global const T *restrict in2, ulong in2_off)
+{
+    local clr_a l[CLR_WG];
+    in += in_off;
+    in2 += in2_off;
+    ulong gb, ge, b, e;
+    CLR_GROUP_RANGE(gb, ge);
+    clr_run(gb, ge, get_local_id(0), CLR_WG, &b, &e);
+    clr_a v = clr_a_identity();
+    for (ulong k = b; k < e; k++)
+        v = clr_a_combine(v, CLR_ELEMENT(k));
+    clr_a before;
+    clr_wg_scan_a(l, v, &before);
+    clr_a acc = clr_a_combine(partials[get_group_id(0)], before);
+    global uchar *o = out + out_off;
+    for (ulong k = b; k < e; k++) {
+        clr_a x = CLR_ELEMENT(k);
+#if CLR_SCAN_EXCLUSIVE
+        clr_a_store(o + k * sizeof(clr_u), acc);
+        acc = clr_a_combine(acc, x);
+#else
+        acc = clr_a_combine(acc, x);
+        clr_a_store(o + k * sizeof(clr_u), acc);
+#endif
+    }
+}
