@@ -173,9 +173,9 @@ for p in "${platforms[@]}"; do
     [ "$p" = 'Intel(R) OpenCL' ] && skip=(--no-suite threads)
     # unit.faults exercises the host code's failure paths, the same on
     # every runtime; on Intel's it takes 5 to 13 minutes of two cores, so it
-    # runs there only when CLREDUCE_FULL_TESTS=1. So do the rows, segments
-    # and operators suites (suite 'extended'), for the CI's time: they run
-    # on PoCL and under the sanitizers.
+    # runs there only when CLREDUCE_FULL_TESTS=1. So do the rows, segments,
+    # operators and user-operator suites (suite 'extended'), for the CI's
+    # time: they always run on PoCL.
     [ "$p" = 'Intel(R) OpenCL' ] && [ "${CLREDUCE_FULL_TESTS:-0}" != 1 ] &&
         skip+=(--no-suite faults --no-suite extended)
     CLREDUCE_DEVICE=$p run_suite "$build" "device suite on ${p:-the default device}" \
@@ -207,9 +207,14 @@ else
     meson setup "$asan_build" "${asan_options[@]}" >/dev/null
 fi
 if ninja -C "$asan_build" >/dev/null; then
+    # The rows, segments, operators and user-operator suites (suite
+    # 'extended') take minutes each under the sanitizers: with
+    # CLREDUCE_FULL_TESTS=1 only.
+    asan_skip=()
+    [ "${CLREDUCE_FULL_TESTS:-0}" != 1 ] && asan_skip=(--no-suite extended)
     CLREDUCE_DEVICE=$asan_device run_suite "$asan_build" \
         "ASan+UBSan: host and device suites on ${asan_device:-the default device}" \
-        --setup asan --suite host --suite device
+        --setup asan --suite host --suite device "${asan_skip[@]}"
 else
     log "the sanitizer build failed"
     failed=$((failed + 1))
