@@ -9,6 +9,10 @@
  *                                  same arguments)
  *   a final step                   clr_a_store(out, a): the result, written
  *                                  at `out` in the layout clreduce.h gives
+ *   a move of the index origin     clr_a_rebase(a, base): a's element indices
+ *                                  counted `base` further (argmin/argmax; the
+ *                                  others are unchanged), for a kernel that
+ *                                  reduces a piece of a range from its start
  * so that any kernel (a grid, a row, a segment) can reduce with them; and a
  * vector accumulator for the bulk of a work-item's elements, which combines
  * whole vectors of CLR_VEC elements at a time:
@@ -193,6 +197,13 @@ clr_a clr_a_of(T x, T y, ulong index)
 clr_a clr_a_combine(clr_a a, clr_a b)
 {
     return CLR_X_BETTER(b.key, a.key) || (b.key == a.key && b.index < a.index) ? b : a;
+}
+
+clr_a clr_a_rebase(clr_a a, ulong base)
+{
+    if (a.index != ULONG_MAX)
+        a.index += base;
+    return a;
 }
 
 /* { value; zeros to byte 8; ulong index } */
@@ -611,6 +622,10 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
 
 #else
 #error "CLR_OP must be one of operators.cl's CLR_OP_* codes"
+#endif
+
+#if CLR_OP != CLR_OP_ARGMIN && CLR_OP != CLR_OP_ARGMAX
+clr_a clr_a_rebase(clr_a a, ulong base) { return a; }
 #endif
 
 /* The type of clr_v_add's tag. */
