@@ -268,13 +268,17 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
     if (last_end <= hi)
         return;
     /* The last segment runs on: the heads of the chunks it reaches, in
-     * order. */
+     * order. The total is read from l[0], not from the reduction's return
+     * value: PoCL 3.1 was seen running the store below once per work-item,
+     * each with local id 0 and its own v (for minmax of floats, after the
+     * rounds above ran without a barrier, teams of one). */
     barrier(CLK_LOCAL_MEM_FENCE);
     ulong last_chunk = (last_end - 1) / chunk;
     clr_a v = clr_team_accumulators(heads + g + 1, last_chunk - g, lid, CLR_WG);
     v = clr_team_reduce_a(l, v, CLR_WG);
     if (lid == 0)
-        clr_a_store(out + (out_off + first + k - 1) * CLR_RESULT_SIZE, clr_a_combine(carry, v));
+        clr_a_store(out + (out_off + first + k - 1) * CLR_RESULT_SIZE,
+                    clr_a_combine(carry, l[0]));
 }
 
 #endif
