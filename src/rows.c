@@ -156,8 +156,8 @@ static clreduce_status enqueue_rows_kernel(clreduce_ctx *ctx, chain *c, const pl
     kernel_arg args[] = {ARG(in),    ARG(in_off64), ARG(items),     ARG(length),
                          ARG(pitch), ARG(parts),    ARG(chunk),     ARG(out),
                          ARG(out_off64), ARG(l->team), ARG(l->per_group)};
-    return enqueue_kernel_args(ctx, c, k, K_ROWS, div_up(l->items, l->per_group), p->work_group_size,
-                               args, sizeof args / sizeof *args);
+    return enqueue_kernel_args(ctx, c, k, K_ROWS, div_up(l->items, l->per_group),
+                               p->work_group_size, args, sizeof args / sizeof *args);
 }
 
 /* The operators' second launch: each row's accumulators of its parts into

@@ -518,8 +518,8 @@ static void test_host(void **state)
                         : clreduce_reduce_host(g_ctx, op, type, CLREDUCE_AUTO, x, n, got);
                 char why[512] = "";
                 int ok = st == CLREDUCE_SUCCESS && got[rs] == TC_SENTINEL_BYTE &&
-                         tc_op_check_result(op, type, x, y, n, got, tc_op_variance_tolerance(type), why,
-                                      sizeof why);
+                         tc_op_check_result(op, type, x, y, n, got,
+                                            tc_op_variance_tolerance(type), why, sizeof why);
                 s.cases++;
                 if (!ok) {
                     s.failures++;
@@ -635,11 +635,11 @@ static void test_back_to_back(void **state)
         memcpy(&got.f, res, 4);
         assert_true(tc_matches(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, &got, &ref, abs_sum));
         if (!tc_op_check_result(CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, x, NULL, n, res + 16, 0, why,
-                          sizeof why) ||
+                                sizeof why) ||
             !tc_op_check_result(CLREDUCE_OP_MEAN_VAR, CLREDUCE_FLOAT, x, NULL, n, res + 32,
-                          tc_op_variance_tolerance(CLREDUCE_FLOAT), why, sizeof why) ||
+                                tc_op_variance_tolerance(CLREDUCE_FLOAT), why, sizeof why) ||
             !tc_op_check_result(CLREDUCE_OP_DOT, CLREDUCE_FLOAT, x, x, n, res + 48, 0, why,
-                          sizeof why)) {
+                                sizeof why)) {
             print_error("back to back%s: %s\n", ooo ? " (out of order)" : "", why);
             fail();
         }
