@@ -9,6 +9,10 @@
  *                                  same arguments)
  *   a final step                   clr_a_store(out, a): the result, written
  *                                  at `out` in the layout clreduce.h gives
+ *   a move of the index origin     clr_a_rebase(a, base): a's element indices
+ *                                  counted `base` further (argmin/argmax; the
+ *                                  others are unchanged), for a kernel that
+ *                                  reduces a piece of a range from its start
  * so that any kernel (a grid, a row, a segment) can reduce with them; and a
  * vector accumulator for the bulk of a work-item's elements, which combines
  * whole vectors of CLR_VEC elements at a time:
@@ -34,6 +38,12 @@
  * y, k), k the index of the vector, in place of clr_v_add().
  *
  * CLR_X_TWO_INPUTS tells the kernels whether clr_a_of() reads a second input.
+ *
+ * CLR_X_PADDING: accumulators have no padding bytes; where a field would
+ * leave some, a member `unused` takes its place, zero in every accumulator
+ * (initialisers name the other members). Accumulators are copied whole
+ * through local and global memory, and a padding byte would be an
+ * uninitialised value in each copy (Oclgrind reports those).
  *
  * Floating-point keys (argmin, argmax, minmax): the bits of x with the
  * magnitude bits flipped when x is negative compare as signed integers as
@@ -181,24 +191,34 @@ T clr_x_value(KT k)
 /* index ULONG_MAX: no element (it loses every tie). */
 typedef struct clr_a {
     KT key;
+#if !CLR_IS_64
+    uint unused; /* see CLR_X_PADDING */
+#endif
     ulong index;
 } clr_a;
 
 clr_a clr_a_identity(void)
 {
-    clr_a a = {CLR_X_KEY_NONE, ULONG_MAX};
+    clr_a a = {.key = CLR_X_KEY_NONE, .index = ULONG_MAX};
     return a;
 }
 
 clr_a clr_a_of(T x, T y, ulong index)
 {
-    clr_a a = {clr_x_key(x), index};
+    clr_a a = {.key = clr_x_key(x), .index = index};
     return a;
 }
 
 clr_a clr_a_combine(clr_a a, clr_a b)
 {
     return CLR_X_BETTER(b.key, a.key) || (b.key == a.key && b.index < a.index) ? b : a;
+}
+
+clr_a clr_a_rebase(clr_a a, ulong base)
+{
+    if (a.index != ULONG_MAX)
+        a.index += base;
+    return a;
 }
 
 /* { value; zeros to byte 8; ulong index } */
@@ -246,8 +266,8 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
     for (uint j = 0; j < CLR_VEC; j++) {
         ulong vector = first + (ulong)(tags[j] / CLR_UNROLL) * stride +
                        (ulong)(tags[j] % CLR_UNROLL) * CLR_WG;
-        a[j].key = keys[j];
-        a[j].index = vector * CLR_VEC + j;
+        clr_a r = {.key = keys[j], .index = vector * CLR_VEC + j};
+        a[j] = r;
     }
     CLR_X_REDUCE_LANES(a)
     return a[0];
@@ -404,6 +424,9 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
 typedef struct clr_a {
     T q;
     int e;
+#if CLR_IS_64
+    int unused; /* see CLR_X_PADDING */
+#endif
 } clr_a;
 
 clr_a clr_a_identity(void)
@@ -534,18 +557,21 @@ typedef struct clr_a {
     T shift;
     T offset; /* mean - shift */
     T m2;
+#if !CLR_IS_64
+    uint unused; /* see CLR_X_PADDING */
+#endif
     ulong count;
 } clr_a;
 
 clr_a clr_a_identity(void)
 {
-    clr_a a = {(T)0, (T)0, (T)0, 0};
+    clr_a a = {.shift = (T)0, .offset = (T)0, .m2 = (T)0, .count = 0};
     return a;
 }
 
 clr_a clr_a_of(T x, T y, ulong index)
 {
-    clr_a a = {x, (T)0, (T)0, 1};
+    clr_a a = {.shift = x, .offset = (T)0, .m2 = (T)0, .count = 1};
     return a;
 }
 
@@ -558,8 +584,10 @@ clr_a clr_a_combine(clr_a a, clr_a b)
     ulong n = a.count + b.count;
     T fb = (T)b.count / (T)n;
     T delta = (b.shift - a.shift) + (b.offset - a.offset);
-    clr_a r = {a.shift, a.offset + delta * fb, a.m2 + b.m2 + delta * delta * ((T)a.count * fb),
-               n};
+    clr_a r = {.shift = a.shift,
+               .offset = a.offset + delta * fb,
+               .m2 = a.m2 + b.m2 + delta * delta * ((T)a.count * fb),
+               .count = n};
     return r;
 }
 
@@ -606,10 +634,11 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
     clr_a a[CLR_VEC];
     for (uint j = 0; j < CLR_VEC; j++) {
         T d = s1[j] / n;
-        a[j].shift = shift[j];
-        a[j].offset = d;
-        a[j].m2 = fmax(s2[j] - s1[j] * d, (T)0);
-        a[j].count = acc.count;
+        clr_a r = {.shift = shift[j],
+                   .offset = d,
+                   .m2 = fmax(s2[j] - s1[j] * d, (T)0),
+                   .count = acc.count};
+        a[j] = r;
     }
     CLR_X_REDUCE_LANES(a)
     return a[0];
@@ -704,6 +733,10 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
 
 #ifndef CLR_X_TWO_INPUTS
 #define CLR_X_TWO_INPUTS (CLR_OP == CLR_OP_DOT)
+#endif
+
+#if CLR_OP != CLR_OP_ARGMIN && CLR_OP != CLR_OP_ARGMAX
+clr_a clr_a_rebase(clr_a a, ulong base) { return a; }
 #endif
 
 /* The type of clr_v_add's tag. */

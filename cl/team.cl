@@ -8,9 +8,10 @@
  * sub-group, reducing by shuffles (subgroup.cl).
  *
  * Compile-time parameters: those of types.cl, subgroup.cl and
- * workgroup_reduce.cl.
+ * workgroup_reduce.cl; for the operators of operators.cl (CLR_OP past
+ * CLR_OP_MAX), those of types.cl and operators.cl only.
  *
- * Provides:
+ * Provides, for sum, min and max:
  *   clr_team_range(in, n, lane, size)  lane's share of in[0 .. n): vectors
  *                  lane, lane + size, ... (vloadN, any alignment), the last
  *                  n % CLR_VEC elements in the same turns; the combination order
@@ -19,6 +20,11 @@
  *                  work-items, valid where clr_team_is_leader(size); called
  *                  by every work-item of the work-group, l of CLR_WG
  *                  elements (reusable right after the call).
+ * and for the operators of operators.cl:
+ *   clr_team_range_a(in, n, base, lane, size)  the same share as an
+ *                  accumulator, element indices counted from base;
+ *   clr_team_accumulators(a, n, lane, size)  lane's share of n accumulators;
+ *   clr_team_reduce_a(l, a, size)  clr_team_reduce over accumulators.
  */
 
 #if CLR_VEC > 1
@@ -26,6 +32,8 @@
 #else
 #define CLR_TEAM_LOAD(in, k) (in)[k]
 #endif
+
+#if CLR_OP <= CLR_OP_MAX
 
 T clr_team_range(global const T *in, ulong n, uint lane, uint size)
 {
@@ -66,3 +74,74 @@ T clr_team_reduce(local T *l, T v, uint size)
     }
     return l[lid];
 }
+
+#else /* the operators of operators.cl */
+
+/* The same shares and the same shape over operators.cl's accumulators: a
+ * lane adds its vectors with the vector accumulator (tags 0, CLR_UNROLL,
+ * 2 * CLR_UNROLL, ... so that clr_v_result finds vector lane + t * size),
+ * the tail one element at a time, indices counted from `base` (the index
+ * of in[0] in the range the result is of). */
+clr_a clr_team_range_a(global const T *in, ulong n, ulong base, uint lane, uint size)
+{
+    clr_a tail = clr_a_identity();
+    ulong nv = n / CLR_VEC;
+#if CLR_VEC > 1
+    for (ulong i = nv * CLR_VEC + lane; i < n; i += size)
+        tail = clr_a_combine(tail, clr_a_of(in[i], in[i], i));
+#endif
+    int any = lane < nv;
+    clr_v acc = clr_v_init(any ? CLR_TEAM_LOAD(in, lane) : (VT)0);
+    CLR_X_TAG tag = 0;
+    for (ulong i = lane; i < nv; i += size, tag += CLR_UNROLL)
+        acc = clr_v_add(acc, CLR_TEAM_LOAD(in, i), (VT)0, tag);
+    clr_a a = clr_v_result(acc, any, lane, size);
+#if CLR_OP == CLR_OP_NORM2
+    /* As the flat reduction: a lane whose squares could overflow or
+     * underflow adds its share again, scaled. */
+    int e = any ? clr_x_norm_exponent(clr_x_norm_amax(acc), a.q) : 0;
+    if (e != 0) {
+        VT scaled = (VT)0;
+        for (ulong i = lane; i < nv; i += size)
+            scaled = clr_x_norm_add_scaled(scaled, CLR_TEAM_LOAD(in, i), e);
+        a = clr_x_norm_scaled_result(scaled, e);
+    }
+#endif
+    return clr_a_rebase(clr_a_combine(a, tail), base);
+}
+
+/* Lane's share of accumulators a[0 .. n), combined in index order. */
+clr_a clr_team_accumulators(global const clr_a *a, ulong n, uint lane, uint size)
+{
+    clr_a v = clr_a_identity();
+    for (ulong i = lane; i < n; i += size)
+        v = clr_a_combine(v, a[i]);
+    return v;
+}
+
+int clr_team_is_leader(uint size)
+{
+    return (get_local_id(0) & (size - 1)) == 0;
+}
+
+/* The combination of v over each team of `size` work-items as a fixed tree
+ * in local memory, valid where clr_team_is_leader(size); called by every
+ * work-item of the work-group, l of CLR_WG accumulators (reusable right
+ * after the call). */
+clr_a clr_team_reduce_a(local clr_a *l, clr_a v, uint size)
+{
+    if (size == 1)
+        return v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint lid = (uint)get_local_id(0);
+    l[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = size / 2; s > 0; s >>= 1) {
+        if ((lid & (size - 1)) < s)
+            l[lid] = clr_a_combine(l[lid], l[lid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return l[lid];
+}
+
+#endif

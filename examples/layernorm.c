@@ -1,8 +1,9 @@
 /* Layer normalisation of every row of a matrix whose rows are padded to a
  * pitch, on the default OpenCL device (CLREDUCE_DEVICE selects another):
- * the mean and variance of each row from the row sums of x and of x^2
- * (clreduce_reduce_rows_host, in double, so that E[x^2] - E[x]^2 does not
- * cancel away the variance), then y = (x - mean) / sqrt(variance + eps).
+ * the mean and variance of each row in one call (clreduce_reduce_rows_host
+ * with CLREDUCE_OP_MEAN_VAR, which merges (count, mean, m2) per row rather
+ * than subtracting E[x]^2 from E[x^2]), then
+ * y = (x - mean) / sqrt(variance + eps).
  * Checked against a two-pass CPU reference.
  *
  *   cc layernorm.c $(pkg-config --cflags --libs clreduce) -lm -o layernorm
@@ -24,10 +25,9 @@ int main(int argc, char **argv)
     size_t columns = argc > 2 ? strtoull(argv[2], NULL, 10) : 768;
     size_t pitch = columns + 8; /* padding the reductions skip */
     size_t n = rows * pitch;
-    double *x = malloc((n ? n : 1) * sizeof *x), *x2 = malloc((n ? n : 1) * sizeof *x2);
-    double *sums = malloc((rows ? rows : 1) * sizeof *sums);
-    double *squares = malloc((rows ? rows : 1) * sizeof *squares);
-    if (!x || !x2 || !sums || !squares)
+    double *x = malloc((n ? n : 1) * sizeof *x);
+    clreduce_mean_var_double *stats = malloc((rows ? rows : 1) * sizeof *stats);
+    if (!x || !stats)
         return 1;
     unsigned seed = 2024;
     for (size_t i = 0; i < n; i++) {
@@ -38,7 +38,6 @@ int main(int argc, char **argv)
                                       ((double)((seed >> 8) % 10000) / 10000.0 - 0.5) *
                                           (1.0 + (double)(i / pitch % 5))
                                 : 1e300;
-        x2[i] = column < columns ? x[i] * x[i] : 1e300;
     }
 
     clreduce_ctx *ctx;
@@ -49,11 +48,9 @@ int main(int argc, char **argv)
         return status == CLREDUCE_ERROR_NO_DEVICE ? 77 : 1;
     }
     int failed = 0;
-    if ((status = clreduce_reduce_rows_host(ctx, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, x, rows,
-                                            columns, pitch, sums)) != CLREDUCE_SUCCESS ||
-        (status = clreduce_reduce_rows_host(ctx, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, x2, rows,
-                                            columns, pitch, squares)) != CLREDUCE_SUCCESS) {
-        fprintf(stderr, "sums per row: %s: %s\n", clreduce_status_string(status),
+    if ((status = clreduce_reduce_rows_host(ctx, CLREDUCE_OP_MEAN_VAR, CLREDUCE_DOUBLE, x, rows,
+                                            columns, pitch, stats)) != CLREDUCE_SUCCESS) {
+        fprintf(stderr, "mean and variance per row: %s: %s\n", clreduce_status_string(status),
                 clreduce_last_error(ctx));
         failed = status == CLREDUCE_ERROR_UNSUPPORTED ? 77 : 1;
     }
@@ -61,8 +58,8 @@ int main(int argc, char **argv)
     double worst = 0;
     for (size_t r = 0; r < rows && !failed; r++) {
         const double *row = x + r * pitch;
-        double mean = sums[r] / (double)columns;
-        double variance = squares[r] / (double)columns - mean * mean;
+        double mean = stats[r].mean;
+        double variance = stats[r].m2 / (double)stats[r].count; /* population variance */
         /* The reference: two passes over the row. */
         double ref_mean = 0, ref_variance = 0;
         for (size_t i = 0; i < columns; i++)
@@ -89,8 +86,6 @@ int main(int argc, char **argv)
     }
     clreduce_destroy(ctx);
     free(x);
-    free(x2);
-    free(sums);
-    free(squares);
+    free(stats);
     return failed;
 }

@@ -210,6 +210,25 @@ size_t grid_groups(const clreduce_ctx *ctx, const plan *p, size_t n);
 /* Whether op is one of operators.c's (past CLREDUCE_OP_MAX). */
 int op_is_extended(clreduce_op op);
 
+/* Bytes the host keeps for one accumulator of cl/operators.cl (the kernels
+ * check that theirs fit). */
+#define ACCUMULATOR_MAX 32
+
+/* For any family that reduces with one of those operators: checks that the
+ * operator is defined for the type (UNSUPPORTED otherwise, naming `family`),
+ * sets the plan's output_size and empty_output to the operator's result,
+ * halves the work-group size until its accumulators fit in half of local
+ * memory, and appends -DCLR_RESULT_SIZE to the family options (which the
+ * caller fills first). */
+clreduce_status plan_operator(clreduce_ctx *ctx, const request *r, plan *p, const char *family);
+
+/* Fills results [first, first + count) of `out` with the plan's
+ * empty_output: a fill of its pattern where its size allows one (fill
+ * patterns are powers of two), of zero bytes otherwise (mean_var of double:
+ * all zero, 24 bytes). */
+clreduce_status enqueue_empty_results(clreduce_ctx *ctx, chain *c, cl_mem out, const plan *p,
+                                      size_t first, size_t count);
+
 /* The family of the reductions with those operators (one input), and of
  * dot (two). */
 extern const op_family operator_reductions;

@@ -13,10 +13,6 @@
 
 /* ---- programs ---------------------------------------------------------------- */
 
-/* An accumulator of cl/operators.cl: at most 32 bytes (reduce_operators.cl
- * checks it; single_pass_scratch_size() counts on it). */
-#define ACCUMULATOR_MAX 32
-
 static const char *const grid_sources[] = {clreduce_cl_contract, clreduce_cl_types,
                                            clreduce_cl_operators, clreduce_cl_reduce_operators};
 static const char *const ordered_sources[] = {clreduce_cl_contract, clreduce_cl_types,
@@ -85,6 +81,26 @@ static void empty_result(clreduce_op op, clreduce_type type, unsigned char *out)
 
 /* ---- plan ------------------------------------------------------------------------ */
 
+clreduce_status plan_operator(clreduce_ctx *ctx, const request *r, plan *p, const char *family)
+{
+    if (clreduce_result_size(r->op, r->type) == 0)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "%sop %s is defined for float and double only, not %s", family,
+                         clreduce_op_name(r->op), clreduce_type_name(r->type));
+    /* Work-groups reduce their accumulators (up to ACCUMULATOR_MAX bytes) in
+     * local memory: keep them to half of it, as tuning.c does for
+     * elements. */
+    while (p->t.work_group_size > 64 &&
+           p->t.work_group_size * ACCUMULATOR_MAX > ctx->info.local_mem_size / 2)
+        p->t.work_group_size /= 2;
+    p->output_size = clreduce_result_size(r->op, r->type);
+    empty_result(r->op, r->type, p->empty_output);
+    size_t used = strlen(p->family_options);
+    snprintf(p->family_options + used, sizeof p->family_options - used, " -DCLR_RESULT_SIZE=%zu",
+             p->output_size);
+    return CLREDUCE_SUCCESS;
+}
+
 static clreduce_status operator_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     if ((unsigned)r->variant >= CLREDUCE_VARIANT_COUNT)
@@ -106,23 +122,17 @@ static clreduce_status operator_plan(clreduce_ctx *ctx, const request *r, plan *
                          "op %s runs on variants auto, grid_stride and single_pass, not %s",
                          clreduce_op_name(r->op), clreduce_variant_name(v));
     p->variant = v;
-    /* Work-groups reduce their accumulators (up to ACCUMULATOR_MAX bytes) in
-     * local memory: keep them to half of it, as tuning.c does for
-     * elements. */
-    while (p->t.work_group_size > 64 &&
-           p->t.work_group_size * ACCUMULATOR_MAX > ctx->info.local_mem_size / 2)
-        p->t.work_group_size /= 2;
+    snprintf(p->family_options, sizeof p->family_options,
+             "-DCLR_VARIANT=%d -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d", (int)v, p->t.segmented,
+             p->t.nv_load);
+    if ((status = plan_operator(ctx, r, p, "")) != CLREDUCE_SUCCESS)
+        return status;
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
     p->program = v == CLREDUCE_SINGLE_PASS ? &single_pass_program : &grid_program;
     /* Work-groups reduce their accumulators in local memory: no sub-group
      * layer (its shuffles move one element, not a structure). */
     p->path = CLREDUCE_SUBGROUP_PATH_NONE;
-    p->output_size = clreduce_result_size(r->op, r->type);
-    empty_result(r->op, r->type, p->empty_output);
-    snprintf(p->family_options, sizeof p->family_options,
-             "-DCLR_VARIANT=%d -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d", (int)v, p->t.segmented,
-             p->t.nv_load);
     return CLREDUCE_SUCCESS;
 }
 
@@ -188,18 +198,22 @@ clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const request *r, 
     return status;
 }
 
-/* A reduction of nothing writes the result of no element: a fill of its
- * pattern where the size allows one (fill patterns are powers of two), of
- * zero bytes otherwise (mean_var of double: all zero, 24 bytes). */
+clreduce_status enqueue_empty_results(clreduce_ctx *ctx, chain *c, cl_mem out, const plan *p,
+                                      size_t first, size_t count)
+{
+    size_t size = p->output_size;
+    int power_of_two = (size & (size - 1)) == 0;
+    static const unsigned char zero = 0;
+    return enqueue_fill(ctx, c, out, power_of_two ? p->empty_output : &zero,
+                        power_of_two ? size : 1, first * size, count * size);
+}
+
+/* A reduction of nothing writes the result of no element. */
 static clreduce_status operator_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
                                               const plan *p, int wants_event)
 {
     (void)wants_event;
-    size_t size = p->output_size;
-    int power_of_two = (size & (size - 1)) == 0;
-    static const unsigned char zero = 0;
-    return enqueue_fill(ctx, c, r->output, power_of_two ? p->empty_output : &zero,
-                        power_of_two ? size : 1, r->output_offset * size, size);
+    return enqueue_empty_results(ctx, c, r->output, p, r->output_offset, 1);
 }
 
 const op_family operator_reductions = {

@@ -15,6 +15,18 @@ static const char *const rows_kernels[] = {"clr_reduce_rows"};
 static const program_spec rows_program = {rows_sources, sizeof rows_sources / sizeof *rows_sources,
                                           rows_kernels, 1, 0};
 
+/* The operators of cl/operators.cl: their accumulators in place of the
+ * sub-group and work-group layers, and a kernel that combines the
+ * accumulators of the parts of long rows. */
+static const char *const operator_rows_sources[] = {clreduce_cl_contract, clreduce_cl_types,
+                                                    clreduce_cl_operators, clreduce_cl_team,
+                                                    clreduce_cl_reduce_rows};
+static const char *const operator_rows_kernels[] = {"clr_reduce_rows", "clr_reduce_rows_finish"};
+enum { K_ROWS = 0, K_FINISH = 1 };
+static const program_spec operator_rows_program = {
+    operator_rows_sources, sizeof operator_rows_sources / sizeof *operator_rows_sources,
+    operator_rows_kernels, 2, 0};
+
 /* ---- shape ---------------------------------------------------------------------- */
 
 /* Vectors a lane takes from a row before its team doubles: 4 loads in
@@ -98,10 +110,9 @@ static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    if (op_is_extended(r->op))
+    if (r->op == CLREDUCE_OP_DOT)
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "rows reduce with sum, min and max; %s is not among them yet",
-                         clreduce_op_name(r->op));
+                         "rows reduce one input: op dot (two inputs) has no rows form");
     size_t pitch = effective_pitch(r);
     if (pitch < r->row_length)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
@@ -114,13 +125,23 @@ static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
                          "%zu rows of pitch %zu span more elements than a size_t counts",
                          r->rows, pitch);
     p->variant = 0;
+    p->family_options[0] = '\0';
+    if (op_is_extended(r->op)) {
+        /* Teams reduce accumulators in local memory: no sub-groups (their
+         * shuffles move one element, not a structure). */
+        if ((status = plan_operator(ctx, r, p, "rows: ")) != CLREDUCE_SUCCESS)
+            return status;
+        p->program = &operator_rows_program;
+        p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    } else {
+        const char *lacks;
+        p->program = &rows_program;
+        p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks)
+                      ? ctx->subgroup_path
+                      : CLREDUCE_SUBGROUP_PATH_NONE;
+    }
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
-    p->program = &rows_program;
-    const char *lacks;
-    p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks) ? ctx->subgroup_path
-                                                                   : CLREDUCE_SUBGROUP_PATH_NONE;
-    p->family_options[0] = '\0';
     return CLREDUCE_SUCCESS;
 }
 
@@ -135,8 +156,21 @@ static clreduce_status enqueue_rows_kernel(clreduce_ctx *ctx, chain *c, const pl
     kernel_arg args[] = {ARG(in),    ARG(in_off64), ARG(items),     ARG(length),
                          ARG(pitch), ARG(parts),    ARG(chunk),     ARG(out),
                          ARG(out_off64), ARG(l->team), ARG(l->per_group)};
-    return enqueue_kernel_args(ctx, c, k, 0, div_up(l->items, l->per_group), p->work_group_size,
-                               args, sizeof args / sizeof *args);
+    return enqueue_kernel_args(ctx, c, k, K_ROWS, div_up(l->items, l->per_group),
+                               p->work_group_size, args, sizeof args / sizeof *args);
+}
+
+/* The operators' second launch: each row's accumulators of its parts into
+ * its result. */
+static clreduce_status enqueue_rows_finish(clreduce_ctx *ctx, chain *c, const plan *p,
+                                           cached_kernel *k, cl_mem partials,
+                                           const rows_launch *l, cl_mem out, size_t out_off)
+{
+    cl_ulong rows = l->items, parts = l->length, out_off64 = out_off;
+    kernel_arg args[] = {ARG(partials), ARG(rows),   ARG(parts),       ARG(out),
+                         ARG(out_off64), ARG(l->team), ARG(l->per_group)};
+    return enqueue_kernel_args(ctx, c, k, K_FINISH, div_up(l->items, l->per_group),
+                               p->work_group_size, args, sizeof args / sizeof *args);
 }
 
 static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
@@ -145,28 +179,34 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
     (void)in_order;
     size_t length = r->row_length, pitch = effective_pitch(r);
     size_t parts = parts_per_row(ctx, p, r->rows, length);
+    int extended = op_is_extended(p->op);
+    /* Parts of whole vectors, so that an element's place in the combination
+     * depends on the shape alone; then one row of partial results per row,
+     * reduced in order. (The operators' kernel tells parts from whole rows
+     * by parts > 1: whole rows when the rounding leaves one part.) */
+    size_t vec = p->t.vector_width;
+    size_t chunk = parts > 1 ? div_up(div_up(length, parts), vec) * vec : length;
     rows_launch whole = {r->rows, length, pitch, 1, length, 0, 0};
-    if (parts == 1) {
+    if (parts == 1 || (extended && div_up(length, chunk) == 1)) {
         choose_team(ctx, p, length, &whole);
         return enqueue_rows_kernel(ctx, c, p, k, r->input, r->input_offset, &whole, r->output,
                                    r->output_offset);
     }
-    /* Parts of whole vectors, so that an element's place in the combination
-     * depends on the shape alone; then one row of partial results per row,
-     * reduced in order. */
-    size_t vec = p->t.vector_width;
-    size_t chunk = div_up(div_up(length, parts), vec) * vec;
     parts = div_up(length, chunk);
     rows_launch split = {r->rows * parts, length, pitch, parts, chunk, 0, 0};
     rows_launch finish = {r->rows, parts, parts, 1, parts, 0, 0};
     choose_team(ctx, p, chunk, &split);
     choose_team(ctx, p, parts, &finish);
     cl_mem partials;
-    clreduce_status status = create_temp(ctx, c, r->rows * parts * p->element_size, &partials);
+    size_t partial_size = extended ? ACCUMULATOR_MAX : p->element_size;
+    clreduce_status status = create_temp(ctx, c, r->rows * parts * partial_size, &partials);
     if (status != CLREDUCE_SUCCESS)
         return status;
     status = enqueue_rows_kernel(ctx, c, p, k, r->input, r->input_offset, &split, partials, 0);
-    if (status == CLREDUCE_SUCCESS)
+    if (status == CLREDUCE_SUCCESS && extended)
+        status = enqueue_rows_finish(ctx, c, p, k, partials, &finish, r->output,
+                                     r->output_offset);
+    else if (status == CLREDUCE_SUCCESS)
         status = enqueue_rows_kernel(ctx, c, p, k, partials, 0, &finish, r->output,
                                      r->output_offset);
     clReleaseMemObject(partials); /* deleted once the commands using it are done */
@@ -180,10 +220,7 @@ static clreduce_status rows_enqueue_empty(clreduce_ctx *ctx, chain *c, const req
 {
     if (r->rows == 0)
         return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
-    unsigned char identity[8];
-    identity_value(p->op, p->type, identity);
-    return enqueue_fill(ctx, c, r->output, identity, p->element_size,
-                        r->output_offset * p->element_size, r->rows * p->element_size);
+    return enqueue_empty_results(ctx, c, r->output, p, r->output_offset, r->rows);
 }
 
 static const op_family rows_family = {

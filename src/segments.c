@@ -18,6 +18,15 @@ static const char *const segments_kernels[] = {"clr_segment_heads", "clr_reduce_
 static const program_spec segments_program = {
     segments_sources, sizeof segments_sources / sizeof *segments_sources, segments_kernels, 2, 0};
 
+/* The operators of cl/operators.cl: their accumulators in place of the
+ * sub-group and work-group layers. */
+static const char *const operator_segments_sources[] = {
+    clreduce_cl_contract, clreduce_cl_types, clreduce_cl_operators, clreduce_cl_team,
+    clreduce_cl_reduce_segments};
+static const program_spec operator_segments_program = {
+    operator_segments_sources, sizeof operator_segments_sources / sizeof *operator_segments_sources,
+    segments_kernels, 2, 0};
+
 /* Elements of a chunk, one work-group's share: LANE_VECTORS vectors per
  * work-item, as many as the kernel's teams give a lane when the chunk's
  * segments are of its mean length (CLR_LANE_ELEMENTS). */
@@ -45,10 +54,9 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    if (op_is_extended(r->op))
+    if (r->op == CLREDUCE_OP_DOT)
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "segments reduce with sum, min and max; %s is not among them yet",
-                         clreduce_op_name(r->op));
+                         "segments reduce one input: op dot (two inputs) has no segments form");
     if ((status = check_offsets_type(ctx, r->index_type)) != CLREDUCE_SUCCESS)
         return status;
     if (r->rows == SIZE_MAX)
@@ -56,14 +64,23 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
                          "%zu segments need %zu + 1 offsets: more than a size_t counts", r->rows,
                          r->rows);
     p->variant = 0;
-    p->work_group_size = p->t.work_group_size;
-    p->unroll = p->t.loads_per_work_item;
-    p->program = &segments_program;
-    const char *lacks;
-    p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks) ? ctx->subgroup_path
-                                                                   : CLREDUCE_SUBGROUP_PATH_NONE;
     snprintf(p->family_options, sizeof p->family_options, "-DCLR_OFFSETS_TYPE=%d",
              r->index_type == CLREDUCE_UINT32 ? CLR_TYPE_UINT : CLR_TYPE_ULONG);
+    if (op_is_extended(r->op)) {
+        /* Teams reduce accumulators in local memory: no sub-groups. */
+        if ((status = plan_operator(ctx, r, p, "segments: ")) != CLREDUCE_SUCCESS)
+            return status;
+        p->program = &operator_segments_program;
+        p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    } else {
+        const char *lacks;
+        p->program = &segments_program;
+        p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks)
+                      ? ctx->subgroup_path
+                      : CLREDUCE_SUBGROUP_PATH_NONE;
+    }
+    p->work_group_size = p->t.work_group_size;
+    p->unroll = p->t.loads_per_work_item;
     return CLREDUCE_SUCCESS;
 }
 
@@ -75,7 +92,8 @@ static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const reque
     (void)in_order;
     size_t chunk = chunk_elements(p), chunks = div_up(r->count, chunk);
     cl_mem heads;
-    clreduce_status status = create_temp(ctx, c, chunks * p->element_size, &heads);
+    size_t head_size = op_is_extended(p->op) ? ACCUMULATOR_MAX : p->element_size;
+    clreduce_status status = create_temp(ctx, c, chunks * head_size, &heads);
     if (status != CLREDUCE_SUCCESS)
         return status;
     cl_ulong in_off = r->input_offset, count = r->count, offsets_off = r->index_offset,
@@ -101,10 +119,7 @@ static clreduce_status segments_enqueue_empty(clreduce_ctx *ctx, chain *c, const
 {
     if (r->rows == 0)
         return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
-    unsigned char identity[8];
-    identity_value(p->op, p->type, identity);
-    return enqueue_fill(ctx, c, r->output, identity, p->element_size,
-                        r->output_offset * p->element_size, r->rows * p->element_size);
+    return enqueue_empty_results(ctx, c, r->output, p, r->output_offset, r->rows);
 }
 
 static const op_family segments_family = {

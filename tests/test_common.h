@@ -486,4 +486,24 @@ const char *tc_variant_name(clreduce_variant v);
 const char *tc_op_name(clreduce_op op);
 const char *tc_type_name(clreduce_type type);
 
+/* ---- the operators past sum, min and max (test_common_operators.c) -------- */
+
+/* The largest relative error of mean_var's m2 that tc_op_check_result has
+ * seen, per type (float, double). */
+extern long double tc_op_worst_m2[2];
+/* The error allowed in mean_var's m2, relative: clreduce.h's bound. */
+long double tc_op_variance_tolerance(clreduce_type type);
+/* Whether `got` (a result of clreduce_result_size(op, type) bytes) is right
+ * for op on x[0 .. n) (and y, dot) against a long double or exact integer
+ * reference; argmin/argmax must match index and value bits exactly. var_tol:
+ * the error allowed in mean_var's m2, relative. why says what was wrong. */
+int tc_op_check_result(clreduce_op op, clreduce_type type, const void *x, const void *y,
+                       size_t n, const unsigned char *got, long double var_tol, char *why,
+                       size_t why_size);
+/* Random data for op (integers near their limits; floats in [-4, 4), or 3 +
+ * [-1, 1) for mean_var). */
+void tc_op_fill(clreduce_op op, clreduce_type type, void *d, size_t n);
+/* A value that changes op's result if read. */
+void tc_op_poison(clreduce_op op, clreduce_type type, tc_value *p);
+
 #endif

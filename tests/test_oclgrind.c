@@ -78,6 +78,9 @@ struct target {
     /* run_batched: segments (kind: the offsets' type; 2: wild offsets,
      * only checked for what is written), else rows. */
     int segments;
+    /* run_batched: one of the operators past max (0: sum, min and max),
+     * on the types it takes and the sizes up to 257. */
+    clreduce_op only_op;
     /* Set in main: the device lacks what the variant needs (sub-groups),
      * so every case must report CLREDUCE_ERROR_UNSUPPORTED and write
      * nothing. */
@@ -520,12 +523,17 @@ static int run_batched(const target *t, og_case *c)
 {
     static size_t starts[MAX_COUNT + 1], lengths[MAX_COUNT + 1];
     static uint64_t offsets[MAX_COUNT + 2];
-    static unsigned char host[MAX_COUNT * 8], res[(MAX_COUNT + 4) * 8], offs[(MAX_COUNT + 2) * 8];
+    static unsigned char host[MAX_COUNT * 8], res[(MAX_COUNT + 4) * 32],
+        offs[(MAX_COUNT + 2) * 8];
     int segments = t->segments;
     size_t es = clreduce_type_size(c->type);
+    size_t rs = clreduce_result_size(c->op, c->type); /* bytes of a result */
     size_t total = c->offset + c->n + c->tail;
     tc_value poison;
-    tc_poison(c->op, c->type, &poison);
+    if (t->only_op)
+        tc_op_poison(c->op, c->type, &poison);
+    else
+        tc_poison(c->op, c->type, &poison);
     for (size_t i = 0; i < total; i++)
         tc_set(c->type, host, i, &poison);
     memcpy(host + c->offset * es, c->data, c->n * es);
@@ -560,13 +568,13 @@ static int run_batched(const target *t, og_case *c)
                                           : UINT64_MAX - tc_rand_below(1000);
     }
     size_t out_total = c->result_offset + results + 2;
-    memset(res, TC_SENTINEL_BYTE, out_total * es);
+    memset(res, TC_SENTINEL_BYTE, out_total * rs);
     cl_context cl = clreduce_get_cl_context(g_ctx);
     cl_int err;
     cl_mem in = keep(clCreateBuffer(cl, CL_MEM_READ_WRITE, total * es, NULL, &err));
     cl_mem out = NULL, ob = NULL;
     if (err == CL_SUCCESS)
-        out = keep(clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out_total * es,
+        out = keep(clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out_total * rs,
                                   res, &err));
     size_t os = segments ? clreduce_type_size((clreduce_type)t->kind) : 0;
     if (err == CL_SUCCESS && segments) {
@@ -595,7 +603,7 @@ static int run_batched(const target *t, og_case *c)
                  : clreduce_reduce_rows(g_ctx, g_queue, c->op, c->type, in, c->offset, results,
                                         length, t->kind ? pitch : 0, out, c->result_offset, 0,
                                         NULL, &done);
-    err = clEnqueueReadBuffer(g_queue, out, CL_TRUE, 0, out_total * es, res, done ? 1 : 0,
+    err = clEnqueueReadBuffer(g_queue, out, CL_TRUE, 0, out_total * rs, res, done ? 1 : 0,
                               done ? &done : NULL, NULL);
     if (done)
         clReleaseEvent(done);
@@ -605,13 +613,23 @@ static int run_batched(const target *t, og_case *c)
                  clreduce_opencl_error_name(err));
         return 0;
     }
-    if (tc_first_changed_outside(res, out_total, c->result_offset, results, es) != SIZE_MAX) {
+    if (tc_first_changed_outside(res, out_total, c->result_offset, results, rs) != SIZE_MAX) {
         snprintf(c->detail, sizeof c->detail, "elements next to the results changed");
         return 0;
     }
     /* Wild offsets: results unspecified, but no access out of bounds (which
      * Oclgrind would report) and nothing written around them. */
-    for (size_t r = 0; r < results && t->segments != 2; r++) {
+    for (size_t r = 0; r < results && t->segments != 2 && t->only_op; r++) {
+        char why[256];
+        if (!tc_op_check_result(c->op, c->type, host + (c->offset + starts[r]) * es, NULL,
+                                lengths[r], res + (c->result_offset + r) * rs,
+                                tc_op_variance_tolerance(c->type), why, sizeof why)) {
+            snprintf(c->detail, sizeof c->detail, "result %zu of %zu (elements [%zu, +%zu)): %s",
+                     r, results, starts[r], lengths[r], why);
+            return 0;
+        }
+    }
+    for (size_t r = 0; r < results && t->segments != 2 && !t->only_op; r++) {
         tc_value ref, got;
         long double abs_sum;
         tc_reference(c->op, c->type, host + (c->offset + starts[r]) * es, lengths[r], &ref,
@@ -631,9 +649,7 @@ static int run_batched(const target *t, og_case *c)
 static clreduce_status batched_support(const target *t, clreduce_op op, clreduce_type type)
 {
     (void)t;
-    (void)op;
-    (void)type;
-    return CLREDUCE_SUCCESS;
+    return clreduce_result_size(op, type) ? CLREDUCE_SUCCESS : CLREDUCE_ERROR_UNSUPPORTED;
 }
 
 /* The look-back publishes each tile's aggregate and inclusive prefix
@@ -697,6 +713,12 @@ static target targets[] = {
     SEGMENTS_TARGET("segments_uint64", CLREDUCE_UINT64),
     {.name = "segments_wild_offsets", .kind = CLREDUCE_UINT64, .run = run_batched,
      .support = batched_support, .segments = 2},
+    /* The operators' branch of the same kernels: argmax in pitched rows of
+     * teams, mean/var in segments (with the chunk heads of long ones). */
+    {.name = "rows_argmax", .variant = 33, .kind = 3, .run = run_batched,
+     .support = batched_support, .only_op = CLREDUCE_OP_ARGMAX},
+    {.name = "segments_mean_var", .kind = CLREDUCE_UINT32, .run = run_batched,
+     .support = batched_support, .segments = 1, .only_op = CLREDUCE_OP_MEAN_VAR},
 };
 
 /* ---- the test of one target ------------------------------------------------------ */
@@ -721,11 +743,13 @@ static void test_target(void **state)
     assert_non_null(data);
     int failures = 0, cases = 0, combos = 0;
     g_accepted = 0;
-    for (size_t oi = 0; oi < ARRAY_SIZE(ops); oi++) {
+    size_t nops = t->only_op ? 1 : ARRAY_SIZE(ops);
+    for (size_t oi = 0; oi < nops; oi++) {
         for (size_t ti = 0; ti < ARRAY_SIZE(types); ti++) {
-            clreduce_op op = ops[oi];
+            clreduce_op op = t->only_op ? t->only_op : ops[oi];
             clreduce_type type = types[ti];
-            if (!tc_type_supported(g_ctx, type))
+            if (!tc_type_supported(g_ctx, type) ||
+                (t->only_op && !clreduce_result_size(op, type)))
                 continue;
             clreduce_status st = t->support(t, op, type);
             if (t->expect_unsupported != (st == CLREDUCE_ERROR_UNSUPPORTED) ||
@@ -739,6 +763,8 @@ static void test_target(void **state)
             }
             combos++;
             for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
+                if (t->only_op && sizes[si].n > 257)
+                    break;
                 og_case c;
                 memset(&c, 0, sizeof c);
                 c.op = op;
@@ -748,7 +774,10 @@ static void test_target(void **state)
                 c.offset = sizes[si].offset;
                 c.tail = sizes[si].tail;
                 c.result_offset = si & 1;
-                tc_fill_random(type, data, c.n);
+                if (t->only_op)
+                    tc_op_fill(op, type, data, c.n);
+                else
+                    tc_fill_random(type, data, c.n);
                 char what[160];
                 snprintf(what, sizeof what, "%s op=%s type=%s size=%zu offset=%zu tail=%zu",
                          t->name, tc_op_name(op), tc_type_name(type), c.n, c.offset, c.tail);

@@ -40,306 +40,12 @@ static const clreduce_op all_ops[] = {CLREDUCE_OP_ARGMIN,      CLREDUCE_OP_ARGMA
 
 #define MAX_REPORTS 20
 
-/* The largest relative error of mean_var's m2 seen, per type (printed by
- * the adversarial test). */
-static long double g_worst_m2[2];
 #define RESULT_MAX 32
 #define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static int op_takes(clreduce_op op, clreduce_type type)
 {
     return clreduce_result_size(op, type) != 0;
-}
-
-/* ---- references ------------------------------------------------------------ */
-
-static long double get_ld(clreduce_type type, const void *d, size_t i)
-{
-    tc_value v;
-    tc_get(type, d, i, &v);
-    switch (type) {
-    case CLREDUCE_FLOAT: return v.f;
-    case CLREDUCE_DOUBLE: return v.d;
-    case CLREDUCE_INT32: return v.i32;
-    case CLREDUCE_UINT32: return v.u32;
-    case CLREDUCE_INT64: return (long double)v.i64;
-    default: return (long double)v.u64;
-    }
-}
-
-/* The bits of element i, zero-extended. */
-static uint64_t get_bits(clreduce_type type, const void *d, size_t i)
-{
-    tc_value v;
-    memset(&v, 0, sizeof v);
-    tc_get(type, d, i, &v);
-    return tc_elem_size(type) == 4 ? v.u32 : v.u64;
-}
-
-/* Orders elements i and j as argmin/argmax and min/max do: -0.0 below
- * +0.0; NaN (any NaN) above everything when nan_high, below when not. */
-static int compare(clreduce_type type, const void *d, size_t i, size_t j, int nan_high)
-{
-    tc_value a, b;
-    tc_get(type, d, i, &a);
-    tc_get(type, d, j, &b);
-    switch (type) {
-    case CLREDUCE_FLOAT:
-    case CLREDUCE_DOUBLE: {
-        double x = type == CLREDUCE_FLOAT ? a.f : a.d, y = type == CLREDUCE_FLOAT ? b.f : b.d;
-        if (isnan(x) || isnan(y))
-            return isnan(x) && isnan(y) ? 0 : (isnan(x) ? 1 : -1) * (nan_high ? 1 : -1);
-        if (x == y)
-            return (signbit(x) ? 0 : 1) - (signbit(y) ? 0 : 1);
-        return x < y ? -1 : 1;
-    }
-    case CLREDUCE_INT32: return (a.i32 > b.i32) - (a.i32 < b.i32);
-    case CLREDUCE_UINT32: return (a.u32 > b.u32) - (a.u32 < b.u32);
-    case CLREDUCE_INT64: return (a.i64 > b.i64) - (a.i64 < b.i64);
-    default: return (a.u64 > b.u64) - (a.u64 < b.u64);
-    }
-}
-
-static size_t reference_arg(clreduce_op op, clreduce_type type, const void *d, size_t n)
-{
-    int want = op == CLREDUCE_OP_ARGMAX ? 1 : -1;
-    size_t best = 0;
-    for (size_t i = 1; i < n; i++)
-        if (compare(type, d, i, best, want > 0) == want)
-            best = i;
-    return best;
-}
-
-/* The exact sum of the terms of op (integers modulo 2^64, as the low bits
- * matter), and the sum of their magnitudes. */
-static void reference_sum(clreduce_op op, clreduce_type type, const void *x, const void *y,
-                          size_t n, long double *sum, long double *abs_sum, uint64_t *bits)
-{
-    long double s = 0, a = 0;
-    uint64_t w = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (tc_is_float_type(type)) {
-            long double v = get_ld(type, x, i);
-            long double t = op == CLREDUCE_OP_SUM_SQUARES ? v * v
-                            : op == CLREDUCE_OP_SUM_ABS   ? fabsl(v)
-                                                          : v * get_ld(type, y, i);
-            s += t;
-            a += fabsl(t);
-        } else {
-            uint64_t v = get_bits(type, x, i);
-            int is_signed = type == CLREDUCE_INT32 || type == CLREDUCE_INT64;
-            if (type == CLREDUCE_INT32)
-                v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
-            if (op == CLREDUCE_OP_SUM_SQUARES) {
-                w += v * v;
-            } else if (op == CLREDUCE_OP_SUM_ABS) {
-                w += is_signed && (int64_t)v < 0 ? 0 - v : v;
-            } else {
-                uint64_t u = get_bits(type, y, i);
-                if (type == CLREDUCE_INT32)
-                    u = (uint64_t)(int64_t)(int32_t)(uint32_t)u;
-                w += v * u;
-            }
-        }
-    }
-    *sum = s;
-    *abs_sum = a;
-    *bits = tc_elem_size(type) == 4 ? (uint32_t)w : w;
-}
-
-/* Two passes in long double: the mean, then the squared deviations. */
-static void reference_mean_var(clreduce_type type, const void *x, size_t n, long double *mean,
-                               long double *m2, long double *amax)
-{
-    long double s = 0, a = 0;
-    for (size_t i = 0; i < n; i++) {
-        s += get_ld(type, x, i);
-        if (fabsl(get_ld(type, x, i)) > a)
-            a = fabsl(get_ld(type, x, i));
-    }
-    long double m = n ? s / n : 0, q = 0;
-    for (size_t i = 0; i < n; i++) {
-        long double d = get_ld(type, x, i) - m;
-        q += d * d;
-    }
-    *mean = m;
-    *m2 = q;
-    *amax = a;
-}
-
-static long double tolerance(clreduce_type type)
-{
-    return type == CLREDUCE_FLOAT ? 1e-5L : 1e-12L;
-}
-
-/* Variance of adversarial data: the bounds clreduce.h states. */
-static long double variance_tolerance(clreduce_type type)
-{
-    return type == CLREDUCE_FLOAT ? 1e-5L : 1e-12L;
-}
-
-static int is_nan_bits(clreduce_type type, uint64_t bits)
-{
-    if (type == CLREDUCE_FLOAT) {
-        float f;
-        uint32_t b = (uint32_t)bits;
-        memcpy(&f, &b, sizeof f);
-        return isnan(f);
-    }
-    if (type == CLREDUCE_DOUBLE) {
-        double d;
-        memcpy(&d, &bits, sizeof d);
-        return isnan(d);
-    }
-    return 0;
-}
-
-static long double value_of(clreduce_type type, const unsigned char *p)
-{
-    return get_ld(type, p, 0);
-}
-
-/* Whether `got` (the result bytes) is right for op on x (and y); why says
- * what was wrong. var_tol: the error allowed in mean_var's m2, relative. */
-static int check_result(clreduce_op op, clreduce_type type, const void *x, const void *y,
-                        size_t n, const unsigned char *got, long double var_tol, char *why,
-                        size_t why_size)
-{
-    size_t es = tc_elem_size(type);
-    why[0] = '\0';
-    switch (op) {
-    case CLREDUCE_OP_ARGMIN:
-    case CLREDUCE_OP_ARGMAX: {
-        uint64_t value = 0, index, pad = 0;
-        memcpy(&value, got, es);
-        memcpy(&index, got + 8, 8);
-        memcpy(&pad, got + es, 8 - es);
-        if (n == 0) {
-            unsigned char want[8];
-            tc_value id;
-            tc_identity(op == CLREDUCE_OP_ARGMIN ? CLREDUCE_OP_MIN : CLREDUCE_OP_MAX, type, &id);
-            memcpy(want, id.bytes, 8);
-            if (index != UINT64_MAX || memcmp(got, want, es) != 0 || pad) {
-                snprintf(why, why_size, "empty: index %llu", (unsigned long long)index);
-                return 0;
-            }
-            return 1;
-        }
-        size_t want = reference_arg(op, type, x, n);
-        uint64_t want_bits = get_bits(type, x, want);
-        int value_ok = value == want_bits ||
-                       (is_nan_bits(type, want_bits) && is_nan_bits(type, value));
-        if (index != want || !value_ok || pad) {
-            snprintf(why, why_size, "index %llu value bits %llx padding %llx; expected %zu, %llx",
-                     (unsigned long long)index, (unsigned long long)value,
-                     (unsigned long long)pad, want, (unsigned long long)want_bits);
-            return 0;
-        }
-        return 1;
-    }
-    case CLREDUCE_OP_MINMAX: {
-        for (int k = 0; k < 2; k++) {
-            clreduce_op mop = k ? CLREDUCE_OP_MAX : CLREDUCE_OP_MIN;
-            tc_value ref, g;
-            long double abs_sum;
-            tc_reference(mop, type, x, n, &ref, &abs_sum);
-            memset(&g, 0, sizeof g);
-            memcpy(g.bytes, got + k * es, es);
-            if (!tc_matches(mop, type, &g, &ref, 0)) {
-                tc_got_want text = tc_format_got_want(type, &g, &ref);
-                snprintf(why, why_size, "%s: got %s, expected %s", k ? "max" : "min", text.got,
-                         text.want);
-                return 0;
-            }
-        }
-        return 1;
-    }
-    case CLREDUCE_OP_SUM_SQUARES:
-    case CLREDUCE_OP_SUM_ABS:
-    case CLREDUCE_OP_DOT: {
-        long double s, a;
-        uint64_t bits, g = 0;
-        reference_sum(op, type, x, y, n, &s, &a, &bits);
-        memcpy(&g, got, es);
-        if (!tc_is_float_type(type)) {
-            if (g != bits) {
-                snprintf(why, why_size, "got bits %llx, expected %llx", (unsigned long long)g,
-                         (unsigned long long)bits);
-                return 0;
-            }
-            return 1;
-        }
-        long double v = value_of(type, got);
-        long double err = fabsl(v - s), tol = tolerance(type) * a;
-        if (!(err <= tol)) {
-            snprintf(why, why_size, "got %.17Lg, expected %.17Lg (error %Lg > %Lg)", v, s, err,
-                     tol);
-            return 0;
-        }
-        return 1;
-    }
-    case CLREDUCE_OP_NORM2: {
-        long double s, a;
-        uint64_t bits;
-        reference_sum(CLREDUCE_OP_SUM_SQUARES, type, x, NULL, n, &s, &a, &bits);
-        long double want = sqrtl(s), v = value_of(type, got);
-        long double max = type == CLREDUCE_FLOAT ? FLT_MAX : DBL_MAX;
-        int ok;
-        if (isnan(want))
-            ok = isnan(v);
-        else if (want > max * (1 + tolerance(type)))
-            ok = isinf(v) && v > 0;
-        else /* a subnormal result rounds to the subnormals' spacing */
-            ok = fabsl(v - want) <= tolerance(type) * want +
-                                        (type == CLREDUCE_FLOAT ? FLT_TRUE_MIN : DBL_TRUE_MIN) &&
-                 !isinf(v);
-        if (!ok)
-            snprintf(why, why_size, "got %.17Lg, expected %.17Lg", v, want);
-        return ok;
-    }
-    case CLREDUCE_OP_MEAN_VAR: {
-        long double mean, m2, amax;
-        reference_mean_var(type, x, n, &mean, &m2, &amax);
-        long double gm = value_of(type, got), gq = value_of(type, got + es);
-        uint64_t count;
-        memcpy(&count, got + 2 * es, 8);
-        long double tol = tolerance(type);
-        int ok = count == n && fabsl(gm - mean) <= tol * amax &&
-                 fabsl(gq - m2) <= var_tol * m2;
-        if (n == 0)
-            ok = count == 0 && gm == 0 && gq == 0;
-        if (m2 > 0 && fabsl(gq - m2) / m2 > g_worst_m2[type == CLREDUCE_DOUBLE])
-            g_worst_m2[type == CLREDUCE_DOUBLE] = fabsl(gq - m2) / m2;
-        if (!ok)
-            snprintf(why, why_size,
-                     "count %llu mean %.17Lg m2 %.17Lg; expected %zu, %.17Lg, %.17Lg (m2 error "
-                     "%Lg relative)",
-                     (unsigned long long)count, gm, gq, n, mean, m2,
-                     m2 > 0 ? fabsl(gq - m2) / m2 : fabsl(gq));
-        return ok;
-    }
-    default:
-        snprintf(why, why_size, "unknown op");
-        return 0;
-    }
-}
-
-/* ---- data ------------------------------------------------------------------------ */
-
-/* Random data for op: tc_fill_random for argmin/argmax/minmax and for the
- * integers of the sums (near their limits, so that they wrap); floats in
- * [-4, 4) for the sums and the norm, 3 + [-1, 1) for mean/var. */
-static void fill_for(clreduce_op op, clreduce_type type, void *d, size_t n)
-{
-    if (!tc_is_float_type(type) || op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX ||
-        op == CLREDUCE_OP_MINMAX) {
-        tc_fill_random(type, d, n);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        double u = 2 * tc_rand_unit() - 1;
-        tc_set_double(type, d, i, op == CLREDUCE_OP_MEAN_VAR ? 3 + u : 4 * u);
-    }
 }
 
 /* ---- one reduction on the device ---------------------------------------------- */
@@ -357,16 +63,6 @@ typedef struct device_run {
     char problem[160];
 } device_run;
 
-/* A value that changes the result if read: NaN for floats; for integers the
- * extreme that would win argmin (argmax, minmax), a large odd value for the
- * sums. */
-static void poison_for(clreduce_op op, clreduce_type type, tc_value *p)
-{
-    tc_poison(op == CLREDUCE_OP_ARGMIN ? CLREDUCE_OP_MIN : CLREDUCE_OP_MAX, type, p);
-    if (!tc_is_float_type(type) && op != CLREDUCE_OP_ARGMIN && op != CLREDUCE_OP_ARGMAX &&
-        op != CLREDUCE_OP_MINMAX)
-        tc_poison(CLREDUCE_OP_SUM, type, p);
-}
 
 static void run_on_device(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op,
                           clreduce_type type, clreduce_variant variant, const void *x,
@@ -380,7 +76,7 @@ static void run_on_device(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op
     unsigned char *host = malloc(total * es), *yhost = NULL;
     unsigned char res[4 * RESULT_MAX];
     tc_value poison;
-    poison_for(op, type, &poison);
+    tc_op_poison(op, type, &poison);
     for (size_t i = 0; i < total; i++)
         tc_set(type, host, i, &poison);
     if (n)
@@ -459,7 +155,7 @@ static int check_case(suite *s, const char *tag, clreduce_op op, clreduce_type t
     const void *yref = op != CLREDUCE_OP_DOT ? NULL : alias == SEPARATE_Y ? y : x;
     int ok = run.status == CLREDUCE_SUCCESS && run.neighbours_untouched && !run.problem[0];
     if (ok)
-        ok = check_result(op, type, x, yref, n, run.result, var_tol, why, sizeof why);
+        ok = tc_op_check_result(op, type, x, yref, n, run.result, var_tol, why, sizeof why);
     if (!ok) {
         s->failures++;
         if (s->failures <= MAX_REPORTS)
@@ -501,10 +197,10 @@ static void test_random(void **state)
             assert_int_equal(clreduce_check_support(g_ctx, op, type, v), CLREDUCE_SUCCESS);
             for (size_t si = 0; si < ARRAY_SIZE(all_sizes); si++) {
                 size_t n = all_sizes[si];
-                fill_for(op, type, x, n);
-                fill_for(op, type, y, n);
+                tc_op_fill(op, type, x, n);
+                tc_op_fill(op, type, y, n);
                 check_case(&s, "random", op, type, v, x, y, n, SEPARATE_Y,
-                           variance_tolerance(type));
+                           tc_op_variance_tolerance(type));
             }
         }
     free(x);
@@ -712,7 +408,7 @@ static void test_variance_adversarial(void **state)
     suite s = {g_ctx, "variance_adversarial", 0, 0};
     void *x = malloc(TC_LARGE_COUNT * 8);
     static const size_t sizes[] = {2, 33, 4097, TC_LARGE_COUNT};
-    g_worst_m2[0] = g_worst_m2[1] = 0;
+    tc_op_worst_m2[0] = tc_op_worst_m2[1] = 0;
     for (int ti = 0; ti < 2; ti++) {
         clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
         if (!tc_type_supported(g_ctx, type))
@@ -724,11 +420,11 @@ static void test_variance_adversarial(void **state)
                 for (size_t i = 0; i < n; i++)
                     tc_set_double(type, x, i, 1e6 + (2 * tc_rand_unit() - 1) * sqrt(3.0));
                 check_case(&s, "mean 1e6, spread 1", CLREDUCE_OP_MEAN_VAR, type, v, x, NULL, n,
-                           SEPARATE_Y, variance_tolerance(type));
+                           SEPARATE_Y, tc_op_variance_tolerance(type));
                 for (size_t i = 0; i < n; i++)
                     tc_set_double(type, x, i, 1e6 + 2.0 * (double)i / (double)n - 1.0);
                 check_case(&s, "mean 1e6, a ramp of width 2", CLREDUCE_OP_MEAN_VAR, type, v, x,
-                           NULL, n, SEPARATE_Y, variance_tolerance(type));
+                           NULL, n, SEPARATE_Y, tc_op_variance_tolerance(type));
                 for (size_t i = 0; i < n; i++)
                     tc_set_double(type, x, i, 1e6 + 0.5);
                 check_case(&s, "all equal", CLREDUCE_OP_MEAN_VAR, type, v, x, NULL, n,
@@ -738,8 +434,8 @@ static void test_variance_adversarial(void **state)
     }
     printf("largest relative error of m2: float %.3Lg (allowed %.3Lg), double %.3Lg (allowed "
            "%.3Lg)\n",
-           g_worst_m2[0], variance_tolerance(CLREDUCE_FLOAT), g_worst_m2[1],
-           variance_tolerance(CLREDUCE_DOUBLE));
+           tc_op_worst_m2[0], tc_op_variance_tolerance(CLREDUCE_FLOAT), tc_op_worst_m2[1],
+           tc_op_variance_tolerance(CLREDUCE_DOUBLE));
     free(x);
     finish_suite(&s);
 }
@@ -759,7 +455,7 @@ static void test_dot_alias(void **state)
             continue;
         for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
             size_t n = sizes[si];
-            fill_for(CLREDUCE_OP_DOT, type, x, n);
+            tc_op_fill(CLREDUCE_OP_DOT, type, x, n);
             check_case(&s, "x and y the same range", CLREDUCE_OP_DOT, type, CLREDUCE_AUTO, x,
                        NULL, n, SAME_RANGE, 0);
         }
@@ -812,8 +508,8 @@ static void test_host(void **state)
                 continue;
             for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
                 size_t n = sizes[si], rs = clreduce_result_size(op, type);
-                fill_for(op, type, x, n);
-                fill_for(op, type, y, n);
+                tc_op_fill(op, type, x, n);
+                tc_op_fill(op, type, y, n);
                 unsigned char got[RESULT_MAX + 8];
                 memset(got, TC_SENTINEL_BYTE, sizeof got);
                 clreduce_status st =
@@ -822,8 +518,8 @@ static void test_host(void **state)
                         : clreduce_reduce_host(g_ctx, op, type, CLREDUCE_AUTO, x, n, got);
                 char why[512] = "";
                 int ok = st == CLREDUCE_SUCCESS && got[rs] == TC_SENTINEL_BYTE &&
-                         check_result(op, type, x, y, n, got, variance_tolerance(type), why,
-                                      sizeof why);
+                         tc_op_check_result(op, type, x, y, n, got,
+                                            tc_op_variance_tolerance(type), why, sizeof why);
                 s.cases++;
                 if (!ok) {
                     s.failures++;
@@ -938,12 +634,12 @@ static void test_back_to_back(void **state)
         tc_reference(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, x, n, &ref, &abs_sum);
         memcpy(&got.f, res, 4);
         assert_true(tc_matches(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, &got, &ref, abs_sum));
-        if (!check_result(CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, x, NULL, n, res + 16, 0, why,
-                          sizeof why) ||
-            !check_result(CLREDUCE_OP_MEAN_VAR, CLREDUCE_FLOAT, x, NULL, n, res + 32,
-                          variance_tolerance(CLREDUCE_FLOAT), why, sizeof why) ||
-            !check_result(CLREDUCE_OP_DOT, CLREDUCE_FLOAT, x, x, n, res + 48, 0, why,
-                          sizeof why)) {
+        if (!tc_op_check_result(CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, x, NULL, n, res + 16, 0, why,
+                                sizeof why) ||
+            !tc_op_check_result(CLREDUCE_OP_MEAN_VAR, CLREDUCE_FLOAT, x, NULL, n, res + 32,
+                                tc_op_variance_tolerance(CLREDUCE_FLOAT), why, sizeof why) ||
+            !tc_op_check_result(CLREDUCE_OP_DOT, CLREDUCE_FLOAT, x, x, n, res + 48, 0, why,
+                                sizeof why)) {
             print_error("back to back%s: %s\n", ooo ? " (out of order)" : "", why);
             fail();
         }
@@ -987,13 +683,13 @@ static void test_tunings(void **state)
                     continue;
                 for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
                     size_t n = sizes[si];
-                    fill_for(op, type, x, n);
-                    fill_for(op, type, y, n);
+                    tc_op_fill(op, type, x, n);
+                    tc_op_fill(op, type, y, n);
                     if (op == CLREDUCE_OP_ARGMAX || op == CLREDUCE_OP_ARGMIN)
                         for (size_t i = 0; i < n; i++)
                             tc_set_double(type, x, i, (double)tc_rand_below(50));
                     check_case(&s, "tuning", op, type, CLREDUCE_AUTO, x, y, n, SEPARATE_Y,
-                               variance_tolerance(type));
+                               tc_op_variance_tolerance(type));
                 }
             }
         clreduce_destroy(ctx);

@@ -521,11 +521,11 @@ static void test_bad_arguments(void **state)
     TC_EXPECT_FAILURE(&g, g_ctx, "unknown op", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, op_words,
                       clreduce_reduce_rows(g_ctx, g_queue, (clreduce_op)CLREDUCE_OP_COUNT, f,
                                            g.input, 0, 3, 3, 0, g.output, 0, 0, NULL, &done));
-    static const char *const argmax_words[] = {"argmax", NULL};
-    TC_EXPECT_FAILURE(&g, g_ctx, "an operator rows do not take", CLREDUCE_ERROR_UNSUPPORTED, g_ctx,
-                      argmax_words,
-                      clreduce_reduce_rows(g_ctx, g_queue, CLREDUCE_OP_ARGMAX, f, g.input, 0, 3,
-                                           3, 0, g.output, 0, 0, NULL, &done));
+    static const char *const dot_words[] = {"dot", "two inputs", NULL};
+    TC_EXPECT_FAILURE(&g, g_ctx, "dot (two inputs)", CLREDUCE_ERROR_UNSUPPORTED, g_ctx,
+                      dot_words,
+                      clreduce_reduce_rows(g_ctx, g_queue, CLREDUCE_OP_DOT, f, g.input, 0, 3, 3,
+                                           0, g.output, 0, 0, NULL, &done));
     static const char *const type_words[] = {"type", NULL};
     TC_EXPECT_FAILURE(&g, g_ctx, "unknown type", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
                       type_words,

@@ -162,7 +162,8 @@ typedef enum clreduce_op {
     CLREDUCE_OP_MIN = 1,
     CLREDUCE_OP_MAX = 2,
     /* The smallest (largest) element and its index, counted from the start
-     * of the range, as a clreduce_arg_<type>; every type. Among equal values
+     * of the range (of the row, of the segment), as a clreduce_arg_<type>;
+     * every type. Among equal values
      * the smallest index wins. NaN wins as it does for min and max: the
      * value is a NaN and the index that of the first NaN. -0.0 orders below
      * +0.0. Of no element: min's (max's) identity and index UINT64_MAX. */
@@ -189,7 +190,8 @@ typedef enum clreduce_op {
     CLREDUCE_OP_MEAN_VAR = 9,
     /* Sum of x[i] * y[i] over two inputs, one element of the type; every
      * type (integers wrap around). Through clreduce_dot() only:
-     * clreduce_reduce() refuses it; clreduce_check_support() and
+     * clreduce_reduce() refuses it, the rows and segments calls answer
+     * CLREDUCE_ERROR_UNSUPPORTED; clreduce_check_support() and
      * clreduce_result_size() take it. */
     CLREDUCE_OP_DOT = 10
 } clreduce_op;
@@ -881,9 +883,16 @@ CLREDUCE_API clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx
  * Rows and segments
  *
  * Many reductions in one call: one per row of a matrix, or one per segment
- * of a CSR layout, for the operators and types of clreduce_reduce() with
- * the same rules for integer wrap-around, NaN, signed zeros and empty
- * ranges (the identity). The library picks the kernels from the shape of
+ * of a CSR layout, for the operators and types of clreduce_reduce() (all
+ * but CLREDUCE_OP_DOT, which has two inputs: CLREDUCE_ERROR_UNSUPPORTED)
+ * with the same rules for integer wrap-around, NaN, signed zeros and empty
+ * ranges (the identity, or the operator's result of no element). Results
+ * are those of clreduce_reduce() on each row or segment alone, in the same
+ * layouts: an array of results of clreduce_result_size(op, type) bytes,
+ * result_offset counting whole results; argmin and argmax count their
+ * index from the start of the row or segment (the argmax of the logits of
+ * each row, mean and m2 per row for a layer norm, the norm of each row).
+ * The library picks the kernels from the shape of
  * each call: several rows per work-group for short rows, one sub-group or
  * one work-group per row as rows grow, several work-groups per row when the
  * rows are too few to fill the device; segments are cut into equal chunks
@@ -897,7 +906,9 @@ CLREDUCE_API clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx
  * |result - exact| <= (m + ceil(log2 n)) * u * sum(|x_i|), u the unit
  * roundoff; with v the vector width and w the work-group size of
  * clreduce_get_tuning(), m <= n / w + 4 v + 2 for a row, and
- * m <= min(n, 4 v w) + n / (4 v w^2) + 2 for a segment.
+ * m <= min(n, 4 v w) + n / (4 v w^2) + 2 for a segment. The operators past
+ * CLREDUCE_OP_MAX keep the bounds of the numerical contract above with
+ * that m.
  *
  * The enqueueing calls are asynchronous like clreduce_reduce(): they wait
  * for the `num_wait` events of `wait`, *done (when not NULL) receives an
@@ -912,14 +923,17 @@ CLREDUCE_API clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx
 /* Enqueues one reduction per row: `rows` rows of `row_length` elements; row
  * r starts at element offset + r * row_pitch of `input` (row_pitch >=
  * row_length, in elements; a pitch of 0 means row_length). Result r goes to
- * element result_offset + r of `result`. row_length 0 writes the identity
- * to every row's result; rows 0 enqueues nothing but a marker when done is
- * asked.
+ * result result_offset + r of `result` (at byte (result_offset + r) *
+ * clreduce_result_size(op, type)). row_length 0 writes the identity (the
+ * result of no element) to every row's result; rows 0 enqueues nothing but
+ * a marker when done is asked.
  * Returns CLREDUCE_ERROR_INVALID_ARGUMENT, besides the cases of
  * clreduce_reduce(), for a row_pitch below row_length, rows whose span
  * ((rows - 1) * pitch + row_length elements) overflows or ends past the end
  * of `input`, results past the end of `result`, and results that overlap
- * the rows' span. */
+ * the rows' span (results and ranges measured in whole results); and
+ * CLREDUCE_ERROR_UNSUPPORTED for CLREDUCE_OP_DOT and for norm2 and mean_var
+ * of integers. */
 CLREDUCE_API clreduce_status clreduce_reduce_rows(clreduce_ctx *ctx, cl_command_queue queue,
                                                   clreduce_op op, clreduce_type type,
                                                   cl_mem input, size_t offset, size_t rows,
@@ -929,7 +943,8 @@ CLREDUCE_API clreduce_status clreduce_reduce_rows(clreduce_ctx *ctx, cl_command_
                                                   cl_event *done);
 
 /* Blocking convenience: reduces the rows of host memory `data` (laid out as
- * for clreduce_reduce_rows() from element 0) into results[0 .. rows). Uses
+ * for clreduce_reduce_rows() from element 0) into results 0 .. rows - 1 of
+ * `results` (rows * clreduce_result_size(op, type) bytes). Uses
  * a queue owned by the context.
  * Returns CLREDUCE_SUCCESS or any error code; on error `results` is
  * untouched. */
@@ -942,10 +957,11 @@ CLREDUCE_API clreduce_status clreduce_reduce_rows_host(clreduce_ctx *ctx, clredu
  * `input`; `offsets` holds segments + 1 entries of offsets_type
  * (CLREDUCE_UINT32 or CLREDUCE_UINT64) starting at element offsets_offset
  * of the cl_mem `offsets`; `count` is the number of input elements from
- * `offset` the segments may reach. Empty segments give the identity. Result
- * i goes to element result_offset + i of `result`. count 0 writes the
- * identity to every result; segments 0 enqueues nothing but a marker when
- * done is asked.
+ * `offset` the segments may reach. Empty segments give the identity (the
+ * result of no element). Result i goes to result result_offset + i of
+ * `result` (at byte (result_offset + i) * clreduce_result_size(op, type)).
+ * count 0 writes the identity to every result; segments 0 enqueues nothing
+ * but a marker when done is asked.
  * The offsets must not decrease and must not pass count. This call cannot
  * read them (they are on the device, perhaps not yet written): it does not
  * check them, and its kernels read them clamped to [0, count], a segment
@@ -958,7 +974,9 @@ CLREDUCE_API clreduce_status clreduce_reduce_rows_host(clreduce_ctx *ctx, clredu
  * CLREDUCE_UINT32 and CLREDUCE_UINT64, offsets past the end of their
  * buffer, [offset, offset + count) past the end of `input`, results past
  * the end of `result`, and results that overlap the input range or the
- * offsets. */
+ * offsets (results measured in whole results); and
+ * CLREDUCE_ERROR_UNSUPPORTED for CLREDUCE_OP_DOT and for norm2 and mean_var
+ * of integers. */
 CLREDUCE_API clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue queue,
                                                       clreduce_op op, clreduce_type type,
                                                       cl_mem input, size_t offset, size_t count,
@@ -969,8 +987,9 @@ CLREDUCE_API clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_comm
                                                       const cl_event *wait, cl_event *done);
 
 /* Blocking convenience: reduces the segments of host memory data[0 ..
- * count) that host memory offsets[0 .. segments] delimit into results[0 ..
- * segments). Uses a queue owned by the context. Checks the offsets first:
+ * count) that host memory offsets[0 .. segments] delimit into results 0 ..
+ * segments - 1 of `results` (segments * clreduce_result_size(op, type)
+ * bytes). Uses a queue owned by the context. Checks the offsets first:
  * CLREDUCE_ERROR_INVALID_ARGUMENT, naming the first bad index, where they
  * decrease or pass count.
  * Returns CLREDUCE_SUCCESS or any error code; on error `results` is
