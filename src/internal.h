@@ -222,6 +222,13 @@ int op_is_extended(clreduce_op op);
  * caller fills first). */
 clreduce_status plan_operator(clreduce_ctx *ctx, const request *r, plan *p, const char *family);
 
+/* The end of the rows' and segments' plans (cl/team.cl): `plain` with the
+ * context's sub-group path for sum, min and max, `operators` without
+ * sub-groups for the others (plan_operator()), and the tuning's work-group
+ * size and loads. */
+clreduce_status plan_teams(clreduce_ctx *ctx, const request *r, plan *p, const char *family,
+                           const program_spec *plain, const program_spec *operators);
+
 /* Fills results [first, first + count) of `out` with the plan's
  * empty_output: a fill of its pattern where its size allows one (fill
  * patterns are powers of two), of zero bytes otherwise (mean_var of double:

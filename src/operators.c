@@ -136,6 +136,29 @@ static clreduce_status operator_plan(clreduce_ctx *ctx, const request *r, plan *
     return CLREDUCE_SUCCESS;
 }
 
+clreduce_status plan_teams(clreduce_ctx *ctx, const request *r, plan *p, const char *family,
+                           const program_spec *plain, const program_spec *operators)
+{
+    if (op_is_extended(r->op)) {
+        /* Teams reduce accumulators in local memory: no sub-groups (their
+         * shuffles move one element, not a structure). */
+        clreduce_status status = plan_operator(ctx, r, p, family);
+        if (status != CLREDUCE_SUCCESS)
+            return status;
+        p->program = operators;
+        p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    } else {
+        const char *lacks;
+        p->program = plain;
+        p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks)
+                      ? ctx->subgroup_path
+                      : CLREDUCE_SUBGROUP_PATH_NONE;
+    }
+    p->work_group_size = p->t.work_group_size;
+    p->unroll = p->t.loads_per_work_item;
+    return CLREDUCE_SUCCESS;
+}
+
 static clreduce_status reduction_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     if (r->op == CLREDUCE_OP_DOT)

@@ -126,23 +126,7 @@ static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
                          r->rows, pitch);
     p->variant = 0;
     p->family_options[0] = '\0';
-    if (op_is_extended(r->op)) {
-        /* Teams reduce accumulators in local memory: no sub-groups (their
-         * shuffles move one element, not a structure). */
-        if ((status = plan_operator(ctx, r, p, "rows: ")) != CLREDUCE_SUCCESS)
-            return status;
-        p->program = &operator_rows_program;
-        p->path = CLREDUCE_SUBGROUP_PATH_NONE;
-    } else {
-        const char *lacks;
-        p->program = &rows_program;
-        p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks)
-                      ? ctx->subgroup_path
-                      : CLREDUCE_SUBGROUP_PATH_NONE;
-    }
-    p->work_group_size = p->t.work_group_size;
-    p->unroll = p->t.loads_per_work_item;
-    return CLREDUCE_SUCCESS;
+    return plan_teams(ctx, r, p, "rows: ", &rows_program, &operator_rows_program);
 }
 
 /* ---- launches ------------------------------------------------------------------------ */

@@ -66,22 +66,7 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     p->variant = 0;
     snprintf(p->family_options, sizeof p->family_options, "-DCLR_OFFSETS_TYPE=%d",
              r->index_type == CLREDUCE_UINT32 ? CLR_TYPE_UINT : CLR_TYPE_ULONG);
-    if (op_is_extended(r->op)) {
-        /* Teams reduce accumulators in local memory: no sub-groups. */
-        if ((status = plan_operator(ctx, r, p, "segments: ")) != CLREDUCE_SUCCESS)
-            return status;
-        p->program = &operator_segments_program;
-        p->path = CLREDUCE_SUBGROUP_PATH_NONE;
-    } else {
-        const char *lacks;
-        p->program = &segments_program;
-        p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks)
-                      ? ctx->subgroup_path
-                      : CLREDUCE_SUBGROUP_PATH_NONE;
-    }
-    p->work_group_size = p->t.work_group_size;
-    p->unroll = p->t.loads_per_work_item;
-    return CLREDUCE_SUCCESS;
+    return plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
 }
 
 /* ---- launches ------------------------------------------------------------------------ */
