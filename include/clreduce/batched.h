@@ -1,0 +1,139 @@
+/*
+ * clreduce/batched.h: reductions of rows and segments.
+ * Included by clreduce/clreduce.h; include that header, not this one.
+ */
+#ifndef CLREDUCE_BATCHED_H
+#define CLREDUCE_BATCHED_H
+
+#include "clreduce/clreduce.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Rows and segments
+ *
+ * Many reductions in one call: one per row of a matrix, or one per segment
+ * of a CSR layout, for the operators and types of clreduce_reduce() (all
+ * but CLREDUCE_OP_DOT, which has two inputs: CLREDUCE_ERROR_UNSUPPORTED)
+ * with the same rules for integer wrap-around, NaN, signed zeros and empty
+ * ranges (the identity, or the operator's result of no element). Results
+ * are those of clreduce_reduce() on each row or segment alone, in the same
+ * layouts: an array of results of clreduce_result_size(op, type) bytes,
+ * result_offset counting whole results; argmin and argmax count their
+ * index from the start of the row or segment (the argmax of the logits of
+ * each row, mean and m2 per row for a layer norm, the norm of each row).
+ * The library picks the kernels from the shape of
+ * each call: several rows per work-group for short rows, one sub-group or
+ * one work-group per row as rows grow, several work-groups per row when the
+ * rows are too few to fill the device; segments are cut into equal chunks
+ * of elements, whatever their lengths, so that a single huge segment and
+ * millions of tiny ones both run at the speed of the flat reduction.
+ *
+ * Every result is combined in an order fixed by the shape (row length and
+ * count, or the offsets), the device and the tuning: the same input gives
+ * bitwise the same results every time on the same device. Floating-point
+ * sums of n elements are evaluated in the element type with
+ * |result - exact| <= (m + ceil(log2 n)) * u * sum(|x_i|), u the unit
+ * roundoff; with v the vector width and w the work-group size of
+ * clreduce_get_tuning(), m <= n / w + 4 v + 2 for a row, and
+ * m <= min(n, 4 v w) + n / (4 v w^2) + 2 for a segment. The operators past
+ * CLREDUCE_OP_MAX keep the bounds of the numerical contract above with
+ * that m.
+ *
+ * The enqueueing calls are asynchronous like clreduce_reduce(): they wait
+ * for the `num_wait` events of `wait`, *done (when not NULL) receives an
+ * event that completes when every result is written, the queue may be
+ * in-order or out-of-order, and the results must share no byte with the
+ * input range (or the offsets), compared where they lie in memory. They
+ * return the codes of clreduce_reduce() (with the failures named below) and
+ * fail as it does: on any error found before enqueueing nothing is
+ * enqueued, *done is untouched and no result is written.
+ * ------------------------------------------------------------------------- */
+
+/* Enqueues one reduction per row: `rows` rows of `row_length` elements; row
+ * r starts at element offset + r * row_pitch of `input` (row_pitch >=
+ * row_length, in elements; a pitch of 0 means row_length). Result r goes to
+ * result result_offset + r of `result` (at byte (result_offset + r) *
+ * clreduce_result_size(op, type)). row_length 0 writes the identity (the
+ * result of no element) to every row's result; rows 0 enqueues nothing but
+ * a marker when done is asked.
+ * Returns CLREDUCE_ERROR_INVALID_ARGUMENT, besides the cases of
+ * clreduce_reduce(), for a row_pitch below row_length, rows whose span
+ * ((rows - 1) * pitch + row_length elements) overflows or ends past the end
+ * of `input`, results past the end of `result`, and results that overlap
+ * the rows' span (results and ranges measured in whole results); and
+ * CLREDUCE_ERROR_UNSUPPORTED for CLREDUCE_OP_DOT and for norm2 and mean_var
+ * of integers. */
+CLREDUCE_API clreduce_status clreduce_reduce_rows(clreduce_ctx *ctx, cl_command_queue queue,
+                                                  clreduce_op op, clreduce_type type,
+                                                  cl_mem input, size_t offset, size_t rows,
+                                                  size_t row_length, size_t row_pitch,
+                                                  cl_mem result, size_t result_offset,
+                                                  cl_uint num_wait, const cl_event *wait,
+                                                  cl_event *done);
+
+/* Blocking convenience: reduces the rows of host memory `data` (laid out as
+ * for clreduce_reduce_rows() from element 0) into results 0 .. rows - 1 of
+ * `results` (rows * clreduce_result_size(op, type) bytes). Uses
+ * a queue owned by the context.
+ * Returns CLREDUCE_SUCCESS or any error code; on error `results` is
+ * untouched. */
+CLREDUCE_API clreduce_status clreduce_reduce_rows_host(clreduce_ctx *ctx, clreduce_op op,
+                                                       clreduce_type type, const void *data,
+                                                       size_t rows, size_t row_length,
+                                                       size_t row_pitch, void *results);
+
+/* Segment i is elements [offset + offsets[i], offset + offsets[i+1]) of
+ * `input`; `offsets` holds segments + 1 entries of offsets_type
+ * (CLREDUCE_UINT32 or CLREDUCE_UINT64) starting at element offsets_offset
+ * of the cl_mem `offsets`; `count` is the number of input elements from
+ * `offset` the segments may reach. Empty segments give the identity (the
+ * result of no element). Result i goes to result result_offset + i of
+ * `result` (at byte (result_offset + i) * clreduce_result_size(op, type)).
+ * count 0 writes the identity to every result; segments 0 enqueues nothing
+ * but a marker when done is asked.
+ * The offsets must not decrease and must not pass count. This call cannot
+ * read them (they are on the device, perhaps not yet written): it does not
+ * check them, and its kernels read them clamped to [0, count], a segment
+ * that would end before it starts being empty, so that bad offsets never
+ * make it read or write out of bounds, nor write outside the results; the
+ * results of the segments around them are then unspecified (some may be
+ * left unwritten). clreduce_reduce_segments_host() checks them.
+ * Returns CLREDUCE_ERROR_INVALID_ARGUMENT, besides the cases of
+ * clreduce_reduce(), for a NULL offsets buffer, an offsets_type other than
+ * CLREDUCE_UINT32 and CLREDUCE_UINT64, offsets past the end of their
+ * buffer, [offset, offset + count) past the end of `input`, results past
+ * the end of `result`, and results that overlap the input range or the
+ * offsets (results measured in whole results); and
+ * CLREDUCE_ERROR_UNSUPPORTED for CLREDUCE_OP_DOT and for norm2 and mean_var
+ * of integers. */
+CLREDUCE_API clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue queue,
+                                                      clreduce_op op, clreduce_type type,
+                                                      cl_mem input, size_t offset, size_t count,
+                                                      cl_mem offsets, size_t offsets_offset,
+                                                      clreduce_type offsets_type,
+                                                      size_t segments, cl_mem result,
+                                                      size_t result_offset, cl_uint num_wait,
+                                                      const cl_event *wait, cl_event *done);
+
+/* Blocking convenience: reduces the segments of host memory data[0 ..
+ * count) that host memory offsets[0 .. segments] delimit into results 0 ..
+ * segments - 1 of `results` (segments * clreduce_result_size(op, type)
+ * bytes). Uses a queue owned by the context. Checks the offsets first:
+ * CLREDUCE_ERROR_INVALID_ARGUMENT, naming the first bad index, where they
+ * decrease or pass count.
+ * Returns CLREDUCE_SUCCESS or any error code; on error `results` is
+ * untouched. */
+CLREDUCE_API clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, clreduce_op op,
+                                                           clreduce_type type, const void *data,
+                                                           size_t count, const void *offsets,
+                                                           clreduce_type offsets_type,
+                                                           size_t segments, void *results);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLREDUCE_BATCHED_H */

@@ -1,0 +1,181 @@
+/*
+ * clreduce/scan.h: prefix scans.
+ * Included by clreduce/clreduce.h; include that header, not this one.
+ */
+#ifndef CLREDUCE_SCAN_H
+#define CLREDUCE_SCAN_H
+
+#include "clreduce/clreduce.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Prefix scans
+ *
+ * A scan writes, for every element i of a range, the operator applied to the
+ * elements before it (exclusive) or up to and including it (inclusive):
+ *   inclusive: out[i] = x[0] op x[1] op ... op x[i]
+ *   exclusive: out[0] = identity, out[i] = x[0] op ... op x[i-1]
+ * for sum, min and max (the operators past CLREDUCE_OP_MAX are reductions
+ * only: CLREDUCE_ERROR_UNSUPPORTED) and the types of the reductions, with the
+ * same rules for integer wrap-around, NaN and signed zeros.
+ *
+ * Numerical contract of floating-point sums: out[i] is evaluated in the
+ * element type as a sum of x[0..i] grouped by work-item, sub-group,
+ * work-group and tile; |out[i] - exact_i| <= (k + ceil(log2 n)) * u *
+ * sum_{j<=i} |x_j|, with u the unit roundoff and k the number of tiles before
+ * element i plus the elements per work-item (a tile is a few thousand
+ * elements). HILLIS_STEELE, BLELLOCH and REDUCE_THEN_SCAN are bitwise
+ * reproducible run to run on the same device; LOOKBACK combines the
+ * aggregates of earlier tiles in an order that depends on timing, so its
+ * float sums may differ in the last bits between runs (its integer results,
+ * and its min and max, never do).
+ * ------------------------------------------------------------------------- */
+
+/* Inclusive or exclusive scan. */
+typedef enum clreduce_scan_kind {
+    CLREDUCE_INCLUSIVE = 0,
+    CLREDUCE_EXCLUSIVE = 1
+} clreduce_scan_kind;
+
+/* Scan algorithms, each selectable by name. */
+typedef enum clreduce_scan_variant {
+    /* The library's choice for the device: LOOKBACK on NVIDIA GPUs and
+     * CPUs, where it needs nothing a started work-group is not given;
+     * REDUCE_THEN_SCAN elsewhere, since a look-back tile waits for its
+     * predecessors and other GPUs do not promise that every started
+     * work-group keeps making progress. */
+    CLREDUCE_SCAN_AUTO = 0,
+    /* Hillis-Steele: log2(block) steps in local memory in which every
+     * element adds the one 2^k before it (O(n log n) work); block totals are
+     * scanned the same way, level by level, and added back. */
+    CLREDUCE_SCAN_HILLIS_STEELE = 1,
+    /* Blelloch: work-efficient up-sweep and down-sweep over a balanced tree
+     * in local memory (O(n) work); block totals as above. */
+    CLREDUCE_SCAN_BLELLOCH = 2,
+    /* Three phases: a grid sized to the device reduces one run of tiles per
+     * work-group, one work-group scans those totals, then every work-group
+     * scans its run again starting from its prefix. Reads the input twice. */
+    CLREDUCE_SCAN_REDUCE_THEN_SCAN = 3,
+    /* Single pass with decoupled look-back (Merrill and Garland): each
+     * work-group takes a tile number from an atomic ticket, publishes its
+     * tile's total and then its inclusive prefix behind device-scope fences,
+     * and finds its own prefix by looking back over its predecessors. Reads
+     * and writes every element once. Needs a device that orders memory
+     * between work-groups (NVIDIA through PTX fences, OpenCL C 2.0 devices,
+     * OpenCL C 3.0 devices with acquire-release atomics and fences at device
+     * scope, CPUs), and, not to wait for ever, one on which a started
+     * work-group keeps running while others wait for it. */
+    CLREDUCE_SCAN_LOOKBACK = 4
+} clreduce_scan_variant;
+
+#define CLREDUCE_SCAN_VARIANT_COUNT 5
+
+/* Blocking convenience: scans `count` elements of host memory `input` into
+ * host memory `output` (count elements of `type`; output == input scans in
+ * place; otherwise the two must not overlap). Uses a queue owned by the
+ * context. count == 0 does nothing.
+ * Returns CLREDUCE_SUCCESS or any error code; on error `output` is
+ * untouched. */
+CLREDUCE_API clreduce_status clreduce_scan_host(clreduce_ctx *ctx, clreduce_op op,
+                                                clreduce_type type, clreduce_scan_kind kind,
+                                                clreduce_scan_variant variant,
+                                                const void *input, size_t count, void *output);
+
+/* Enqueues the scan of elements [input_offset, input_offset + count) of
+ * `input` into elements [output_offset, output_offset + count) of `output`
+ * (offsets and counts in elements of `type`). The ranges must be the same
+ * bytes (an in-place scan: input == output and input_offset ==
+ * output_offset, or two sub-buffers, or a sub-buffer and its parent, that
+ * reach the same bytes) or share no byte at all. Asynchronous, with a wait
+ * list and a completion event, on an in-order or out-of-order queue, as
+ * clreduce_reduce(). count == 0 enqueues only a marker when `done` is asked
+ * for.
+ * Returns the codes of clreduce_reduce(), with CLREDUCE_ERROR_INVALID_ARGUMENT
+ * also for an unknown kind or scan variant and for partly overlapping ranges,
+ * and CLREDUCE_ERROR_UNSUPPORTED for LOOKBACK on a device that cannot order
+ * memory between work-groups. On any error found before enqueueing nothing
+ * has been enqueued and `output` is not written. If the runtime fails after
+ * the first command of a call was enqueued, the call waits for the commands
+ * already enqueued before it returns the error; HILLIS_STEELE and BLELLOCH
+ * may then have left the output range scanned block by block (an in-place
+ * scan has then lost its input), the other variants leave it untouched. */
+CLREDUCE_API clreduce_status clreduce_scan(clreduce_ctx *ctx, cl_command_queue queue,
+                                           clreduce_op op, clreduce_type type,
+                                           clreduce_scan_kind kind,
+                                           clreduce_scan_variant variant, cl_mem input,
+                                           size_t input_offset, size_t count, cl_mem output,
+                                           size_t output_offset, cl_uint num_wait,
+                                           const cl_event *wait, cl_event *done);
+
+/* As clreduce_scan(), with the event of the first command in *first (see
+ * clreduce_reduce_profiled()). */
+CLREDUCE_API clreduce_status clreduce_scan_profiled(clreduce_ctx *ctx, cl_command_queue queue,
+                                                    clreduce_op op, clreduce_type type,
+                                                    clreduce_scan_kind kind,
+                                                    clreduce_scan_variant variant, cl_mem input,
+                                                    size_t input_offset, size_t count,
+                                                    cl_mem output, size_t output_offset,
+                                                    cl_uint num_wait, const cl_event *wait,
+                                                    cl_event *first, cl_event *done);
+
+/* Enqueues the inclusive or exclusive scan with `op` of elements
+ * [input_offset, input_offset + count) of `input` (and of input2 from
+ * input2_offset, for an operator of two inputs; NULL for one): output
+ * element j, at byte (output_offset + j) * acc_size of `output`, receives
+ *   inclusive: map(x[0], 0) combine ... combine map(x[j], j)
+ *   exclusive: the identity for j == 0, else the inclusive result of j - 1
+ * combined strictly in the elements' order, so that operators that do not
+ * commute scan correctly. Variants CLREDUCE_SCAN_AUTO and
+ * CLREDUCE_SCAN_REDUCE_THEN_SCAN (three launches, each a contiguous range
+ * per work-group and per work-item); not in place. count == 0 writes
+ * nothing. Asynchronous, with a wait list and a completion event, as
+ * clreduce_scan().
+ * Returns the codes of clreduce_reduce_custom(); INVALID_ARGUMENT also for
+ * an unknown kind and for an exclusive scan with an operator without
+ * identity; UNSUPPORTED for another variant. On any error found before
+ * enqueueing nothing has been enqueued and `output` is not written. */
+CLREDUCE_API clreduce_status clreduce_scan_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                                  clreduce_operator *op,
+                                                  clreduce_scan_kind kind,
+                                                  clreduce_scan_variant variant, cl_mem input,
+                                                  size_t input_offset, cl_mem input2,
+                                                  size_t input2_offset, size_t count,
+                                                  cl_mem output, size_t output_offset,
+                                                  cl_uint num_wait, const cl_event *wait,
+                                                  cl_event *done);
+
+/* Blocking convenience: the scan with `op` of `count` elements of host
+ * array `input` (and `input2`; NULL for one input) into `output` (count
+ * accumulators of acc_size bytes), on a queue owned by the context.
+ * Returns the codes of clreduce_scan_custom(); on error `output` is
+ * untouched. */
+CLREDUCE_API clreduce_status clreduce_scan_custom_host(clreduce_ctx *ctx, clreduce_operator *op,
+                                                       clreduce_scan_kind kind,
+                                                       clreduce_scan_variant variant,
+                                                       const void *input, const void *input2,
+                                                       size_t count, void *output);
+
+/* Whether scan `variant` can run for `type` on the context's device: returns
+ * CLREDUCE_SUCCESS or the status clreduce_scan() would return, with the
+ * reason in clreduce_last_error(). Builds nothing. */
+CLREDUCE_API clreduce_status clreduce_check_scan_support(clreduce_ctx *ctx, clreduce_op op,
+                                                         clreduce_type type,
+                                                         clreduce_scan_variant variant);
+
+/* Names as used in the documentation and the benchmark ("inclusive",
+ * "lookback"); NULL for an unknown value. */
+CLREDUCE_API const char *clreduce_scan_kind_name(clreduce_scan_kind kind);
+CLREDUCE_API const char *clreduce_scan_variant_name(clreduce_scan_variant variant);
+
+/* The variant CLREDUCE_SCAN_AUTO resolves to for `type` on this device. */
+CLREDUCE_API clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx *ctx,
+                                                              clreduce_type type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLREDUCE_SCAN_H */
