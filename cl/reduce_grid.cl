@@ -17,7 +17,7 @@
  *   CLR_UNROLL     independent vector loads in flight per work-item.
  *   CLR_SEGMENTED  1: each work-group reads one contiguous run of the input;
  *                  0: the whole grid strides over it together.
- *   CLR_NV_LOAD    1: 16-byte loads through PTX ld.global.nc (NVIDIA only).
+ *   CLR_NV_LOAD    1: 16-byte loads through PTX ld.global.nc (types.cl).
  *   CLR_ATOMIC     how the atomic variant combines: a CLR_ATOMIC_* code.
  *
  * Kernels: `(in, in_off, n, out, out_off[, scratch])`, reducing
@@ -30,25 +30,6 @@
 
 /* Many elements per work-item: a grid sized to fill the device walks the
  * input with vector loads, CLR_UNROLL of them in flight per work-item. */
-
-/* Vector load. On NVIDIA (CLR_NV_LOAD 1), 16-byte vectors go through inline
- * PTX ld.global.nc, the read-only data path, which the compiler does not pick
- * for OpenCL's `const restrict` pointers by itself. */
-#ifndef CLR_NV_LOAD
-#define CLR_NV_LOAD 0
-#endif
-#if CLR_NV_LOAD && CLR_VEC * (CLR_IS_64 + 1) == 4
-VT clr_load_vec(global const VT *p)
-{
-    uint4 r;
-    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                 : "l"(p));
-    return CLR_CAT(as_, VT)(r);
-}
-#else
-#define clr_load_vec(p) (*(p))
-#endif
 
 /* This work-item's share of in[0 .. n), reduced to one value. Element k of
  * the range always lands in the same work-item and the same place in the

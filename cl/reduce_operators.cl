@@ -29,10 +29,6 @@
  * 64-bit. clr_reduce_op_finish(partials, count, out, out_off).
  */
 
-#ifndef CLR_NV_LOAD
-#define CLR_NV_LOAD 0
-#endif
-
 #if CLR_OP == CLR_OP_CUSTOM
 #define CLR_ORDERED (!CLR_U_COMMUTATIVE)
 #define CLR_REDUCE_KERNEL CLR_U_KERNEL
@@ -46,19 +42,6 @@
 /* The host keeps 32 bytes per accumulator in scratch and partials
  * (src/operators.c's ACCUMULATOR_MAX). */
 typedef char clr_accumulator_fits_32_bytes[sizeof(clr_a) <= 32 ? 1 : -1];
-
-#if CLR_NV_LOAD && CLR_VEC * (CLR_IS_64 + 1) == 4
-VT clr_load_vec(global const VT *p)
-{
-    uint4 r;
-    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-                 : "l"(p));
-    return CLR_CAT(as_, VT)(r);
-}
-#else
-#define clr_load_vec(p) (*(p))
-#endif
 
 #if CLR_VEC > 1
 #define CLR_LOAD_ANY(p, k) CLR_CAT(vload, CLR_VEC)((k), (p))

@@ -32,6 +32,38 @@
 #else
 #define CLR_TEAM_LOAD(in, k) (in)[k]
 #endif
+#define CLR_TEAM_LOAD_ALIGNED(in, k) clr_load_vec((global const VT *)(in) + (k))
+
+/* A lane's vectors k = lane, lane + size, ... below nv, each read by
+ * LOAD(in, k) and passed to ADD(x, t), t counting them from 0: CLR_UNROLL
+ * loads in flight, then their adds in order, so that the result is that of
+ * a plain loop. Where the range starts on a vector boundary the vectors are
+ * read with aligned loads (types.cl), else with vloadN: the same values
+ * either way. */
+#define CLR_TEAM_WALK_WITH(LOAD, ADD)                                          \
+    {                                                                          \
+        ulong i_ = lane;                                                       \
+        uint t_ = 0;                                                           \
+        for (; i_ + (CLR_UNROLL - 1) * (ulong)size < nv;                       \
+             i_ += CLR_UNROLL * (ulong)size, t_ += CLR_UNROLL) {               \
+            VT x_[CLR_UNROLL];                                                 \
+            _Pragma("unroll") for (uint u_ = 0; u_ < CLR_UNROLL; u_++)         \
+                x_[u_] = LOAD(in, i_ + u_ * (ulong)size);                      \
+            _Pragma("unroll") for (uint u_ = 0; u_ < CLR_UNROLL; u_++)         \
+                ADD(x_[u_], t_ + u_);                                          \
+        }                                                                      \
+        for (; i_ < nv; i_ += size, t_++)                                      \
+            ADD(LOAD(in, i_), t_);                                             \
+    }
+#if CLR_VEC > 1
+#define CLR_TEAM_WALK(ADD)                                                     \
+    if (CLR_VEC_ALIGNED(in))                                                   \
+        CLR_TEAM_WALK_WITH(CLR_TEAM_LOAD_ALIGNED, ADD)                         \
+    else                                                                       \
+        CLR_TEAM_WALK_WITH(CLR_TEAM_LOAD, ADD)
+#else
+#define CLR_TEAM_WALK(ADD) CLR_TEAM_WALK_WITH(CLR_TEAM_LOAD, ADD)
+#endif
 
 #if CLR_OP <= CLR_OP_MAX
 
@@ -44,8 +76,9 @@ T clr_team_range(global const T *in, ulong n, uint lane, uint size)
         s = clr_op(s, in[i]);
 #endif
     clr_acc acc = clr_acc_init();
-    for (ulong i = lane; i < nv; i += size)
-        acc = clr_acc_add(acc, CLR_TEAM_LOAD(in, i));
+#define CLR_TEAM_ADD(x, t) acc = clr_acc_add(acc, (x))
+    CLR_TEAM_WALK(CLR_TEAM_ADD)
+#undef CLR_TEAM_ADD
     return clr_op(s, clr_acc_result(acc));
 }
 
@@ -92,9 +125,9 @@ clr_a clr_team_range_a(global const T *in, ulong n, ulong base, uint lane, uint 
 #endif
     int any = lane < nv;
     clr_v acc = clr_v_init(any ? CLR_TEAM_LOAD(in, lane) : (VT)0);
-    CLR_X_TAG tag = 0;
-    for (ulong i = lane; i < nv; i += size, tag += CLR_UNROLL)
-        acc = clr_v_add(acc, CLR_TEAM_LOAD(in, i), (VT)0, tag);
+#define CLR_TEAM_ADD(x, t) acc = clr_v_add(acc, (x), (VT)0, (CLR_X_TAG)(t) * CLR_UNROLL)
+    CLR_TEAM_WALK(CLR_TEAM_ADD)
+#undef CLR_TEAM_ADD
     clr_a a = clr_v_result(acc, any, lane, size);
 #if CLR_OP == CLR_OP_NORM2
     /* As the flat reduction: a lane whose squares could overflow or

@@ -7,10 +7,12 @@
  *             same and unsigned arithmetic wraps without undefined behaviour.)
  *   CLR_OP    operator, a CLR_OP_* code.
  *   CLR_VEC   elements per vector load: 1, 2, 4, 8 or 16 (default 1).
+ *   CLR_NV_LOAD  1: aligned 16-byte loads through PTX (NVIDIA; default 0).
  *
  *   CLR_WG    work-group size of every kernel (CLR_KERNEL).
  *
- * Provides: CLR_KERNEL, T, VT (vector of CLR_VEC T), CLR_IDENTITY, clr_op(T, T),
+ * Provides: CLR_KERNEL, T, VT (vector of CLR_VEC T), clr_load_vec() and
+ * CLR_VEC_ALIGNED() (aligned vector loads), CLR_IDENTITY, clr_op(T, T),
  * clr_opv(VT, VT) (sums, integer min/max), clr_hreduce(VT) -> T, CLR_IS_FLOAT, CLR_IS_64, CLR_AS_T,
  * and the vector accumulator clr_acc (clr_acc_init/_add/_result).
  *
@@ -18,7 +20,7 @@
  * commutative and associative on every input, bit for bit.
  *
  * For the operators of operators.cl (CLR_OP past CLR_OP_MAX) only the type
- * part is compiled (T, VT, CLR_IS_FLOAT, CLR_IS_64, CLR_MIN_VALUE,
+ * part is compiled (T, VT, the loads, CLR_IS_FLOAT, CLR_IS_64, CLR_MIN_VALUE,
  * CLR_MAX_VALUE, CLR_AS_T): they bring their own accumulators.
  */
 
@@ -80,6 +82,32 @@
 #else
 #define VT CLR_CAT(T, CLR_VEC)
 #endif
+
+/* Load of a vector at an address aligned to its size. On NVIDIA
+ * (CLR_NV_LOAD 1), 16-byte vectors go through inline PTX ld.global.nc, the
+ * read-only data path, which the compiler does not pick for OpenCL's `const
+ * restrict` pointers by itself; and vloadN, which reads at any element
+ * alignment, is split there into scalar loads, so kernels read aligned
+ * ranges with this instead. */
+#ifndef CLR_NV_LOAD
+#define CLR_NV_LOAD 0
+#endif
+#if CLR_NV_LOAD && CLR_VEC * (CLR_IS_64 + 1) == 4
+VT clr_load_vec(global const VT *p)
+{
+    uint4 r;
+    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+                 : "l"(p));
+    return CLR_CAT(as_, VT)(r);
+}
+#else
+#define clr_load_vec(p) (*(p))
+#endif
+
+/* Whether in[0] lies on a vector boundary, so that clr_load_vec() may read
+ * the vectors of a range that starts there. */
+#define CLR_VEC_ALIGNED(in) (((ulong)(in) & (sizeof(VT) - 1)) == 0)
 
 #if CLR_OP <= CLR_OP_MAX
 

@@ -156,6 +156,9 @@ clreduce_status plan_teams(clreduce_ctx *ctx, const request *r, plan *p, const c
     }
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
+    size_t used = strlen(p->family_options);
+    snprintf(p->family_options + used, sizeof p->family_options - used, " -DCLR_NV_LOAD=%d",
+             p->t.nv_load);
     return CLREDUCE_SUCCESS;
 }
 
