@@ -31,6 +31,11 @@ _PROTOTYPES = {
     "clreduce_reduce": (
         _status, [_handle, _handle, _enum, _enum, _enum, _handle, c_size_t, c_size_t,
                   _handle, c_size_t, c_uint32, _events, _events]),
+    "clreduce_dot_host": (
+        _status, [_handle, _enum, _enum, c_void_p, c_void_p, c_size_t, c_void_p]),
+    "clreduce_dot": (
+        _status, [_handle, _handle, _enum, _enum, _handle, c_size_t, _handle, c_size_t,
+                  c_size_t, _handle, c_size_t, c_uint32, _events, _events]),
     "clreduce_reduce_rows_host": (
         _status, [_handle, _enum, _enum, c_void_p, c_size_t, c_size_t, c_size_t, c_void_p]),
     "clreduce_reduce_segments_host": (
