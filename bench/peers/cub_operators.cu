@@ -25,7 +25,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -56,12 +55,11 @@ template <typename T> struct Square {
     __host__ __device__ T operator()(T x) const { return x * x; }
 };
 
-struct Result {
-    std::string op, type, status = "ok";
-    size_t elements = 0, bytes = 0, copies = 0;
-    double call_us = NAN, b2b_us = NAN, host_us = NAN;
-    int b2b_calls = 0;
-};
+const std::vector<Column> COLUMNS = {
+    {"lib", -6, cell_cub},        {"op", -12, cell_op},          {"type", -6, cell_type},
+    {"elements", 9, cell_elements}, {"bytes", 9, cell_bytes},    {"copies", 6, cell_copies},
+    {"call_us", 10, cell_call_us}, {"b2b_us", 10, cell_b2b_us}, {"host_us", 9, cell_host_us},
+    {"GB/s", 9, cell_gbps}};
 
 template <typename T> struct Job {
     Which w;
@@ -138,10 +136,11 @@ template <typename T> void poison(Job<T> &j)
 }
 
 template <typename T>
-Result measure(Job<T> &j, const Reference<T> &ref, int runs, int warmup, cudaEvent_t start,
-               cudaEvent_t stop)
+Row measure(Job<T> &j, const Reference<T> &ref, int runs, int warmup, cudaEvent_t start,
+            cudaEvent_t stop)
 {
-    Result r;
+    Row r;
+    r.status = "ok";
     poison(j);
     j.enqueue();
     std::string why = check(j, ref);
@@ -197,7 +196,7 @@ Result measure(Job<T> &j, const Reference<T> &ref, int runs, int warmup, cudaEve
 template <typename T>
 void run_type(const std::vector<size_t> &sizes, const std::vector<Which> &ops, int runs,
               int warmup, size_t working_set, cudaStream_t stream, cudaEvent_t start,
-              cudaEvent_t stop, std::vector<Result> &out)
+              cudaEvent_t stop, std::vector<Row> &out)
 {
     for (size_t n : sizes) {
         Dataset<T> ds;
@@ -245,19 +244,15 @@ void run_type(const std::vector<size_t> &sizes, const std::vector<Which> &ops, i
             j.temp_bytes = 0;
             CHECK(j.call(nullptr, j.temp_bytes, 0));
             CHECK(cudaMalloc(&j.temp, std::max<size_t>(j.temp_bytes, 1)));
-            Result r = measure(j, ref, runs, warmup, start, stop);
+            Row r = measure(j, ref, runs, warmup, start, stop);
             CHECK(cudaFree(j.temp));
             r.op = which_name(w);
             r.type = Traits<T>::name();
             r.elements = n;
             r.bytes = n * sizeof(T) * (w == Which::Dot ? 2 : 1);
             r.copies = ds.copies;
-            std::printf("%-6s %-12s %-6s %9s %9s %6zu %10s %10s %9s %9s  %s\n", "cub",
-                        r.op.c_str(), r.type.c_str(), size_label(n).c_str(),
-                        bytes_label((double)r.bytes).c_str(), r.copies, fixed(r.call_us).c_str(),
-                        fixed(r.b2b_us).c_str(), fixed(r.host_us).c_str(),
-                        fixed(r.bytes / (r.call_us * 1e3), "%.1f").c_str(), r.status.c_str());
-            std::fflush(stdout);
+            r.gbps = r.bytes / (r.call_us * 1e3);
+            print_row(COLUMNS, r);
             out.push_back(r);
         }
         CHECK(cudaFree(j.d_b));
@@ -331,34 +326,23 @@ int main(int argc, char **argv)
     if (ops.empty())
         ops = {Which::Sum, Which::ArgMax, Which::ArgMin, Which::Dot, Which::SumSquares};
 
-    cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, 0));
-    int drv = 0, rt = 0;
-    CHECK(cudaDriverGetVersion(&drv));
-    CHECK(cudaRuntimeGetVersion(&rt));
-    char date[64];
-    std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    size_t working_set = std::max<size_t>(4 * (size_t)prop.l2CacheSize, (size_t)1 << 28);
+    Machine m = describe_machine(0);
+    size_t working_set = std::max<size_t>(4 * (size_t)m.prop.l2CacheSize, (size_t)1 << 28);
     cudaStream_t stream;
     cudaEvent_t start, stop;
     CHECK(cudaStreamCreate(&stream));
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
-    std::printf("# cub_operators, CUB %d.%d.%d, %s (UTC)\n# command: %s\n", CUB_VERSION / 100000,
-                CUB_VERSION / 100 % 1000, CUB_VERSION % 100, date, command.c_str());
-    std::printf("# device: %s (%d SMs, %.2f GB) | driver: CUDA driver %d.%d, runtime %d.%d\n",
-                prop.name, prop.multiProcessorCount, (double)prop.totalGlobalMem / 1e9,
-                drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+    std::printf("%s\n# command: %s\n%s\n", title_line("cub_operators", m).c_str(),
+                command.c_str(), device_line(m).c_str());
     std::printf("# method: %d timed calls after %d warm-up calls, each right after an untimed "
                 "call; call_us: median of cudaEventRecord before and after the call; host_us: "
                 "median host time inside the timed calls; b2b_us: host time per call of batches "
                 "between two cudaDeviceSynchronize, median of 3; bytes: elements read (two "
                 "inputs for dot)\n",
                 runs, warmup);
-    std::printf("%-6s %-12s %-6s %9s %9s %6s %10s %10s %9s %9s  %s\n", "lib", "op", "type",
-                "elements", "bytes", "copies", "call_us", "b2b_us", "host_us", "GB/s", "status");
-    std::vector<Result> rows;
+    print_columns(COLUMNS);
+    std::vector<Row> rows;
     for (auto &t : types) {
         if (t == "float")
             run_type<float>(sizes, ops, runs, warmup, working_set, stream, start, stop, rows);
@@ -372,23 +356,9 @@ int main(int argc, char **argv)
     int wrong = 0;
     for (auto &r : rows)
         wrong += r.status != "ok";
-    if (!csv.empty()) {
-        FILE *f = std::fopen(csv.c_str(), "w");
-        if (!f) {
-            std::perror(csv.c_str());
-            return 1;
-        }
-        std::fprintf(f, "device,driver,date,variant,op,type,elements,bytes,copies,call_us,b2b_us,"
-                        "span_us,b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,"
-                        "peak_kind,shape,segments,host_us\n");
-        for (auto &r : rows)
-            std::fprintf(f, "\"%s\",\"CUDA driver %d.%d, runtime %d.%d\",%s,cub,%s,%s,%zu,%zu,%zu,"
-                            "%.3f,%.3f,,%d,%.3f,,,\"%s\",,,,,,%.3f\n",
-                         prop.name, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, date,
-                         r.op.c_str(), r.type.c_str(), r.elements, r.bytes, r.copies, r.call_us,
-                         r.b2b_us, r.b2b_calls, r.bytes / (r.call_us * 1e3), r.status.c_str(),
-                         r.host_us);
-        std::fclose(f);
+    if (!csv.empty() && !write_csv(csv, m, {}, rows)) {
+        std::perror(csv.c_str());
+        return 1;
     }
     return wrong ? 1 : 0;
 }
