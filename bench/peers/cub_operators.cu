@@ -31,6 +31,7 @@
 #include "cub_data.cuh"
 #include "cub_options.h"
 #include "cub_report.h"
+#include "cub_timing.h"
 
 namespace {
 
@@ -61,8 +62,16 @@ const std::vector<Column> COLUMNS = {
     {"call_us", 10, cell_call_us}, {"b2b_us", 10, cell_b2b_us}, {"host_us", 9, cell_host_us},
     {"GB/s", 9, cell_gbps}};
 
+// The host references of one input.
+template <typename T> struct Reference {
+    long double sum = 0, sum_abs = 0, dot = 0, dot_abs = 0, sq = 0;
+    T max = Traits<T>::lowest(), min = Traits<T>::highest();
+    int64_t argmax = -1, argmin = -1;
+};
+
 template <typename T> struct Job {
     Which w;
+    const Reference<T> *ref; // what the results must be
     Dataset<T> *ds;
     T *d_b;                  // the dot product's second input (one copy per input copy)
     T *d_value;              // result value
@@ -97,101 +106,36 @@ template <typename T> struct Job {
         used = ds->next_index();
         CHECK(call(temp, temp_bytes, used));
     }
-};
-
-// The host references of one input.
-template <typename T> struct Reference {
-    long double sum = 0, sum_abs = 0, dot = 0, dot_abs = 0, sq = 0;
-    T max = Traits<T>::lowest(), min = Traits<T>::highest();
-    int64_t argmax = -1, argmin = -1;
-};
-
-template <typename T> std::string check(Job<T> &j, const Reference<T> &ref)
-{
-    T v;
-    int64_t idx = -1;
-    CHECK(cudaStreamSynchronize(j.stream));
-    CHECK(cudaMemcpy(&v, j.d_value, sizeof v, cudaMemcpyDeviceToHost));
-    if (j.w == Which::ArgMax || j.w == Which::ArgMin) {
-        CHECK(cudaMemcpy(&idx, j.d_index, sizeof idx, cudaMemcpyDeviceToHost));
-        T want = j.w == Which::ArgMax ? ref.max : ref.min;
-        int64_t wi = j.w == Which::ArgMax ? ref.argmax : ref.argmin;
-        if (v == want && idx == wi)
+    void poison()
+    {
+        CHECK(cudaMemsetAsync(d_value, 0xff, sizeof(T), stream));
+        CHECK(cudaMemsetAsync(d_index, 0xff, sizeof(int64_t), stream));
+    }
+    std::string check()
+    {
+        T v;
+        int64_t idx = -1;
+        CHECK(cudaStreamSynchronize(stream));
+        CHECK(cudaMemcpy(&v, d_value, sizeof v, cudaMemcpyDeviceToHost));
+        if (w == Which::ArgMax || w == Which::ArgMin) {
+            CHECK(cudaMemcpy(&idx, d_index, sizeof idx, cudaMemcpyDeviceToHost));
+            T want = w == Which::ArgMax ? ref->max : ref->min;
+            int64_t wi = w == Which::ArgMax ? ref->argmax : ref->argmin;
+            if (v == want && idx == wi)
+                return "";
+            return "got " + show(v) + " at " + std::to_string(idx) + ", expected " + show(want) +
+                   " at " + std::to_string(wi);
+        }
+        long double want = w == Which::Sum ? ref->sum : w == Which::Dot ? ref->dot : ref->sq;
+        long double scale = w == Which::Sum   ? ref->sum_abs
+                            : w == Which::Dot ? ref->dot_abs
+                                              : ref->sq;
+        long double tol = Traits<T>::reduce_tolerance * scale;
+        if (std::fabs((long double)v - want) <= tol)
             return "";
-        return "got " + show(v) + " at " + std::to_string(idx) + ", expected " + show(want) +
-               " at " + std::to_string(wi);
+        return "got " + show(v) + ", expected " + show((double)want);
     }
-    long double want = j.w == Which::Sum ? ref.sum : j.w == Which::Dot ? ref.dot : ref.sq;
-    long double scale = j.w == Which::Sum ? ref.sum_abs : j.w == Which::Dot ? ref.dot_abs : ref.sq;
-    long double tol = Traits<T>::reduce_tolerance * scale;
-    if (std::fabs((long double)v - want) <= tol)
-        return "";
-    return "got " + show(v) + ", expected " + show((double)want);
-}
-
-template <typename T> void poison(Job<T> &j)
-{
-    CHECK(cudaMemsetAsync(j.d_value, 0xff, sizeof(T), j.stream));
-    CHECK(cudaMemsetAsync(j.d_index, 0xff, sizeof(int64_t), j.stream));
-}
-
-template <typename T>
-Row measure(Job<T> &j, const Reference<T> &ref, int runs, int warmup, cudaEvent_t start,
-            cudaEvent_t stop)
-{
-    Row r;
-    r.status = "ok";
-    poison(j);
-    j.enqueue();
-    std::string why = check(j, ref);
-    if (!why.empty()) {
-        r.status = "WRONG RESULT: first call: " + why;
-        return r;
-    }
-    for (int w = 0; w < warmup; w++)
-        j.enqueue();
-    std::vector<double> times, host;
-    for (int i = 0; i < runs; i++) {
-        j.enqueue(); // the untimed call before a timed one
-        poison(j);
-        CHECK(cudaStreamSynchronize(j.stream));
-        CHECK(cudaEventRecord(start, j.stream));
-        double h0 = now_us();
-        j.enqueue();
-        host.push_back(now_us() - h0);
-        CHECK(cudaEventRecord(stop, j.stream));
-        CHECK(cudaEventSynchronize(stop));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms * 1e3);
-        why = check(j, ref);
-        if (!why.empty()) {
-            r.status = "WRONG RESULT: timed run " + std::to_string(i + 1) + ": " + why;
-            return r;
-        }
-    }
-    r.call_us = median(times);
-    r.host_us = median(host);
-    int calls = std::min(std::max((int)std::ceil(20e3 / r.call_us), 10), 2000);
-    std::vector<double> batches;
-    for (int b = 0; b < 3; b++) {
-        poison(j);
-        CHECK(cudaDeviceSynchronize());
-        double t0 = now_us();
-        for (int i = 0; i < calls; i++)
-            j.enqueue();
-        CHECK(cudaDeviceSynchronize());
-        batches.push_back((now_us() - t0) / calls);
-        why = check(j, ref);
-        if (!why.empty()) {
-            r.status = "WRONG RESULT: back-to-back batch " + std::to_string(b + 1) + ": " + why;
-            return r;
-        }
-    }
-    r.b2b_us = median(batches);
-    r.b2b_calls = calls;
-    return r;
-}
+};
 
 template <typename T>
 void run_type(const std::vector<size_t> &sizes, const std::vector<Which> &ops, int runs,
@@ -218,6 +162,7 @@ void run_type(const std::vector<size_t> &sizes, const std::vector<Which> &ops, i
         CHECK(cudaMalloc(&j.d_index, sizeof(int64_t)));
 
         Reference<T> ref;
+        j.ref = &ref;
         {
             std::vector<T> a(n), b(n);
             CHECK(cudaMemcpy(a.data(), ds.d_buf, n * sizeof(T), cudaMemcpyDeviceToHost));
@@ -244,7 +189,7 @@ void run_type(const std::vector<size_t> &sizes, const std::vector<Which> &ops, i
             j.temp_bytes = 0;
             CHECK(j.call(nullptr, j.temp_bytes, 0));
             CHECK(cudaMalloc(&j.temp, std::max<size_t>(j.temp_bytes, 1)));
-            Row r = measure(j, ref, runs, warmup, start, stop);
+            Row r = time_job(j, runs, warmup, start, stop);
             CHECK(cudaFree(j.temp));
             r.op = which_name(w);
             r.type = Traits<T>::name();

@@ -33,6 +33,7 @@
 #include "cub_data.cuh"
 #include "cub_options.h"
 #include "cub_report.h"
+#include "cub_timing.h"
 
 namespace {
 
@@ -174,64 +175,6 @@ template <typename T> struct Job {
 };
 
 template <typename T>
-Row measure(Job<T> &j, const Settings &set, cudaEvent_t start, cudaEvent_t stop)
-{
-    Row r;
-    r.status = "ok";
-    j.poison();
-    j.enqueue();
-    std::string why = j.check();
-    if (!why.empty()) {
-        r.status = "WRONG RESULT: first call: " + why;
-        return r;
-    }
-    for (int w = 0; w < set.warmup; w++)
-        j.enqueue();
-    std::vector<double> times, host;
-    for (int i = 0; i < set.runs; i++) {
-        j.enqueue(); // the untimed call before a timed one
-        j.poison();
-        CHECK(cudaStreamSynchronize(j.stream));
-        CHECK(cudaEventRecord(start, j.stream));
-        double h0 = now_us();
-        j.enqueue();
-        host.push_back(now_us() - h0);
-        CHECK(cudaEventRecord(stop, j.stream));
-        CHECK(cudaEventSynchronize(stop));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms * 1e3);
-        why = j.check();
-        if (!why.empty()) {
-            r.status = "WRONG RESULT: timed run " + std::to_string(i + 1) + ": " + why;
-            return r;
-        }
-    }
-    r.call_us = median(times);
-    r.host_us = median(host);
-    int calls = (int)std::ceil(20e3 / r.call_us);
-    calls = std::min(std::max(calls, 10), 2000);
-    std::vector<double> batches;
-    for (int b = 0; b < 3; b++) {
-        j.poison();
-        CHECK(cudaDeviceSynchronize());
-        double t0 = now_us();
-        for (int i = 0; i < calls; i++)
-            j.enqueue();
-        CHECK(cudaDeviceSynchronize());
-        batches.push_back((now_us() - t0) / calls);
-        why = j.check();
-        if (!why.empty()) {
-            r.status = "WRONG RESULT: back-to-back batch " + std::to_string(b + 1) + ": " + why;
-            return r;
-        }
-    }
-    r.b2b_us = median(batches);
-    r.b2b_calls = calls;
-    return r;
-}
-
-template <typename T>
 void run_type(const Settings &set, size_t working_set, cudaStream_t stream, cudaEvent_t start,
               cudaEvent_t stop, std::vector<Row> &out)
 {
@@ -264,7 +207,7 @@ void run_type(const Settings &set, size_t working_set, cudaStream_t stream, cuda
                 CHECK(call<T>(op, nullptr, j.temp_bytes, ds.d_buf, j.d_out, j.segments,
                               j.d_offsets, stream));
                 CHECK(cudaMalloc(&j.temp, std::max<size_t>(j.temp_bytes, 1)));
-                Row r = measure(j, set, start, stop);
+                Row r = time_job(j, set.runs, set.warmup, start, stop);
                 CHECK(cudaFree(j.temp));
                 r.shape = sh.label;
                 r.op = op_name(op);
