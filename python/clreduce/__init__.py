@@ -52,6 +52,10 @@ segment, in place of each NumPy scalar. scan() takes the first three.
                         small. No element: mean 0, m2 0, count 0. float32 and
                         float64 only.
 
+Operator(name, dtype, acc_type, map, combine, identity) compiles an
+operator of your own, written in OpenCL C, with reduce() and scan() over
+host arrays: see its documentation.
+
 dot(x, y) is the dot product of two arrays of one dtype and size (integers
 wrap around). Identities of no element: 0 for the sums and dot; for min
 +inf or the largest value, for max -inf or the smallest. result_dtype(op,
@@ -63,6 +67,7 @@ loader's search (ldconfig, LD_LIBRARY_PATH).
 """
 
 import threading
+import weakref
 from ctypes import byref, c_void_p
 
 import numpy as np
@@ -78,7 +83,7 @@ __all__ = [
     "OpenCLError", "OutOfMemoryError", "NoDeviceError", "LibraryNotFoundError",
     "reduce", "dot", "scan", "reduce_rows", "reduce_segments", "default_context",
     "library_version", "ops", "dtypes", "result_dtype", "reduce_variants", "scan_variants",
-    "scan_kinds", "ArgResult", "MinMax", "MeanVar",
+    "scan_kinds", "ArgResult", "MinMax", "MeanVar", "Operator",
 ]
 
 
@@ -310,7 +315,38 @@ def _device_operands(array, out, same_size, result_dtype_of=None):
     return in_range, out_range, type_code
 
 
-class Context:
+class _Handle:
+    """An object of the library's, released by close() (harmless twice), at
+    the end of a `with` block, or when collected. Subclasses name it (_what)
+    and release it (_release)."""
+
+    _handle = None  # until created
+
+    def close(self):
+        handle, self._handle = self._handle, None
+        if handle:
+            self._release(handle)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    @property
+    def _h(self):
+        if not self._handle:
+            raise _invalid(f"the {self._what} is closed")
+        return self._handle
+
+
+class Context(_Handle):
     """A clreduce context: one OpenCL device, its compiled programs and
     scratch memory. Safe to use from several threads at once.
 
@@ -341,32 +377,21 @@ class Context:
         self._lib = lib
         self._handle = handle
         self._cl_objects = None
+        self._operators = weakref.WeakSet()  # released before the context
 
     # -- lifetime ---------------------------------------------------------
+    _what = "clreduce context"
+
     def close(self):
         """Releases the context (its programs, scratch memory, OpenCL context
-        reference). Commands already enqueued complete normally."""
-        handle, self._handle = getattr(self, "_handle", None), None
-        if handle:
-            self._lib.clreduce_destroy(handle)
+        reference) and the Operators made for it. Commands already enqueued
+        complete normally."""
+        for operator in list(getattr(self, "_operators", ())):
+            operator.close()
+        super().close()
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    @property
-    def _h(self):
-        if not self._handle:
-            raise Error(_lib.ERROR_INVALID_ARGUMENT, "the clreduce context is closed")
-        return self._handle
+    def _release(self, handle):
+        self._lib.clreduce_destroy(handle)
 
     # -- the OpenCL objects ----------------------------------------------
     def _pyopencl(self):
@@ -686,3 +711,7 @@ def reduce_rows(matrix, op="sum"):
 def reduce_segments(array, offsets, op="sum"):
     """Context.reduce_segments() on default_context()."""
     return default_context().reduce_segments(array, offsets, op)
+
+
+# Last: the module reads the helpers above.
+from ._operator import Operator  # noqa: E402
