@@ -713,5 +713,5 @@ def reduce_segments(array, offsets, op="sum"):
     return default_context().reduce_segments(array, offsets, op)
 
 
-# Last: the module reads the helpers above.
+# Last: the module reads the functions above.
 from ._operator import Operator  # noqa: E402

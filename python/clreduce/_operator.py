@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _lib
 
-# The package's helpers; this module is imported at the end of __init__.py,
+# The package's shared functions; this module is imported at the end of __init__.py,
 # once they are defined.
 from . import _TYPES, _Handle, _check, _host_array, _invalid, _lookup, default_context
 
@@ -74,7 +74,7 @@ class Operator(_Handle):
         a and b (a holding the earlier elements). identity: an expression
         that combines with anything to leave it unchanged (None: none, and
         then reductions of no element and exclusive scans are refused).
-    acc_source: OpenCL C placed before the rest (typedefs, helpers).
+    acc_source: OpenCL C placed before the rest (typedefs, functions).
     commutative: whether combine also commutes (the kernels may then
         reorder freely, which is faster on GPUs).
     context: the Context to compile for (default: default_context()).
