@@ -1,6 +1,7 @@
-// cub_reduce's input: random data on the device, copied so that calls
-// rotate over the copies, its host reference, and the windows of it a scan's
-// check reads. Included once, by cub_reduce.cu.
+// The peers' input: random data on the device, copied so that calls rotate
+// over the copies, its host reference, and the windows of it a scan's check
+// reads; and CHECK, which ends the program on a failed CUDA call. Included
+// by each peer (cub_reduce.cu, cub_segmented.cu, cub_operators.cu).
 #pragma once
 
 #include <cuda_runtime.h>

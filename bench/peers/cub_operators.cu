@@ -25,13 +25,13 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
 #include <string>
 #include <vector>
 
 #include "cub_data.cuh"
 #include "cub_options.h"
 #include "cub_report.h"
+#include "cub_timing.h"
 
 namespace {
 
@@ -56,15 +56,22 @@ template <typename T> struct Square {
     __host__ __device__ T operator()(T x) const { return x * x; }
 };
 
-struct Result {
-    std::string op, type, status = "ok";
-    size_t elements = 0, bytes = 0, copies = 0;
-    double call_us = NAN, b2b_us = NAN, host_us = NAN;
-    int b2b_calls = 0;
+const std::vector<Column> COLUMNS = {
+    {"lib", -6, cell_cub},        {"op", -12, cell_op},          {"type", -6, cell_type},
+    {"elements", 9, cell_elements}, {"bytes", 9, cell_bytes},    {"copies", 6, cell_copies},
+    {"call_us", 10, cell_call_us}, {"b2b_us", 10, cell_b2b_us}, {"host_us", 9, cell_host_us},
+    {"GB/s", 9, cell_gbps}};
+
+// The host references of one input.
+template <typename T> struct Reference {
+    long double sum = 0, sum_abs = 0, dot = 0, dot_abs = 0, sq = 0;
+    T max = Traits<T>::lowest(), min = Traits<T>::highest();
+    int64_t argmax = -1, argmin = -1;
 };
 
 template <typename T> struct Job {
     Which w;
+    const Reference<T> *ref; // what the results must be
     Dataset<T> *ds;
     T *d_b;                  // the dot product's second input (one copy per input copy)
     T *d_value;              // result value
@@ -99,105 +106,41 @@ template <typename T> struct Job {
         used = ds->next_index();
         CHECK(call(temp, temp_bytes, used));
     }
-};
-
-// The host references of one input.
-template <typename T> struct Reference {
-    long double sum = 0, sum_abs = 0, dot = 0, dot_abs = 0, sq = 0;
-    T max = Traits<T>::lowest(), min = Traits<T>::highest();
-    int64_t argmax = -1, argmin = -1;
-};
-
-template <typename T> std::string check(Job<T> &j, const Reference<T> &ref)
-{
-    T v;
-    int64_t idx = -1;
-    CHECK(cudaStreamSynchronize(j.stream));
-    CHECK(cudaMemcpy(&v, j.d_value, sizeof v, cudaMemcpyDeviceToHost));
-    if (j.w == Which::ArgMax || j.w == Which::ArgMin) {
-        CHECK(cudaMemcpy(&idx, j.d_index, sizeof idx, cudaMemcpyDeviceToHost));
-        T want = j.w == Which::ArgMax ? ref.max : ref.min;
-        int64_t wi = j.w == Which::ArgMax ? ref.argmax : ref.argmin;
-        if (v == want && idx == wi)
+    void poison()
+    {
+        CHECK(cudaMemsetAsync(d_value, 0xff, sizeof(T), stream));
+        CHECK(cudaMemsetAsync(d_index, 0xff, sizeof(int64_t), stream));
+    }
+    std::string check()
+    {
+        T v;
+        int64_t idx = -1;
+        CHECK(cudaStreamSynchronize(stream));
+        CHECK(cudaMemcpy(&v, d_value, sizeof v, cudaMemcpyDeviceToHost));
+        if (w == Which::ArgMax || w == Which::ArgMin) {
+            CHECK(cudaMemcpy(&idx, d_index, sizeof idx, cudaMemcpyDeviceToHost));
+            T want = w == Which::ArgMax ? ref->max : ref->min;
+            int64_t wi = w == Which::ArgMax ? ref->argmax : ref->argmin;
+            if (v == want && idx == wi)
+                return "";
+            return "got " + show(v) + " at " + std::to_string(idx) + ", expected " + show(want) +
+                   " at " + std::to_string(wi);
+        }
+        long double want = w == Which::Sum ? ref->sum : w == Which::Dot ? ref->dot : ref->sq;
+        long double scale = w == Which::Sum   ? ref->sum_abs
+                            : w == Which::Dot ? ref->dot_abs
+                                              : ref->sq;
+        long double tol = Traits<T>::reduce_tolerance * scale;
+        if (std::fabs((long double)v - want) <= tol)
             return "";
-        return "got " + show(v) + " at " + std::to_string(idx) + ", expected " + show(want) +
-               " at " + std::to_string(wi);
+        return "got " + show(v) + ", expected " + show((double)want);
     }
-    long double want = j.w == Which::Sum ? ref.sum : j.w == Which::Dot ? ref.dot : ref.sq;
-    long double scale = j.w == Which::Sum ? ref.sum_abs : j.w == Which::Dot ? ref.dot_abs : ref.sq;
-    long double tol = Traits<T>::reduce_tolerance * scale;
-    if (std::fabs((long double)v - want) <= tol)
-        return "";
-    return "got " + show(v) + ", expected " + show((double)want);
-}
-
-template <typename T> void poison(Job<T> &j)
-{
-    CHECK(cudaMemsetAsync(j.d_value, 0xff, sizeof(T), j.stream));
-    CHECK(cudaMemsetAsync(j.d_index, 0xff, sizeof(int64_t), j.stream));
-}
-
-template <typename T>
-Result measure(Job<T> &j, const Reference<T> &ref, int runs, int warmup, cudaEvent_t start,
-               cudaEvent_t stop)
-{
-    Result r;
-    poison(j);
-    j.enqueue();
-    std::string why = check(j, ref);
-    if (!why.empty()) {
-        r.status = "WRONG RESULT: first call: " + why;
-        return r;
-    }
-    for (int w = 0; w < warmup; w++)
-        j.enqueue();
-    std::vector<double> times, host;
-    for (int i = 0; i < runs; i++) {
-        j.enqueue(); // the untimed call before a timed one
-        poison(j);
-        CHECK(cudaStreamSynchronize(j.stream));
-        CHECK(cudaEventRecord(start, j.stream));
-        double h0 = now_us();
-        j.enqueue();
-        host.push_back(now_us() - h0);
-        CHECK(cudaEventRecord(stop, j.stream));
-        CHECK(cudaEventSynchronize(stop));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms * 1e3);
-        why = check(j, ref);
-        if (!why.empty()) {
-            r.status = "WRONG RESULT: timed run " + std::to_string(i + 1) + ": " + why;
-            return r;
-        }
-    }
-    r.call_us = median(times);
-    r.host_us = median(host);
-    int calls = std::min(std::max((int)std::ceil(20e3 / r.call_us), 10), 2000);
-    std::vector<double> batches;
-    for (int b = 0; b < 3; b++) {
-        poison(j);
-        CHECK(cudaDeviceSynchronize());
-        double t0 = now_us();
-        for (int i = 0; i < calls; i++)
-            j.enqueue();
-        CHECK(cudaDeviceSynchronize());
-        batches.push_back((now_us() - t0) / calls);
-        why = check(j, ref);
-        if (!why.empty()) {
-            r.status = "WRONG RESULT: back-to-back batch " + std::to_string(b + 1) + ": " + why;
-            return r;
-        }
-    }
-    r.b2b_us = median(batches);
-    r.b2b_calls = calls;
-    return r;
-}
+};
 
 template <typename T>
 void run_type(const std::vector<size_t> &sizes, const std::vector<Which> &ops, int runs,
               int warmup, size_t working_set, cudaStream_t stream, cudaEvent_t start,
-              cudaEvent_t stop, std::vector<Result> &out)
+              cudaEvent_t stop, std::vector<Row> &out)
 {
     for (size_t n : sizes) {
         Dataset<T> ds;
@@ -219,6 +162,7 @@ void run_type(const std::vector<size_t> &sizes, const std::vector<Which> &ops, i
         CHECK(cudaMalloc(&j.d_index, sizeof(int64_t)));
 
         Reference<T> ref;
+        j.ref = &ref;
         {
             std::vector<T> a(n), b(n);
             CHECK(cudaMemcpy(a.data(), ds.d_buf, n * sizeof(T), cudaMemcpyDeviceToHost));
@@ -245,19 +189,15 @@ void run_type(const std::vector<size_t> &sizes, const std::vector<Which> &ops, i
             j.temp_bytes = 0;
             CHECK(j.call(nullptr, j.temp_bytes, 0));
             CHECK(cudaMalloc(&j.temp, std::max<size_t>(j.temp_bytes, 1)));
-            Result r = measure(j, ref, runs, warmup, start, stop);
+            Row r = time_job(j, runs, warmup, start, stop);
             CHECK(cudaFree(j.temp));
             r.op = which_name(w);
             r.type = Traits<T>::name();
             r.elements = n;
             r.bytes = n * sizeof(T) * (w == Which::Dot ? 2 : 1);
             r.copies = ds.copies;
-            std::printf("%-6s %-12s %-6s %9s %9s %6zu %10s %10s %9s %9s  %s\n", "cub",
-                        r.op.c_str(), r.type.c_str(), size_label(n).c_str(),
-                        bytes_label((double)r.bytes).c_str(), r.copies, fixed(r.call_us).c_str(),
-                        fixed(r.b2b_us).c_str(), fixed(r.host_us).c_str(),
-                        fixed(r.bytes / (r.call_us * 1e3), "%.1f").c_str(), r.status.c_str());
-            std::fflush(stdout);
+            r.gbps = r.bytes / (r.call_us * 1e3);
+            print_row(COLUMNS, r);
             out.push_back(r);
         }
         CHECK(cudaFree(j.d_b));
@@ -331,34 +271,23 @@ int main(int argc, char **argv)
     if (ops.empty())
         ops = {Which::Sum, Which::ArgMax, Which::ArgMin, Which::Dot, Which::SumSquares};
 
-    cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, 0));
-    int drv = 0, rt = 0;
-    CHECK(cudaDriverGetVersion(&drv));
-    CHECK(cudaRuntimeGetVersion(&rt));
-    char date[64];
-    std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    size_t working_set = std::max<size_t>(4 * (size_t)prop.l2CacheSize, (size_t)1 << 28);
+    Machine m = describe_machine(0);
+    size_t working_set = std::max<size_t>(4 * (size_t)m.prop.l2CacheSize, (size_t)1 << 28);
     cudaStream_t stream;
     cudaEvent_t start, stop;
     CHECK(cudaStreamCreate(&stream));
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
-    std::printf("# cub_operators, CUB %d.%d.%d, %s (UTC)\n# command: %s\n", CUB_VERSION / 100000,
-                CUB_VERSION / 100 % 1000, CUB_VERSION % 100, date, command.c_str());
-    std::printf("# device: %s (%d SMs, %.2f GB) | driver: CUDA driver %d.%d, runtime %d.%d\n",
-                prop.name, prop.multiProcessorCount, (double)prop.totalGlobalMem / 1e9,
-                drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+    std::printf("%s\n# command: %s\n%s\n", title_line("cub_operators", m).c_str(),
+                command.c_str(), device_line(m).c_str());
     std::printf("# method: %d timed calls after %d warm-up calls, each right after an untimed "
                 "call; call_us: median of cudaEventRecord before and after the call; host_us: "
                 "median host time inside the timed calls; b2b_us: host time per call of batches "
                 "between two cudaDeviceSynchronize, median of 3; bytes: elements read (two "
                 "inputs for dot)\n",
                 runs, warmup);
-    std::printf("%-6s %-12s %-6s %9s %9s %6s %10s %10s %9s %9s  %s\n", "lib", "op", "type",
-                "elements", "bytes", "copies", "call_us", "b2b_us", "host_us", "GB/s", "status");
-    std::vector<Result> rows;
+    print_columns(COLUMNS);
+    std::vector<Row> rows;
     for (auto &t : types) {
         if (t == "float")
             run_type<float>(sizes, ops, runs, warmup, working_set, stream, start, stop, rows);
@@ -372,23 +301,9 @@ int main(int argc, char **argv)
     int wrong = 0;
     for (auto &r : rows)
         wrong += r.status != "ok";
-    if (!csv.empty()) {
-        FILE *f = std::fopen(csv.c_str(), "w");
-        if (!f) {
-            std::perror(csv.c_str());
-            return 1;
-        }
-        std::fprintf(f, "device,driver,date,variant,op,type,elements,bytes,copies,call_us,b2b_us,"
-                        "span_us,b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,"
-                        "peak_kind,shape,segments,host_us\n");
-        for (auto &r : rows)
-            std::fprintf(f, "\"%s\",\"CUDA driver %d.%d, runtime %d.%d\",%s,cub,%s,%s,%zu,%zu,%zu,"
-                            "%.3f,%.3f,,%d,%.3f,,,\"%s\",,,,,,%.3f\n",
-                         prop.name, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, date,
-                         r.op.c_str(), r.type.c_str(), r.elements, r.bytes, r.copies, r.call_us,
-                         r.b2b_us, r.b2b_calls, r.bytes / (r.call_us * 1e3), r.status.c_str(),
-                         r.host_us);
-        std::fclose(f);
+    if (!csv.empty() && !write_csv(csv, m, {}, rows)) {
+        std::perror(csv.c_str());
+        return 1;
     }
     return wrong ? 1 : 0;
 }

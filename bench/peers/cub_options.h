@@ -1,5 +1,6 @@
 // cub_reduce's command line: the options, their parsing and the help text
-// (host code only). Included once, by cub_reduce.cu.
+// (host code only); the other peers use its operators and its parsing of
+// counts and lists. Included by each peer.
 #pragma once
 
 #include <algorithm>

@@ -40,7 +40,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -49,6 +48,91 @@
 #include "cub_report.h"
 
 namespace {
+
+// ---- the run and its output ----------------------------------------------------
+
+struct Context {
+    Machine machine;
+    double peak_gbps = NAN, copy_gbps = NAN;
+    cudaStream_t stream;
+    cudaEvent_t start, stop;
+    size_t working_set = 0;
+    bool failed = false;
+};
+
+std::vector<std::string> header_lines(const Context &c, const Options &o)
+{
+    char buf[2048];
+    std::vector<std::string> lines;
+    const cudaDeviceProp &p = c.machine.prop;
+    lines.push_back(title_line("cub_reduce", c.machine));
+    lines.push_back("# command: " + o.command);
+    std::snprintf(buf, sizeof buf,
+                  "# device: %s (GPU, %d SMs, %.2f GB, compute capability %d.%d, L2 %s) | "
+                  "driver: %s | platform: CUDA",
+                  p.name, p.multiProcessorCount, (double)p.totalGlobalMem / 1e9, p.major, p.minor,
+                  bytes_label((double)p.l2CacheSize).c_str(), c.machine.driver.c_str());
+    lines.push_back(buf);
+    std::string b2b = o.b2b_calls == 0 ? "not measured (--b2b-calls 0)"
+                      : o.b2b_calls == B2B_AUTO
+                          ? "host time of a batch of calls enqueued back to back between two "
+                            "cudaDeviceSynchronize, no events, divided by the calls; batches of "
+                            "as many calls as take 20 ms by call_us (10 to 2000, b2b_calls in "
+                            "the CSV), median of 3 batches"
+                          : "host time of a batch of " + std::to_string(o.b2b_calls) +
+                                " calls enqueued back to back between two "
+                                "cudaDeviceSynchronize, no events, divided by the calls; "
+                                "median of 3 batches";
+    std::snprintf(buf, sizeof buf,
+                  "# method: %d timed calls after %d warm-up calls, each right after an untimed "
+                  "call, every result checked against a host reference. call_us (the headline, to compare with "
+                  "clreduce-bench's): median of cudaEventRecord just before the call to "
+                  "cudaEventRecord just after it. span_us: not measured. host_us: median host "
+                  "time inside the timed calls (the launch alone for the floor). b2b_us: %s. GB/s "
+                  "and %%peak from call_us",
+                  o.runs, o.warmup, b2b.c_str());
+    lines.push_back(buf);
+    lines.push_back("# rotation: inputs smaller than " + bytes_label((double)c.working_set) +
+                    " are copied until their copies fill it, and calls rotate over the copies "
+                    "(column copies), so that each call reads its input from memory rather "
+                    "than from the L2 cache");
+    if (o.peak) {
+        std::snprintf(buf, sizeof buf,
+                      "# peak: read-only kernel %.1f GB/s, copy %.1f GB/s (read+write bytes); "
+                      "%%peak is against the read-only kernel for reductions, against the copy "
+                      "for scans",
+                      c.peak_gbps, c.copy_gbps);
+        lines.push_back(buf);
+    } else {
+        lines.push_back("# peak: not measured (--no-peak)");
+    }
+    return lines;
+}
+
+std::string cell_scan(const Row &r) { return r.scan ? r.scan_op : "-"; }
+std::string cell_not_measured(const Row &) { return "-"; }
+std::string cell_pct_peak(const Row &r)
+{
+    double pct = 100.0 * r.gbps / r.peak_gbps;
+    return std::isnan(pct) ? "-" : fixed(pct, "%.1f") + "%";
+}
+
+const std::vector<Column> COLUMNS = {
+    {"", -6, cell_cub},           {"op", -14, cell_op},          {"scan", -4, cell_scan},
+    {"type", -6, cell_type},      {"elements", 9, cell_elements}, {"bytes", 9, cell_bytes},
+    {"copies", 6, cell_copies},   {"call_us", 10, cell_call_us}, {"b2b_us", 10, cell_b2b_us},
+    {"span_us", 10, cell_not_measured}, {"host_us", 9, cell_host_us}, {"GB/s", 9, cell_gbps},
+    {"%peak", 6, cell_pct_peak}};
+
+void print_floor(const Row &r)
+{
+    std::printf("# driver floor: an empty kernel, one block of one thread, timed as a call\n");
+    std::printf("%-18s %10s %10s %10s %9s  %s\n", "variant", "call_us", "b2b_us", "span_us",
+                "host_us", "status");
+    std::printf("%-18s %10s %10s %10s %9s  %s\n\n", "empty_kernel", fixed(r.call_us).c_str(),
+                fixed(r.b2b_us).c_str(), "-", fixed(r.host_us).c_str(), r.status.c_str());
+    std::fflush(stdout);
+}
 
 // ---- the CUB calls --------------------------------------------------------------
 
@@ -186,6 +270,7 @@ template <typename T> Row measure(Context &c, Dataset<T> &ds, Kind kind, Op op, 
     r.elements = ds.n;
     r.bytes = ds.n * sizeof(T) * (r.scan ? 2 : 1);
     r.copies = ds.copies;
+    r.peak_gbps = r.scan ? c.copy_gbps : c.peak_gbps;
     Target<T> t(c, ds, kind, op, o.runs);
     auto check = [&](size_t slot, size_t k) {
         return r.scan ? t.check_copy(k) : t.check_slots(slot, 1);
@@ -363,7 +448,7 @@ template <int U> double best_peak(Context &c, const float4 *in, size_t n4, float
 {
     double best = 0;
     for (int groups : {4, 8, 16, 32}) {
-        int blocks = c.prop.multiProcessorCount * groups;
+        int blocks = c.machine.prop.multiProcessorCount * groups;
         for (int r = 0; r <= 10; r++) {
             CHECK(cudaEventRecord(c.start, c.stream));
             peak_read<U><<<blocks, 256, 0, c.stream>>>(in, n4, out);
@@ -431,14 +516,14 @@ void run_type(Context &c, const Options &o, std::vector<Row> &rows, std::vector<
         dataset_create(ds, n, c.working_set, scans ? limit / 2 : limit, scans);
         for (Op op : o.ops) {
             rows.push_back(measure(c, ds, Kind::Reduce, op, o));
-            print_row(c, rows.back());
+            print_row(COLUMNS, rows.back());
         }
         if (scans)
             for (Op op : o.scan_ops)
                 for (Kind k : o.scan_kinds) {
                     scan_rows.push_back(measure(c, ds, k, op, o));
                     if (o.ops.empty())
-                        print_row(c, scan_rows.back());
+                        print_row(COLUMNS, scan_rows.back());
                 }
         CHECK(cudaFree(ds.d_buf));
     }
@@ -457,20 +542,11 @@ int main(int argc, char **argv)
         return 2;
     }
     CHECK(cudaSetDevice(o.device));
-    CHECK(cudaGetDeviceProperties(&c.prop, o.device));
-    int drv = 0, rt = 0;
-    CHECK(cudaDriverGetVersion(&drv));
-    CHECK(cudaRuntimeGetVersion(&rt));
-    c.driver = "CUDA driver " + std::to_string(drv / 1000) + "." + std::to_string(drv % 1000 / 10) +
-               ", runtime " + std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10);
-    char date[64];
-    std::time_t t = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    c.date = date;
+    c.machine = describe_machine(o.device);
     CHECK(cudaStreamCreate(&c.stream));
     CHECK(cudaEventCreate(&c.start));
     CHECK(cudaEventCreate(&c.stop));
-    c.working_set = std::max<size_t>((size_t)4 * c.prop.l2CacheSize, (size_t)256 << 20);
+    c.working_set = std::max<size_t>((size_t)4 * c.machine.prop.l2CacheSize, (size_t)256 << 20);
 
     if (o.peak)
         measure_peak(c);
@@ -478,8 +554,8 @@ int main(int argc, char **argv)
         std::printf("%s\n", line.c_str());
     std::vector<Row> rows, scan_rows;
     rows.push_back(measure_floor(c, o));
-    print_row(c, rows.back());
-    print_columns();
+    print_floor(rows.back());
+    print_columns(COLUMNS);
     for (const std::string &type : o.types) {
         if (type == "float")
             run_type<float>(c, o, rows, scan_rows);
@@ -490,12 +566,12 @@ int main(int argc, char **argv)
     }
     if (!o.ops.empty() && !scan_rows.empty()) {
         std::printf("\n");
-        print_columns();
+        print_columns(COLUMNS);
         for (const Row &r : scan_rows)
-            print_row(c, r);
+            print_row(COLUMNS, r);
     }
     rows.insert(rows.end(), scan_rows.begin(), scan_rows.end());
-    if (!o.csv.empty() && !write_csv(c, o, rows)) {
+    if (!o.csv.empty() && !write_csv(o.csv, c.machine, header_lines(c, o), rows)) {
         std::fprintf(stderr, "cub_reduce: writing %s failed\n", o.csv.c_str());
         c.failed = true;
     }

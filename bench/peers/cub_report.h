@@ -1,6 +1,8 @@
-// cub_reduce's results: the rows, the header, the tables on stdout and the
-// CSV, with clreduce-bench's columns (bench/README.md). Included once, by
-// cub_reduce.cu.
+// The CUB peers' results, written once for all of them: a Row per
+// measurement, the machine every header and CSV row names, the table on
+// stdout (each peer lists its columns) and the CSV with clreduce-bench's
+// columns (bench/README.md). Included by cub_reduce.cu, cub_segmented.cu and
+// cub_operators.cu, after cub_data.cuh.
 #pragma once
 
 #include <cub/version.cuh>
@@ -10,30 +12,25 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <vector>
 
-#include "cub_options.h"
+#include "cub_data.cuh"
 
 namespace {
 
+// One measurement. The CSV's columns come from these fields: shape and
+// segments are written where shape is set (cub_segmented), in_place where
+// scan is, pct_peak and peak_kind where peak_gbps is a number.
 struct Row {
-    bool floor = false, scan = false;
-    std::string op, type, scan_op, status;
-    size_t elements = 0, bytes = 0, copies = 0;
+    bool floor = false, scan = false; // floor: the empty kernel (variant empty_kernel)
+    std::string op, type, scan_op, status, shape;
+    size_t elements = 0, bytes = 0, copies = 0, segments = 0;
     double call_us = NAN, b2b_us = NAN, gbps = NAN;
-    double host_us = NAN; // host time inside the timed calls (the launch alone for the floor)
+    double host_us = NAN;   // host time inside the timed calls (the launch alone for the floor)
+    double peak_gbps = NAN; // the ceiling %peak is against: NaN where none was measured
     int b2b_calls = 0;
-};
-
-struct Context {
-    cudaDeviceProp prop;
-    std::string driver, date;
-    double peak_gbps = NAN, copy_gbps = NAN;
-    cudaStream_t stream;
-    cudaEvent_t start, stop;
-    size_t working_set = 0;
-    bool failed = false;
 };
 
 double now_us()
@@ -52,7 +49,33 @@ double median(std::vector<double> v)
     return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
 }
 
-// ---- output ------------------------------------------------------------------------
+// ---- the machine -----------------------------------------------------------------
+
+// The device, the CUDA versions and the time of the run, as the headers and
+// every CSV row name them.
+struct Machine {
+    cudaDeviceProp prop;
+    std::string driver; // "CUDA driver 13.0, runtime 13.0"
+    std::string date;   // UTC, ISO 8601
+};
+
+Machine describe_machine(int device)
+{
+    Machine m;
+    CHECK(cudaGetDeviceProperties(&m.prop, device));
+    int drv = 0, rt = 0;
+    CHECK(cudaDriverGetVersion(&drv));
+    CHECK(cudaRuntimeGetVersion(&rt));
+    m.driver = "CUDA driver " + std::to_string(drv / 1000) + "." + std::to_string(drv % 1000 / 10) +
+               ", runtime " + std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10);
+    char date[64];
+    std::time_t t = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    m.date = date;
+    return m;
+}
+
+// ---- text -------------------------------------------------------------------------
 
 std::string size_label(size_t n)
 {
@@ -88,91 +111,74 @@ std::string bytes_label(double b)
     return buf;
 }
 
-double peak_of(const Context &c, const Row &r)
+// The first header line: "# <peer>, CUB x.y.z, <date> (UTC)".
+std::string title_line(const char *peer, const Machine &m)
 {
-    return r.floor ? NAN : r.scan ? c.copy_gbps : c.peak_gbps;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "# %s, CUB %d.%d.%d, %s (UTC)", peer, CUB_VERSION / 100000,
+                  CUB_VERSION / 100 % 1000, CUB_VERSION % 100, m.date.c_str());
+    return buf;
 }
 
-std::vector<std::string> header_lines(const Context &c, const Options &o)
+// The short device line of cub_segmented and cub_operators.
+std::string device_line(const Machine &m)
 {
-    char buf[2048];
-    std::vector<std::string> lines;
-    std::snprintf(buf, sizeof buf, "# cub_reduce, CUB %d.%d.%d, %s (UTC)", CUB_VERSION / 100000,
-                  CUB_VERSION / 100 % 1000, CUB_VERSION % 100, c.date.c_str());
-    lines.push_back(buf);
-    lines.push_back("# command: " + o.command);
-    std::snprintf(buf, sizeof buf,
-                  "# device: %s (GPU, %d SMs, %.2f GB, compute capability %d.%d, L2 %s) | "
-                  "driver: %s | platform: CUDA",
-                  c.prop.name, c.prop.multiProcessorCount, (double)c.prop.totalGlobalMem / 1e9,
-                  c.prop.major, c.prop.minor, bytes_label((double)c.prop.l2CacheSize).c_str(),
-                  c.driver.c_str());
-    lines.push_back(buf);
-    std::string b2b = o.b2b_calls == 0 ? "not measured (--b2b-calls 0)"
-                      : o.b2b_calls == B2B_AUTO
-                          ? "host time of a batch of calls enqueued back to back between two "
-                            "cudaDeviceSynchronize, no events, divided by the calls; batches of "
-                            "as many calls as take 20 ms by call_us (10 to 2000, b2b_calls in "
-                            "the CSV), median of 3 batches"
-                          : "host time of a batch of " + std::to_string(o.b2b_calls) +
-                                " calls enqueued back to back between two "
-                                "cudaDeviceSynchronize, no events, divided by the calls; "
-                                "median of 3 batches";
-    std::snprintf(buf, sizeof buf,
-                  "# method: %d timed calls after %d warm-up calls, each right after an untimed "
-                  "call, every result checked against a host reference. call_us (the headline, to compare with "
-                  "clreduce-bench's): median of cudaEventRecord just before the call to "
-                  "cudaEventRecord just after it. span_us: not measured. host_us: median host "
-                  "time inside the timed calls (the launch alone for the floor). b2b_us: %s. GB/s "
-                  "and %%peak from call_us",
-                  o.runs, o.warmup, b2b.c_str());
-    lines.push_back(buf);
-    lines.push_back("# rotation: inputs smaller than " + bytes_label((double)c.working_set) +
-                    " are copied until their copies fill it, and calls rotate over the copies "
-                    "(column copies), so that each call reads its input from memory rather "
-                    "than from the L2 cache");
-    if (o.peak) {
-        std::snprintf(buf, sizeof buf,
-                      "# peak: read-only kernel %.1f GB/s, copy %.1f GB/s (read+write bytes); "
-                      "%%peak is against the read-only kernel for reductions, against the copy "
-                      "for scans",
-                      c.peak_gbps, c.copy_gbps);
-        lines.push_back(buf);
-    } else {
-        lines.push_back("# peak: not measured (--no-peak)");
-    }
-    return lines;
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "# device: %s (%d SMs, %.2f GB) | driver: %s", m.prop.name,
+                  m.prop.multiProcessorCount, (double)m.prop.totalGlobalMem / 1e9,
+                  m.driver.c_str());
+    return buf;
 }
 
-const char *const ROW_FORMAT =
-    "%-6s %-14s %-4s %-6s %9s %9s %6s %10s %10s %10s %9s %9s %6s  %s\n";
+// ---- the table on stdout ------------------------------------------------------------
 
-void print_columns()
+// One column of a peer's table: its title, its width (negative: aligned left)
+// and its text for a row. The status follows the last column.
+struct Column {
+    const char *title;
+    int width;
+    std::string (*cell)(const Row &);
+};
+
+std::string cell_cub(const Row &) { return "cub"; }
+std::string cell_op(const Row &r) { return r.op; }
+std::string cell_type(const Row &r) { return r.type; }
+std::string cell_shape(const Row &r) { return r.shape; }
+std::string cell_segments(const Row &r) { return size_label(r.segments); }
+std::string cell_elements(const Row &r) { return size_label(r.elements); }
+std::string cell_bytes(const Row &r) { return bytes_label((double)r.bytes); }
+std::string cell_copies(const Row &r) { return std::to_string(r.copies); }
+std::string cell_call_us(const Row &r) { return fixed(r.call_us); }
+std::string cell_b2b_us(const Row &r) { return fixed(r.b2b_us); }
+std::string cell_host_us(const Row &r) { return fixed(r.host_us); }
+std::string cell_gbps(const Row &r) { return fixed(r.gbps, "%.1f"); }
+
+void print_line(const std::vector<Column> &columns, const std::vector<std::string> &cells,
+                const std::string &status)
 {
-    std::printf(ROW_FORMAT, "", "op", "scan", "type", "elements", "bytes", "copies", "call_us",
-                "b2b_us", "span_us", "host_us", "GB/s", "%peak", "status");
+    for (size_t i = 0; i < columns.size(); i++)
+        std::printf(i ? " %*s" : "%*s", columns[i].width, cells[i].c_str());
+    std::printf("  %s\n", status.c_str());
 }
 
-void print_row(const Context &c, const Row &r)
+void print_columns(const std::vector<Column> &columns)
 {
-    if (r.floor) {
-        std::printf("# driver floor: an empty kernel, one block of one thread, timed as a call\n");
-        std::printf("%-18s %10s %10s %10s %9s  %s\n", "variant", "call_us", "b2b_us", "span_us",
-                    "host_us", "status");
-        std::printf("%-18s %10s %10s %10s %9s  %s\n\n", "empty_kernel", fixed(r.call_us).c_str(),
-                    fixed(r.b2b_us).c_str(), "-", fixed(r.host_us).c_str(), r.status.c_str());
-    } else {
-        double pct = 100.0 * r.gbps / peak_of(c, r);
-        std::printf(ROW_FORMAT, "cub", r.op.c_str(), r.scan ? r.scan_op.c_str() : "-",
-                    r.type.c_str(), size_label(r.elements).c_str(),
-                    bytes_label((double)r.bytes).c_str(), std::to_string(r.copies).c_str(),
-                    fixed(r.call_us).c_str(), fixed(r.b2b_us).c_str(), "-",
-                    fixed(r.host_us).c_str(), fixed(r.gbps, "%.1f").c_str(),
-                    std::isnan(pct) ? "-" : (fixed(pct, "%.1f") + "%").c_str(),
-                    r.status.c_str());
-    }
+    std::vector<std::string> titles;
+    for (const Column &c : columns)
+        titles.push_back(c.title);
+    print_line(columns, titles, "status");
+}
+
+void print_row(const std::vector<Column> &columns, const Row &r)
+{
+    std::vector<std::string> cells;
+    for (const Column &c : columns)
+        cells.push_back(c.cell(r));
+    print_line(columns, cells, r.status);
     std::fflush(stdout);
 }
+
+// ---- the CSV ----------------------------------------------------------------------
 
 std::string csv_quote(const std::string &s)
 {
@@ -185,35 +191,40 @@ std::string csv_quote(const std::string &s)
     return q + "\"";
 }
 
+// A number, or an empty cell where there is none.
 std::string csv_num(double v, const char *fmt)
 {
     return std::isnan(v) ? "" : fixed(v, fmt);
 }
 
-bool write_csv(const Context &c, const Options &o, const std::vector<Row> &rows)
+// Writes the rows to `path` with clreduce-bench's columns, after the header
+// lines given (each starting with "#"); false if the file cannot be written.
+bool write_csv(const std::string &path, const Machine &m, const std::vector<std::string> &header,
+               const std::vector<Row> &rows)
 {
-    FILE *f = std::fopen(o.csv.c_str(), "w");
+    FILE *f = std::fopen(path.c_str(), "w");
     if (!f)
         return false;
-    for (const std::string &line : header_lines(c, o))
+    for (const std::string &line : header)
         std::fprintf(f, "%s\n", line.c_str());
     std::fputs("device,driver,date,variant,op,type,elements,bytes,copies,call_us,b2b_us,span_us,"
                "b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,peak_kind,shape,segments,"
                "host_us\n",
                f);
     for (const Row &r : rows) {
-        double peak = peak_of(c, r);
-        const char *kind = std::isnan(peak) ? "" : r.scan ? "copy" : "read";
-        std::fprintf(f, "%s,%s,%s,%s,%s,%s,%zu,%zu,%zu,%s,%s,,%s,%s,%s,%s,%s,%s,%s,%s,,,%s\n",
-                     csv_quote(c.prop.name).c_str(), csv_quote(c.driver).c_str(), c.date.c_str(),
+        const char *kind = std::isnan(r.peak_gbps) ? "" : r.scan ? "copy" : "read";
+        std::string segments = r.shape.empty() ? "" : std::to_string(r.segments);
+        std::fprintf(f, "%s,%s,%s,%s,%s,%s,%zu,%zu,%zu,%s,%s,,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
+                     csv_quote(m.prop.name).c_str(), csv_quote(m.driver).c_str(), m.date.c_str(),
                      r.floor ? "empty_kernel" : "cub", r.op.c_str(), r.type.c_str(), r.elements,
                      r.bytes, r.copies, csv_num(r.call_us, "%.3f").c_str(),
                      csv_num(r.b2b_us, "%.3f").c_str(),
                      r.b2b_calls ? std::to_string(r.b2b_calls).c_str() : "",
                      csv_num(r.gbps, "%.3f").c_str(),
-                     csv_num(100.0 * r.gbps / peak, "%.2f").c_str(),
-                     csv_num(peak, "%.3f").c_str(), csv_quote(r.status).c_str(),
-                     r.scan_op.c_str(), r.scan ? "0" : "", kind, csv_num(r.host_us, "%.3f").c_str());
+                     csv_num(100.0 * r.gbps / r.peak_gbps, "%.2f").c_str(),
+                     csv_num(r.peak_gbps, "%.3f").c_str(), csv_quote(r.status).c_str(),
+                     r.scan_op.c_str(), r.scan ? "0" : "", kind, r.shape.c_str(),
+                     segments.c_str(), csv_num(r.host_us, "%.3f").c_str());
     }
     return std::fclose(f) == 0;
 }

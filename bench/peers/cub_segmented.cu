@@ -27,13 +27,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
 #include <string>
 #include <vector>
 
 #include "cub_data.cuh"
 #include "cub_options.h"
 #include "cub_report.h"
+#include "cub_timing.h"
 
 namespace {
 
@@ -119,12 +119,11 @@ struct Settings {
     std::string csv, command;
 };
 
-struct Result {
-    std::string shape, op, type, status = "ok";
-    size_t segments = 0, elements = 0, bytes = 0, copies = 0;
-    double call_us = NAN, b2b_us = NAN, host_us = NAN;
-    int b2b_calls = 0;
-};
+const std::vector<Column> COLUMNS = {
+    {"lib", -6, cell_cub},          {"shape", -16, cell_shape},   {"segments", 10, cell_segments},
+    {"op", -4, cell_op},            {"type", -6, cell_type},      {"elements", 9, cell_elements},
+    {"bytes", 9, cell_bytes},       {"copies", 6, cell_copies},   {"call_us", 10, cell_call_us},
+    {"b2b_us", 10, cell_b2b_us},    {"host_us", 9, cell_host_us}, {"GB/s", 9, cell_gbps}};
 
 template <typename T>
 cudaError_t call(Op op, void *temp, size_t &temp_bytes, const T *in, T *out, int segments,
@@ -176,65 +175,8 @@ template <typename T> struct Job {
 };
 
 template <typename T>
-Result measure(Job<T> &j, const Settings &set, cudaEvent_t start, cudaEvent_t stop)
-{
-    Result r;
-    j.poison();
-    j.enqueue();
-    std::string why = j.check();
-    if (!why.empty()) {
-        r.status = "WRONG RESULT: first call: " + why;
-        return r;
-    }
-    for (int w = 0; w < set.warmup; w++)
-        j.enqueue();
-    std::vector<double> times, host;
-    for (int i = 0; i < set.runs; i++) {
-        j.enqueue(); // the untimed call before a timed one
-        j.poison();
-        CHECK(cudaStreamSynchronize(j.stream));
-        CHECK(cudaEventRecord(start, j.stream));
-        double h0 = now_us();
-        j.enqueue();
-        host.push_back(now_us() - h0);
-        CHECK(cudaEventRecord(stop, j.stream));
-        CHECK(cudaEventSynchronize(stop));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, start, stop));
-        times.push_back(ms * 1e3);
-        why = j.check();
-        if (!why.empty()) {
-            r.status = "WRONG RESULT: timed run " + std::to_string(i + 1) + ": " + why;
-            return r;
-        }
-    }
-    r.call_us = median(times);
-    r.host_us = median(host);
-    int calls = (int)std::ceil(20e3 / r.call_us);
-    calls = std::min(std::max(calls, 10), 2000);
-    std::vector<double> batches;
-    for (int b = 0; b < 3; b++) {
-        j.poison();
-        CHECK(cudaDeviceSynchronize());
-        double t0 = now_us();
-        for (int i = 0; i < calls; i++)
-            j.enqueue();
-        CHECK(cudaDeviceSynchronize());
-        batches.push_back((now_us() - t0) / calls);
-        why = j.check();
-        if (!why.empty()) {
-            r.status = "WRONG RESULT: back-to-back batch " + std::to_string(b + 1) + ": " + why;
-            return r;
-        }
-    }
-    r.b2b_us = median(batches);
-    r.b2b_calls = calls;
-    return r;
-}
-
-template <typename T>
 void run_type(const Settings &set, size_t working_set, cudaStream_t stream, cudaEvent_t start,
-              cudaEvent_t stop, std::vector<Result> &out)
+              cudaEvent_t stop, std::vector<Row> &out)
 {
     for (size_t n : set.sizes) {
         Dataset<T> ds;
@@ -265,7 +207,7 @@ void run_type(const Settings &set, size_t working_set, cudaStream_t stream, cuda
                 CHECK(call<T>(op, nullptr, j.temp_bytes, ds.d_buf, j.d_out, j.segments,
                               j.d_offsets, stream));
                 CHECK(cudaMalloc(&j.temp, std::max<size_t>(j.temp_bytes, 1)));
-                Result r = measure(j, set, start, stop);
+                Row r = time_job(j, set.runs, set.warmup, start, stop);
                 CHECK(cudaFree(j.temp));
                 r.shape = sh.label;
                 r.op = op_name(op);
@@ -274,13 +216,8 @@ void run_type(const Settings &set, size_t working_set, cudaStream_t stream, cuda
                 r.elements = (size_t)offsets.back();
                 r.bytes = r.elements * sizeof(T);
                 r.copies = ds.copies;
-                std::printf("%-6s %-16s %10s %-4s %-6s %9s %9s %6zu %10s %10s %9s %9s  %s\n", "cub",
-                            r.shape.c_str(), size_label(r.segments).c_str(), r.op.c_str(),
-                            r.type.c_str(), size_label(r.elements).c_str(),
-                            bytes_label((double)r.bytes).c_str(), r.copies,
-                            fixed(r.call_us).c_str(), fixed(r.b2b_us).c_str(),
-                            fixed(r.host_us).c_str(), fixed(r.bytes / (r.call_us * 1e3), "%.1f").c_str(), r.status.c_str());
-                std::fflush(stdout);
+                r.gbps = r.bytes / (r.call_us * 1e3);
+                print_row(COLUMNS, r);
                 out.push_back(r);
             }
             CHECK(cudaFree(j.d_offsets));
@@ -360,37 +297,25 @@ int main(int argc, char **argv)
         set.shapes.push_back(s);
     }
 
-    cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, 0));
-    int drv = 0, rt = 0;
-    CHECK(cudaDriverGetVersion(&drv));
-    CHECK(cudaRuntimeGetVersion(&rt));
-    char date[64];
-    std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    size_t working_set = std::max<size_t>(4 * (size_t)prop.l2CacheSize, (size_t)1 << 28);
+    Machine m = describe_machine(0);
+    size_t working_set = std::max<size_t>(4 * (size_t)m.prop.l2CacheSize, (size_t)1 << 28);
     cudaStream_t stream;
     cudaEvent_t start, stop;
     CHECK(cudaStreamCreate(&stream));
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
 
-    std::printf("# cub_segmented, CUB %d.%d.%d, %s (UTC)\n# command: %s\n", CUB_VERSION / 100000,
-                CUB_VERSION / 100 % 1000, CUB_VERSION % 100, date, set.command.c_str());
-    std::printf("# device: %s (%d SMs, %.2f GB) | driver: CUDA driver %d.%d, runtime %d.%d\n",
-                prop.name, prop.multiProcessorCount, (double)prop.totalGlobalMem / 1e9,
-                drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+    std::printf("%s\n# command: %s\n%s\n", title_line("cub_segmented", m).c_str(),
+                set.command.c_str(), device_line(m).c_str());
     std::printf("# method: cub::DeviceSegmentedReduce with 32-bit begin/end offsets; %d timed "
                 "calls after %d warm-up calls, each right after an untimed call; call_us: median "
                 "of cudaEventRecord before and after the call; host_us: median host time inside the timed calls; b2b_us: host time per call of "
                 "batches between two cudaDeviceSynchronize, median of 3; inputs below %s "
                 "rotated over copies\n",
                 set.runs, set.warmup, bytes_label((double)working_set).c_str());
-    std::printf("%-6s %-16s %10s %-4s %-6s %9s %9s %6s %10s %10s %9s %9s  %s\n", "lib", "shape",
-                "segments", "op", "type", "elements", "bytes", "copies", "call_us", "b2b_us",
-                "host_us", "GB/s", "status");
+    print_columns(COLUMNS);
 
-    std::vector<Result> rows;
+    std::vector<Row> rows;
     for (auto &t : set.types) {
         if (t == "float")
             run_type<float>(set, working_set, stream, start, stop, rows);
@@ -405,23 +330,9 @@ int main(int argc, char **argv)
     int wrong = 0;
     for (auto &r : rows)
         wrong += r.status != "ok";
-    if (!set.csv.empty()) {
-        FILE *f = std::fopen(set.csv.c_str(), "w");
-        if (!f) {
-            std::perror(set.csv.c_str());
-            return 1;
-        }
-        std::fprintf(f, "device,driver,date,variant,op,type,elements,bytes,copies,call_us,b2b_us,"
-                        "span_us,b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,"
-                        "peak_kind,shape,segments,host_us\n");
-        for (auto &r : rows)
-            std::fprintf(f, "\"%s\",\"CUDA driver %d.%d, runtime %d.%d\",%s,cub,%s,%s,%zu,%zu,%zu,"
-                            "%.3f,%.3f,,%d,%.3f,,,\"%s\",,,,%s,%zu,%.3f\n",
-                         prop.name, drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, date,
-                         r.op.c_str(), r.type.c_str(), r.elements, r.bytes, r.copies, r.call_us,
-                         r.b2b_us, r.b2b_calls, r.bytes / (r.call_us * 1e3), r.status.c_str(),
-                         r.shape.c_str(), r.segments, r.host_us);
-        std::fclose(f);
+    if (!set.csv.empty() && !write_csv(set.csv, m, {}, rows)) {
+        std::perror(set.csv.c_str());
+        return 1;
     }
     return wrong ? 1 : 0;
 }

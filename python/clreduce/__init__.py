@@ -7,6 +7,8 @@ NumPy arrays in host memory, blocking::
     import numpy as np, clreduce
     ctx = clreduce.Context()               # CLREDUCE_DEVICE picks the device
     ctx.reduce(np.arange(10, dtype=np.int32))              # np.int32(45)
+    ctx.reduce(np.array([3., 7., 7., 1.]), "argmax")       # ArgResult(value=7.0, index=1)
+    ctx.dot(np.arange(3.0), np.ones(3))                    # 3.0
     ctx.scan(np.arange(5.0), op="sum", kind="exclusive")   # [0. 0. 1. 3. 6.]
     ctx.reduce_rows(np.ones((3, 4)), op="sum")             # [4. 4. 4.]
     ctx.reduce_segments(np.arange(6), [0, 2, 2, 6])        # [1 0 14]
@@ -18,30 +20,70 @@ pyopencl arrays in device memory, enqueued like any OpenCL command::
     event = ctx.enqueue_scan(x, x)                         # in place
 
 Element types: float32, float64 (devices with fp64), int32, uint32, int64,
-uint64. Operators: "sum", "min", "max". Integer sums wrap around; min and
-max propagate NaN. Variants: "auto" (the library's choice) or a name from
-reduce_variants() / scan_variants(). The C header, clreduce/clreduce.h,
+uint64. Integer sums wrap around; min and max propagate NaN and order -0.0
+below +0.0. Variants: "auto" (the library's choice) or a name from
+reduce_variants() / scan_variants(); the operators past "max" run on
+"auto", "grid_stride" and "single_pass". The C header, clreduce/clreduce.h,
 documents every guarantee.
+
+Operators (ops()) and what reduce() returns for each; reduce_rows() and
+reduce_segments() return the same with a 1-D array, one element per row or
+segment, in place of each NumPy scalar. scan() takes the first three.
+
+  "sum", "min", "max"   a scalar of the array's dtype.
+  "sum_squares"         sum of x*x, a scalar of the array's dtype.
+  "sum_abs"             sum of |x|, a scalar of the array's dtype, or for
+                        int32 (int64) of uint32 (uint64): |INT32_MIN| is 2^31
+                        and the sum wraps modulo 2^32 (2^64).
+  "norm2"               sqrt(sum of x*x), never overflowed by its squares;
+                        float32 and float64 only.
+  "argmin", "argmax"    ArgResult(value, index): the extreme value (the
+                        array's dtype) and its index (int64, counted from
+                        the row's or segment's start). Among equal values
+                        the smallest index; a NaN wins, with the index of
+                        the first NaN; -0.0 below +0.0. No element: min's
+                        (max's) identity and index -1.
+  "minmax"              MinMax(min, max), each as "min" and "max" give it.
+  "mean_var"            MeanVar(mean, m2, count): the mean, m2 = sum of
+                        (x - mean)^2 (what the library stores: results
+                        merge exactly from it) and the count (int64), with
+                        properties var = m2 / count (numpy.var), std, and
+                        sample_var = m2 / (count - 1); NaN where count is too
+                        small. No element: mean 0, m2 0, count 0. float32 and
+                        float64 only.
+
+Operator(name, dtype, acc_type, map, combine, identity) compiles an
+operator of your own, written in OpenCL C, with reduce() and scan() over
+host arrays: see its documentation.
+
+dot(x, y) is the dot product of two arrays of one dtype and size (integers
+wrap around). Identities of no element: 0 for the sums and dot; for min
++inf or the largest value, for max -inf or the smallest. result_dtype(op,
+dtype) gives the layout of a result in device memory, the dtype of the out
+array of enqueue_reduce() (structured for argmin, argmax, minmax, mean_var).
 
 The library is found through $CLREDUCE_LIBRARY (a path), else the dynamic
 loader's search (ldconfig, LD_LIBRARY_PATH).
 """
 
 import threading
+import weakref
 from ctypes import byref, c_void_p
 
 import numpy as np
 
-from . import _lib
+from . import _lib, _results
 from ._lib import LibraryNotFoundError
+from ._results import ArgResult, MeanVar, MinMax
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Context", "Error", "InvalidArgumentError", "UnsupportedError", "BuildError",
     "OpenCLError", "OutOfMemoryError", "NoDeviceError", "LibraryNotFoundError",
-    "reduce", "scan", "reduce_rows", "reduce_segments", "default_context", "library_version", "ops", "dtypes",
-    "reduce_variants", "scan_variants", "scan_kinds",
+    "reduce", "dot", "scan", "reduce_rows", "reduce_segments", "default_context",
+    "library_version", "ops", "dtypes", "result_dtype", "reduce_variants", "scan_variants",
+    "scan_kinds", "ArgResult", "MinMax", "MeanVar", "Operator",
 ]
 
 
@@ -123,26 +165,24 @@ _names_lock = threading.Lock()
 _names_cache = {}
 
 
-# The operators this package offers: those whose result is one element of
-# the input's type. The library's later operators (argmin, argmax, minmax,
-# sum_squares, sum_abs, norm2, mean_var, dot) write results of their own
-# layout, which the functions here do not read.
-_ELEMENT_OPS = ("sum", "min", "max")
+# Operators by what takes them: scans only sum, min and max; dot() has its
+# own function, as it takes two arrays.
+_SCAN_OPS = ("sum", "min", "max")
+_REDUCE_OPS = ("sum", "min", "max", "argmin", "argmax", "minmax", "sum_squares", "sum_abs",
+               "norm2", "mean_var")
 
 
 def _enum_names(kind):
     with _names_lock:
         if kind not in _names_cache:
-            table = _lib.names(getattr(_lib.library(), f"clreduce_{kind}_name"))
-            if kind == "op":
-                table = {name: table[name] for name in _ELEMENT_OPS}
-            _names_cache[kind] = table
+            _names_cache[kind] = _lib.names(getattr(_lib.library(), f"clreduce_{kind}_name"))
         return _names_cache[kind]
 
 
 def ops():
-    """The operators: ["sum", "min", "max"]."""
-    return list(_enum_names("op"))
+    """The operators of reduce(), reduce_rows() and reduce_segments(); scan()
+    takes the first three, "sum", "min" and "max"."""
+    return list(_REDUCE_OPS)
 
 
 def reduce_variants():
@@ -160,11 +200,23 @@ def scan_kinds():
     return list(_enum_names("scan_kind"))
 
 
-def _lookup(kind, what, name):
+def _lookup(kind, what, name, allowed=None):
+    """The value of a name of enumeration `kind`, among `allowed` (default:
+    all the library's names)."""
     table = _enum_names(kind)
-    if not isinstance(name, str) or name not in table:
-        raise _invalid(f"unknown {what} {name!r}: one of {', '.join(table)}")
+    allowed = allowed or tuple(table)
+    if not isinstance(name, str) or name not in allowed:
+        hint = ": dot() takes two arrays" if name == "dot" else ""
+        raise _invalid(f"unknown {what} {name!r}: one of {', '.join(allowed)}{hint}")
     return table[name]
+
+
+def _reduce_op(op):
+    return _lookup("op", "op", op, _REDUCE_OPS)
+
+
+def _scan_op(op):
+    return _lookup("op", "op", op, _SCAN_OPS)
 
 
 def _type_code(dtype, what="array"):
@@ -176,6 +228,24 @@ def _type_code(dtype, what="array"):
         raise _invalid(f"{what} has dtype {np.dtype(dtype).str} ({np.dtype(dtype).name}): clreduce "
                        "takes native-endian float32, float64, int32, uint32, int64 or uint64")
     return code
+
+
+def result_dtype(op, dtype):
+    """The NumPy dtype of one result of op (a name of ops(), or "dot") on
+    elements of dtype, laid out as the library writes it to the `out` of
+    enqueue_reduce(): dtype itself for sum, min, max, sum_squares, norm2 and
+    dot; for sum_abs the unsigned dtype of a signed integer; structured
+    dtypes for argmin and argmax (value, index: uint64, UINT64_MAX for no
+    element), minmax (min, max) and mean_var (mean, m2, count: uint64).
+    UnsupportedError for norm2 and mean_var of integers."""
+    _lookup("op", "op", op)
+    _type_code(dtype, "dtype")
+    dtype = np.dtype(dtype)
+    layout = _results.result_dtype(op, dtype)
+    if layout is None:
+        raise UnsupportedError(_lib.ERROR_UNSUPPORTED,
+                               f"{op} takes float32 and float64, not {dtype.name}")
+    return layout
 
 
 def library_version():
@@ -222,26 +292,61 @@ def _host_array(array, what):
     return np.ascontiguousarray(array)
 
 
-def _check_out(out, array, same_size):
-    """Raises unless out has the array's dtype and, with same_size, its
-    number of elements."""
-    if out.dtype != array.dtype:
+def _check_out(out, array, same_size, out_dtype=None):
+    """Raises unless out has dtype out_dtype (default: the array's) and, with
+    same_size, the array's number of elements."""
+    want = array.dtype if out_dtype is None else out_dtype
+    if out.dtype != want and want == array.dtype:
         raise _invalid(f"out has dtype {out.dtype.name}, the array {array.dtype.name}")
+    if out.dtype != want:
+        raise _invalid(f"out has dtype {out.dtype}, the results {want} (see result_dtype())")
     if same_size and out.size != array.size:
         raise _invalid(f"out has {out.size} elements, the array {array.size}")
 
 
-def _device_operands(array, out, same_size):
+def _device_operands(array, out, same_size, result_dtype_of=None):
     """(cl_mem, offset) of the pyopencl arrays array and out, and the type
-    code of their elements; out as _check_out() wants it."""
+    code of the array's elements; out as _check_out() wants it, of dtype
+    result_dtype_of(array.dtype) where that is given."""
     in_range = _device_range(array, "array")
-    out_range = _device_range(out, "out")
     type_code = _type_code(array.dtype, "array")
-    _check_out(out, array, same_size)
+    out_range = _device_range(out, "out")
+    _check_out(out, array, same_size, result_dtype_of and result_dtype_of(array.dtype))
     return in_range, out_range, type_code
 
 
-class Context:
+class _Handle:
+    """An object of the library's, released by close() (harmless twice), at
+    the end of a `with` block, or when collected. Subclasses name it (_what)
+    and release it (_release)."""
+
+    _handle = None  # until created
+
+    def close(self):
+        handle, self._handle = self._handle, None
+        if handle:
+            self._release(handle)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    @property
+    def _h(self):
+        if not self._handle:
+            raise _invalid(f"the {self._what} is closed")
+        return self._handle
+
+
+class Context(_Handle):
     """A clreduce context: one OpenCL device, its compiled programs and
     scratch memory. Safe to use from several threads at once.
 
@@ -272,32 +377,21 @@ class Context:
         self._lib = lib
         self._handle = handle
         self._cl_objects = None
+        self._operators = weakref.WeakSet()  # released before the context
 
     # -- lifetime ---------------------------------------------------------
+    _what = "clreduce context"
+
     def close(self):
         """Releases the context (its programs, scratch memory, OpenCL context
-        reference). Commands already enqueued complete normally."""
-        handle, self._handle = getattr(self, "_handle", None), None
-        if handle:
-            self._lib.clreduce_destroy(handle)
+        reference) and the Operators made for it. Commands already enqueued
+        complete normally."""
+        for operator in list(getattr(self, "_operators", ())):
+            operator.close()
+        super().close()
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    @property
-    def _h(self):
-        if not self._handle:
-            raise Error(_lib.ERROR_INVALID_ARGUMENT, "the clreduce context is closed")
-        return self._handle
+    def _release(self, handle):
+        self._lib.clreduce_destroy(handle)
 
     # -- the OpenCL objects ----------------------------------------------
     def _pyopencl(self):
@@ -321,9 +415,9 @@ class Context:
 
     # -- capabilities -----------------------------------------------------
     def check_support(self, dtype, op="sum", variant="auto"):
-        """Raises what reduce() would for this element type, operator and
-        variant on this device (UnsupportedError, with the reason), else
-        returns None. Builds nothing."""
+        """Raises what reduce() (dot() for op "dot") would for this element
+        type, operator and variant on this device (UnsupportedError, with the
+        reason), else returns None. Builds nothing."""
         _check(self._lib.clreduce_check_support(
             self._h, _lookup("op", "op", op), _type_code(dtype, "dtype"),
             _lookup("variant", "variant", variant)), "clreduce_check_support", self._h)
@@ -331,7 +425,7 @@ class Context:
     def check_scan_support(self, dtype, op="sum", variant="auto"):
         """As check_support(), for scan()."""
         _check(self._lib.clreduce_check_scan_support(
-            self._h, _lookup("op", "op", op), _type_code(dtype, "dtype"),
+            self._h, _scan_op(op), _type_code(dtype, "dtype"),
             _lookup("scan_variant", "scan variant", variant)),
             "clreduce_check_scan_support", self._h)
 
@@ -346,32 +440,69 @@ class Context:
         return _lib.text(self._lib.clreduce_scan_variant_name(value))
 
     # -- host memory ------------------------------------------------------
+    def _layout(self, where, op, dtype, variant="auto"):
+        """The dtype of a result of op on dtype; where the operator does not
+        take dtype, raises the library's UnsupportedError, in the name of the
+        library's function `where`."""
+        layout = _results.result_dtype(op, dtype)
+        if layout is None:
+            _check(self._lib.clreduce_check_support(
+                self._h, _lookup("op", "op", op), _TYPES[dtype],
+                _lookup("variant", "variant", variant)), where, self._h)
+            raise UnsupportedError(_lib.ERROR_UNSUPPORTED, f"{where}: {op} of {dtype.name}")
+        return layout
+
+    def _results(self, where, op, dtype, count, variant="auto"):
+        """An uninitialised array of `count` results of op on dtype."""
+        return np.empty(count, self._layout(where, op, dtype, variant))
+
     def reduce(self, array, op="sum", variant="auto"):
         """Reduces every element of a NumPy array (any shape; copied first if
-        not contiguous) to a NumPy scalar of its dtype. Empty: the identity
-        (0; +inf or the largest value for min; -inf or the smallest for max).
+        not contiguous), as the module's introduction says: a NumPy scalar of
+        the array's dtype, or for sum_abs of signed integers of the unsigned
+        dtype; ArgResult(value, index), MinMax(min, max) or MeanVar(mean, m2,
+        count) of NumPy scalars. Empty: the operator's result of no element.
         Blocking."""
         array = _host_array(array, "array")
-        op_code = _lookup("op", "op", op)
+        op_code = _reduce_op(op)
         variant_code = _lookup("variant", "variant", variant)
-        result = np.empty(1, array.dtype)
+        result = self._results("clreduce_reduce_host", op, array.dtype, 1, variant)
         _check(self._lib.clreduce_reduce_host(
             self._h, op_code, _TYPES[array.dtype], variant_code, array.ctypes.data,
             array.size, result.ctypes.data), "clreduce_reduce_host", self._h)
+        return _results.unpack_one(op, result)
+
+    def dot(self, x, y, variant="auto"):
+        """The dot product sum(x[i] * y[i]) of two NumPy arrays of one dtype
+        and size, their elements taken in C order (numpy.vdot of real
+        arrays), as a NumPy scalar of that dtype (integers wrap around).
+        Empty: 0. Blocking."""
+        x = _host_array(x, "x")
+        y = _host_array(y, "y")
+        if x.dtype != y.dtype or x.size != y.size:
+            raise _invalid(f"x has {x.size} elements of {x.dtype.name}, y {y.size} of "
+                           f"{y.dtype.name}: dot() takes arrays of one dtype and size")
+        variant_code = _lookup("variant", "variant", variant)
+        result = np.empty(1, x.dtype)
+        _check(self._lib.clreduce_dot_host(
+            self._h, _TYPES[x.dtype], variant_code, x.ctypes.data, y.ctypes.data, x.size,
+            result.ctypes.data), "clreduce_dot_host", self._h)
         return result[0]
 
     def reduce_rows(self, matrix, op="sum"):
-        """Reduces every row of a 2-D NumPy array to one value: a 1-D array
-        of matrix.shape[0] elements of its dtype (like matrix.sum(axis=1),
-        .min(axis=1), .max(axis=1), with clreduce's NaN and signed-zero
-        rules). Rows of a view with padding between them (a slice of wider
-        rows) are read where they lie; other layouts are copied first. Rows
-        of length 0 give the identity. Blocking."""
+        """Reduces every row of a 2-D NumPy array: reduce()'s result for each
+        row, as 1-D arrays of matrix.shape[0] elements (a 1-D array, or a
+        named tuple of them: ArgResult, MinMax, MeanVar), like
+        matrix.sum(axis=1) or numpy.argmax(matrix, axis=1) with clreduce's
+        NaN and signed-zero rules; argmin and argmax count indices from the
+        row's start. Rows of a view with padding between them (a slice of
+        wider rows) are read where they lie; other layouts are copied first.
+        Rows of length 0 give the result of no element. Blocking."""
         matrix = np.asarray(matrix)
         if matrix.ndim != 2:
             raise _invalid(f"matrix must have 2 dimensions, not {matrix.ndim}")
         type_code = _type_code(matrix.dtype, "matrix")
-        op_code = _lookup("op", "op", op)
+        op_code = _reduce_op(op)
         rows, length = matrix.shape
         itemsize = matrix.dtype.itemsize
         pitch = length
@@ -381,22 +512,23 @@ class Context:
             pitch = matrix.strides[0] // itemsize  # padded rows, read in place
         else:
             matrix = np.ascontiguousarray(matrix)
-        results = np.empty(rows, matrix.dtype)
-        if rows == 0:
-            return results
-        _check(self._lib.clreduce_reduce_rows_host(
-            self._h, op_code, type_code, matrix.ctypes.data, rows, length, pitch,
-            results.ctypes.data), "clreduce_reduce_rows_host", self._h)
-        return results
+        results = self._results("clreduce_reduce_rows_host", op, matrix.dtype, rows)
+        if rows:
+            _check(self._lib.clreduce_reduce_rows_host(
+                self._h, op_code, type_code, matrix.ctypes.data, rows, length, pitch,
+                results.ctypes.data), "clreduce_reduce_rows_host", self._h)
+        return _results.unpack(op, results)
 
     def reduce_segments(self, array, offsets, op="sum"):
         """Reduces the segments array[offsets[i]:offsets[i+1]] of a 1-D NumPy
-        array (other shapes: their elements in C order) to a 1-D array of
-        len(offsets) - 1 elements of its dtype. offsets: non-decreasing
-        integers from 0 to array.size (uint32 or uint64, or other integers,
-        converted). Empty segments give the identity. Blocking."""
+        array (other shapes: their elements in C order): reduce()'s result
+        for each segment, as 1-D arrays of len(offsets) - 1 elements, as
+        reduce_rows() gives them (argmin and argmax count indices from the
+        segment's start). offsets: non-decreasing integers from 0 to
+        array.size (uint32 or uint64, or other integers, converted). Empty
+        segments give the result of no element. Blocking."""
         array = _host_array(array, "array").reshape(-1)
-        op_code = _lookup("op", "op", op)
+        op_code = _reduce_op(op)
         offsets = np.asarray(offsets)
         if offsets.ndim != 1 or offsets.size == 0:
             raise _invalid("offsets must be a 1-D array of at least one element")
@@ -408,15 +540,14 @@ class Context:
         wide = offsets.dtype.itemsize > 4 or int(offsets.max()) > 0xFFFFFFFF
         offsets = np.ascontiguousarray(offsets, np.uint64 if wide else np.uint32)
         segments = offsets.size - 1
-        results = np.empty(segments, array.dtype)
-        if segments == 0:
-            return results
-        data = array if array.size else np.empty(1, array.dtype)
-        _check(self._lib.clreduce_reduce_segments_host(
-            self._h, op_code, _TYPES[array.dtype], data.ctypes.data, array.size,
-            offsets.ctypes.data, _TYPES[offsets.dtype], segments, results.ctypes.data),
-            "clreduce_reduce_segments_host", self._h)
-        return results
+        results = self._results("clreduce_reduce_segments_host", op, array.dtype, segments)
+        if segments:
+            data = array if array.size else np.empty(1, array.dtype)
+            _check(self._lib.clreduce_reduce_segments_host(
+                self._h, op_code, _TYPES[array.dtype], data.ctypes.data, array.size,
+                offsets.ctypes.data, _TYPES[offsets.dtype], segments, results.ctypes.data),
+                "clreduce_reduce_segments_host", self._h)
+        return _results.unpack(op, results)
 
     def scan(self, array, op="sum", kind="inclusive", variant="auto", out=None):
         """Prefix scan of a NumPy array's elements in C order, as a 1-D array
@@ -425,7 +556,7 @@ class Context:
         x[i-1]. out: a contiguous, writable array of the same dtype and size
         to write into (the input array itself scans in place). Blocking."""
         array = _host_array(array, "array")
-        op_code = _lookup("op", "op", op)
+        op_code = _scan_op(op)
         kind_code = _lookup("scan_kind", "scan kind", kind)
         variant_code = _lookup("scan_variant", "scan variant", variant)
         if out is None:
@@ -452,38 +583,71 @@ class Context:
             raise _invalid("no command queue: the array has none, pass queue=")
         return _int_ptr(queue, "queue")
 
-    @staticmethod
-    def _event(handle, out):
+    def _launch(self, name, call, queue, wait_for, arrays, out):
+        """Runs call(queue, num_wait, wait, done), one of the library's
+        enqueueing functions, on `queue` (default: the first array's) after
+        the events of wait_for and those pending on the arrays; returns the
+        pyopencl.Event `done`, also added to out's events."""
         import pyopencl as cl
-        event = cl.Event.from_int_ptr(handle.value, retain=False)
+        queue_handle = self._queue(queue, arrays[0])
+        num_wait, wait = _wait_list(wait_for, *arrays)
+        done = c_void_p()
+        _check(call(queue_handle, num_wait, wait, byref(done)), name, self._h)
+        event = cl.Event.from_int_ptr(done.value, retain=False)
         if hasattr(out, "add_event"):
             out.add_event(event)
         return event
 
+    @staticmethod
+    def _out_position(out, out_offset, out_index):
+        if not 0 <= out_index < out.size:
+            raise _invalid(f"out_index {out_index} is outside out ({out.size} elements)")
+        return out_offset + out_index
+
     def enqueue_reduce(self, array, out, op="sum", variant="auto", out_index=0, queue=None,
                        wait_for=None):
         """Enqueues the reduction of a pyopencl array (contiguous, any shape)
-        into element out_index of the pyopencl array out (same dtype, other
-        memory), on `queue` (default: array.queue), after the events of
-        wait_for and those pending on both arrays. Returns the pyopencl.Event
-        that completes when the result is written (also added to out's
-        events, so out.get() waits for it)."""
-        op_code = _lookup("op", "op", op)
+        into element out_index of the pyopencl array out (other memory) of
+        dtype result_dtype(op, array.dtype): the array's dtype for sum, min,
+        max, sum_squares and norm2, the C layout of the result otherwise (a
+        structured dtype where it has several fields). It runs on `queue`
+        (default: array.queue), after the events of wait_for and those
+        pending on both arrays. Returns the pyopencl.Event that completes
+        when the result is written (also added to out's events, so out.get()
+        waits for it)."""
+        op_code = _reduce_op(op)
         variant_code = _lookup("variant", "variant", variant)
         (in_mem, in_offset), (out_mem, out_offset), type_code = _device_operands(
-            array, out, same_size=False)
-        if not 0 <= out_index < out.size:
-            raise _invalid(f"out_index {out_index} is outside out ({out.size} elements)")
+            array, out, False, lambda dtype: self._layout("clreduce_reduce", op, dtype, variant))
+        position = self._out_position(out, out_offset, out_index)
         if in_mem is None:  # an empty array has no buffer: the result is the identity
             in_mem, in_offset = out_mem, 0
-        queue_handle = self._queue(queue, array)
-        num_wait, wait = _wait_list(wait_for, array, out)
-        done = c_void_p()
-        _check(self._lib.clreduce_reduce(
-            self._h, queue_handle, op_code, type_code, variant_code, in_mem, in_offset,
-            array.size, out_mem, out_offset + out_index, num_wait, wait, byref(done)),
-            "clreduce_reduce", self._h)
-        return self._event(done, out)
+        return self._launch("clreduce_reduce", lambda q, num_wait, wait, done:
+                            self._lib.clreduce_reduce(
+                                self._h, q, op_code, type_code, variant_code, in_mem,
+                                in_offset, array.size, out_mem, position, num_wait, wait,
+                                done), queue, wait_for, (array, out), out)
+
+    def enqueue_dot(self, x, y, out, variant="auto", out_index=0, queue=None, wait_for=None):
+        """Enqueues the dot product of two pyopencl arrays of one dtype and
+        size (contiguous, any shape; they may be the same array) into
+        element out_index of the pyopencl array out (that dtype, other
+        memory), as enqueue_reduce() does (queue default: x.queue)."""
+        variant_code = _lookup("variant", "variant", variant)
+        (x_mem, x_offset), (out_mem, out_offset), type_code = _device_operands(
+            x, out, same_size=False)
+        y_mem, y_offset = _device_range(y, "y")
+        if y.dtype != x.dtype or y.size != x.size:
+            raise _invalid(f"x has {x.size} elements of {x.dtype.name}, y {y.size} of "
+                           f"{y.dtype.name}: dot takes arrays of one dtype and size")
+        position = self._out_position(out, out_offset, out_index)
+        if x_mem is None:  # empty arrays have no buffer: the result is 0
+            (x_mem, x_offset), (y_mem, y_offset) = (out_mem, 0), (out_mem, 0)
+        return self._launch("clreduce_dot", lambda q, num_wait, wait, done:
+                            self._lib.clreduce_dot(
+                                self._h, q, type_code, variant_code, x_mem, x_offset, y_mem,
+                                y_offset, x.size, out_mem, position, num_wait, wait, done),
+                            queue, wait_for, (x, y, out), out)
 
     def enqueue_scan(self, array, out, op="sum", kind="inclusive", variant="auto", queue=None,
                      wait_for=None):
@@ -493,24 +657,22 @@ class Context:
         (default: array.queue), after the events of wait_for and those
         pending on both arrays. Returns the pyopencl.Event that completes
         when out is written (also added to out's events)."""
-        op_code = _lookup("op", "op", op)
+        op_code = _scan_op(op)
         kind_code = _lookup("scan_kind", "scan kind", kind)
         variant_code = _lookup("scan_variant", "scan variant", variant)
         (in_mem, in_offset), (out_mem, out_offset), type_code = _device_operands(
             array, out, same_size=True)
-        queue_handle = self._queue(queue, array)
         if in_mem is None or out_mem is None:  # empty: nothing to write
             import pyopencl as cl
+            self._queue(queue, array)  # raises where there is none
             queue = queue if queue is not None else array.queue
             return cl.enqueue_marker(queue, wait_for=list(wait_for or []) +
                                      list(array.events) + list(out.events))
-        num_wait, wait = _wait_list(wait_for, array, out)
-        done = c_void_p()
-        _check(self._lib.clreduce_scan(
-            self._h, queue_handle, op_code, type_code, kind_code, variant_code, in_mem,
-            in_offset, array.size, out_mem, out_offset, num_wait, wait, byref(done)),
-            "clreduce_scan", self._h)
-        return self._event(done, out)
+        return self._launch("clreduce_scan", lambda q, num_wait, wait, done:
+                            self._lib.clreduce_scan(
+                                self._h, q, op_code, type_code, kind_code, variant_code,
+                                in_mem, in_offset, array.size, out_mem, out_offset, num_wait,
+                                wait, done), queue, wait_for, (array, out), out)
 
 
 _default_lock = threading.Lock()
@@ -536,6 +698,11 @@ def scan(array, op="sum", kind="inclusive", variant="auto", out=None):
     return default_context().scan(array, op, kind, variant, out)
 
 
+def dot(x, y, variant="auto"):
+    """Context.dot() on default_context()."""
+    return default_context().dot(x, y, variant)
+
+
 def reduce_rows(matrix, op="sum"):
     """Context.reduce_rows() on default_context()."""
     return default_context().reduce_rows(matrix, op)
@@ -544,3 +711,7 @@ def reduce_rows(matrix, op="sum"):
 def reduce_segments(array, offsets, op="sum"):
     """Context.reduce_segments() on default_context()."""
     return default_context().reduce_segments(array, offsets, op)
+
+
+# Last: the module reads the functions above.
+from ._operator import Operator  # noqa: E402

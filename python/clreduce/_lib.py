@@ -4,7 +4,7 @@ import ctypes
 import ctypes.util
 import os
 import threading
-from ctypes import POINTER, c_char_p, c_int, c_size_t, c_uint32, c_void_p
+from ctypes import POINTER, Structure, c_char_p, c_int, c_size_t, c_uint, c_uint32, c_void_p
 
 # The status codes of clreduce.h ("The values are fixed").
 SUCCESS = 0
@@ -20,6 +20,25 @@ _status = c_int
 _handle = c_void_p  # clreduce_ctx *, cl_context, cl_device_id, cl_command_queue, cl_mem
 _events = POINTER(c_void_p)
 
+
+
+class OperatorDesc(Structure):
+    """clreduce_operator_desc (clreduce/operator.h)."""
+    _fields_ = [
+        ("name", c_char_p),
+        ("input_type", _enum),
+        ("inputs", c_uint),
+        ("acc_type", c_char_p),
+        ("acc_source", c_char_p),
+        ("acc_size", c_size_t),
+        ("acc_align", c_size_t),
+        ("identity", c_char_p),
+        ("map", c_char_p),
+        ("combine", c_char_p),
+        ("commutative", c_int),
+    ]
+
+
 _PROTOTYPES = {
     "clreduce_create_default": (_status, [POINTER(_handle)]),
     "clreduce_create": (_status, [_handle, _handle, POINTER(_handle)]),
@@ -31,6 +50,11 @@ _PROTOTYPES = {
     "clreduce_reduce": (
         _status, [_handle, _handle, _enum, _enum, _enum, _handle, c_size_t, c_size_t,
                   _handle, c_size_t, c_uint32, _events, _events]),
+    "clreduce_dot_host": (
+        _status, [_handle, _enum, _enum, c_void_p, c_void_p, c_size_t, c_void_p]),
+    "clreduce_dot": (
+        _status, [_handle, _handle, _enum, _enum, _handle, c_size_t, _handle, c_size_t,
+                  c_size_t, _handle, c_size_t, c_uint32, _events, _events]),
     "clreduce_reduce_rows_host": (
         _status, [_handle, _enum, _enum, c_void_p, c_size_t, c_size_t, c_size_t, c_void_p]),
     "clreduce_reduce_segments_host": (
@@ -41,6 +65,13 @@ _PROTOTYPES = {
     "clreduce_scan": (
         _status, [_handle, _handle, _enum, _enum, _enum, _enum, _handle, c_size_t, c_size_t,
                   _handle, c_size_t, c_uint32, _events, _events]),
+    "clreduce_operator_create": (_status, [_handle, POINTER(OperatorDesc), POINTER(_handle)]),
+    "clreduce_operator_release": (None, [_handle]),
+    "clreduce_operator_result_size": (c_size_t, [_handle]),
+    "clreduce_reduce_custom_host": (
+        _status, [_handle, _handle, _enum, c_void_p, c_void_p, c_size_t, c_void_p]),
+    "clreduce_scan_custom_host": (
+        _status, [_handle, _handle, _enum, _enum, c_void_p, c_void_p, c_size_t, c_void_p]),
     "clreduce_check_support": (_status, [_handle, _enum, _enum, _enum]),
     "clreduce_check_scan_support": (_status, [_handle, _enum, _enum, _enum]),
     "clreduce_auto_variant": (_enum, [_handle, _enum]),

@@ -30,8 +30,14 @@ def test_error_attributes(ctx):
 
 def test_bad_names(ctx):
     x = np.zeros(5, np.float32)
-    with invalid(r"unknown op 'mean': one of sum, min, max"):
+    with invalid(r"unknown op 'mean': one of sum, min, max, argmin, .*, mean_var$"):
         ctx.reduce(x, "mean")
+    with invalid(r"unknown op 'argmax': one of sum, min, max$"):
+        ctx.scan(x, "argmax")
+    with invalid(r"unknown op 'dot': .*: dot\(\) takes two arrays"):
+        ctx.reduce(x, "dot")
+    with invalid(r"unknown op 'dot'"):
+        ctx.reduce_rows(x.reshape(1, 5), "dot")
     with invalid(r"unknown variant 'fast': one of auto, interleaved, .*single_pass"):
         ctx.reduce(x, variant="fast")
     with invalid(r"unknown scan kind 'both': one of inclusive, exclusive"):
@@ -120,3 +126,44 @@ def test_library_not_found(monkeypatch):
     with pytest.raises(clreduce.LibraryNotFoundError,
                        match="CLREDUCE_LIBRARY='/nonexistent/libclreduce.so' cannot be loaded"):
         clreduce._lib._open()
+
+
+def test_operator_errors(ctx):
+    """Operators past max: the library's refusals, and the package's."""
+    x = np.arange(10, dtype=np.int32)
+    with pytest.raises(clreduce.UnsupportedError,
+                       match=r"^clreduce_reduce_host: not supported by this device: .*mean_var"):
+        ctx.reduce(x, "mean_var")
+    with pytest.raises(clreduce.UnsupportedError, match="^clreduce_reduce_segments_host: .*norm2"):
+        ctx.reduce_segments(x, [0, 4, 10], "norm2")
+    with pytest.raises(clreduce.UnsupportedError, match=r"^clreduce_reduce_host: .*argmax"):
+        ctx.reduce(x.astype(np.float32), "argmax", "interleaved")
+    with pytest.raises(clreduce.UnsupportedError, match="norm2 takes float32 and float64, not int32"):
+        clreduce.result_dtype("norm2", np.int32)
+    with invalid("unknown op 'median'"):
+        clreduce.result_dtype("median", np.float32)
+    with invalid("x has 10 elements of int32, y 9 of int32: dot"):
+        ctx.dot(x, x[:9])
+    with invalid("x has 10 elements of int32, y 10 of int64"):
+        ctx.dot(x, x.astype(np.int64))
+    with invalid("y has dtype"):
+        ctx.dot(x, np.zeros(10, np.float16))
+    with invalid("segments"):
+        ctx.reduce_segments(x, [0, 5, 3, 10], "argmin")
+
+
+def test_operator_device_errors(ctx, queue):
+    import pyopencl.array as cla
+    x = cla.to_device(queue, np.arange(10, dtype=np.float32))
+    with invalid(r"out has dtype float32, the results \{'names': \['value', 'index'\].*result_dtype"):
+        ctx.enqueue_reduce(x, cla.empty(queue, 1, np.float32), "argmax")
+    with invalid("out has dtype float64, the array float32"):
+        ctx.enqueue_dot(x, x, cla.empty(queue, 1, np.float64))
+    with invalid("x has 10 elements of float32, y 9 of float32"):
+        ctx.enqueue_dot(x, x[:9], cla.empty(queue, 1, np.float32))
+    out = cla.to_device(queue, np.zeros(1, clreduce.result_dtype("minmax", np.float32)))
+    with pytest.raises(clreduce.InvalidArgumentError, match="^clreduce_reduce: .*overlap"):
+        ctx.enqueue_reduce(x, x[4:6].view(out.dtype), "minmax")
+    with pytest.raises(clreduce.InvalidArgumentError, match="^clreduce_dot: .*overlap"):
+        ctx.enqueue_dot(x[:5], x[1:6], x[3:4])
+    assert (x.get() == np.arange(10)).all()  # nothing was written
