@@ -9,9 +9,13 @@
  *   clr_segment_heads    the head of every chunk: its elements before the
  *                        first segment boundary in it, the part of a
  *                        segment that started in an earlier chunk (identity
- *                        when a boundary opens the chunk: nobody reads it);
- *   clr_reduce_segments  chunk g owns the segments that start in it (found
- *                        by binary search over the offsets) and reduces
+ *                        when a boundary opens the chunk: nobody reads it),
+ *                        and starts[g], the first segment that starts at or
+ *                        after the chunk's first element (a search of the
+ *                        offsets by the whole work-group, CLR_WG probes a
+ *                        round);
+ *   clr_reduce_segments  chunk g owns the segments from starts[g] to
+ *                        starts[g + 1] and reduces
  *                        their parts in the chunk, by teams of work-items
  *                        sized from the chunk's mean segment length; the
  *                        last one, when it runs past the chunk, adds the
@@ -30,9 +34,12 @@
  *
  * Kernels (offsets and counts 64-bit):
  *   clr_segment_heads(in, in_off, count, offsets, offsets_off, segments,
- *                     heads, chunk)
+ *                     heads, chunk, starts, starts_off)
  *   clr_reduce_segments(in, in_off, count, offsets, offsets_off, segments,
- *                       out, out_off, heads, chunk, chunks)
+ *                       out, out_off, heads, chunk, chunks, starts,
+ *                       starts_off)
+ * starts (chunks ulongs from element starts_off) may lie in the buffer of
+ * heads, past them.
  *
  * For the operators of operators.cl (CLR_OP past CLR_OP_MAX; no sub-groups)
  * the same kernels, with heads of clr_a (element indices counted from the
@@ -67,38 +74,92 @@ ulong clr_owner(ulong b, ulong chunk, ulong chunks)
     return min(b / chunk, chunks - 1);
 }
 
-/* The first s in [lo, hi) whose clamped offset is at least x, or hi. */
-ulong clr_lower_bound(global const OT *offsets, ulong lo, ulong hi, ulong x, ulong count)
+/* Probe `lane` of CLR_WG over [lo, hi): lo + floor((hi - lo) * lane / CLR_WG),
+ * without overflow. Probes increase with the lane, and probe 0 is lo. */
+ulong clr_probe(ulong lo, ulong hi, uint lane)
 {
+    ulong n = hi - lo;
+    return lo + (n / CLR_WG) * lane + (n % CLR_WG) * lane / CLR_WG;
+}
+
+/* The first s in [lo, hi) whose clamped offset is at least x, or hi, for
+ * offsets that do not decrease; called by every work-item of the
+ * work-group, all with the same arguments, and the same result for all.
+ * Each round every work-item reads one probe, and the first probe at or
+ * past x (local atomic minimum, `first` reusable after the call) leaves a
+ * range CLR_WG times smaller: a few rounds where a binary search by one
+ * work-item waits on some twenty reads in a row. For offsets that decrease
+ * the result is some index in [lo, hi]. */
+ulong clr_wg_lower_bound(global const OT *offsets, ulong lo, ulong hi, ulong x, ulong count,
+                         local uint *first)
+{
+    uint lid = (uint)get_local_id(0);
     while (lo < hi) {
-        ulong mid = lo + (hi - lo) / 2;
-        if (clr_offset_at(offsets, mid, count) < x)
-            lo = mid + 1;
-        else
-            hi = mid;
+        if (lid == 0)
+            *first = CLR_WG;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (clr_offset_at(offsets, clr_probe(lo, hi, lid), count) >= x)
+            atomic_min(first, lid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint f = *first;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (f == 0)
+            return lo;
+        /* Probe f - 1 is below x, probe f (or hi) at or past it. */
+        ulong next_hi = f < CLR_WG ? clr_probe(lo, hi, f) : hi;
+        lo = clr_probe(lo, hi, f - 1) + 1;
+        hi = next_hi;
     }
     return lo;
+}
+
+/* The segments chunk g owns, from the starts the heads kernel found: the
+ * first, how many, and where the last ends when the chunk owns it (else
+ * 0). The same for every work-item. */
+void clr_chunk_owned(global const OT *offsets, global const ulong *starts, ulong g,
+                     ulong chunk, ulong chunks, ulong segments, ulong count, ulong *first,
+                     ulong *k, ulong *last_end)
+{
+    ulong f = g == 0 ? 0 : min(starts[g], segments);
+    ulong end = g + 1 == chunks ? segments : clamp(starts[g + 1], f, segments);
+    *first = f;
+    *k = end - f;
+    *last_end = 0;
+    if (end > f) {
+        ulong b = clr_offset_at(offsets, end - 1, count);
+        if (clr_owner(b, chunk, chunks) == g)
+            *last_end = max(b, clr_offset_at(offsets, end, count));
+    }
+}
+
+/* The heads kernel's search: j, the first offset index in [0, segments]
+ * at or past lo (segments + 1 if none), and starts[g]. */
+ulong clr_chunk_start(global const OT *offsets, ulong segments, ulong lo, ulong count,
+                      global ulong *starts, local uint *first)
+{
+    ulong j = clr_wg_lower_bound(offsets, 0, segments + 1, lo, count, first);
+    if (get_local_id(0) == 0)
+        starts[get_group_id(0)] = min(j, segments);
+    return j;
 }
 
 #if CLR_OP <= CLR_OP_MAX
 
 CLR_KERNEL clr_segment_heads(global const T *restrict in, ulong in_off, ulong count,
                              global const OT *restrict offsets, ulong offsets_off,
-                             ulong segments, global T *restrict heads, ulong chunk)
+                             ulong segments, global T *heads, ulong chunk,
+                             global ulong *starts, ulong starts_off)
 {
     local T l[CLR_WG];
-    local ulong head_end;
+    local uint first;
     offsets += offsets_off;
     ulong lo = (ulong)get_group_id(0) * chunk;
     ulong hi = min(count, lo + chunk);
-    if (get_local_id(0) == 0) {
-        ulong j = clr_lower_bound(offsets, 0, segments + 1, lo, count);
-        ulong b = j <= segments ? clr_offset_at(offsets, j, count) : lo;
-        /* No boundary after lo: no segment reaches into this chunk from an
-         * earlier one. */
-        head_end = b > lo ? min(b, hi) : lo;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong j = clr_chunk_start(offsets, segments, lo, count, starts + starts_off, &first);
+    ulong b = j <= segments ? clr_offset_at(offsets, j, count) : lo;
+    /* No boundary after lo: no segment reaches into this chunk from an
+     * earlier one. */
+    ulong head_end = b > lo ? min(b, hi) : lo;
     T v = clr_team_range(in + in_off + lo, head_end - lo, (uint)get_local_id(0), CLR_WG);
     v = clr_wg_reduce(l, v);
     if (clr_wg_is_leader())
@@ -108,31 +169,19 @@ CLR_KERNEL clr_segment_heads(global const T *restrict in, ulong in_off, ulong co
 CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong count,
                                global const OT *restrict offsets, ulong offsets_off,
                                ulong segments, global T *restrict out, ulong out_off,
-                               global const T *restrict heads, ulong chunk, ulong chunks)
+                               global const T *heads, ulong chunk, ulong chunks,
+                               global const ulong *starts, ulong starts_off)
 {
     local T l[CLR_WG];
-    local ulong owned[3]; /* first segment, segments, end of the last one */
     local T carry;
     offsets += offsets_off;
     ulong g = get_group_id(0);
     ulong lo = g * chunk;
     ulong hi = min(count, lo + chunk);
     uint lid = (uint)get_local_id(0);
-    if (lid == 0) {
-        ulong first = g == 0 ? 0 : clr_lower_bound(offsets, 0, segments, lo, count);
-        ulong end = g + 1 == chunks ? segments : clr_lower_bound(offsets, first, segments, hi,
-                                                                 count);
-        owned[0] = first; /* end >= first: the search starts there */
-        owned[1] = end - first;
-        owned[2] = 0;
-        if (end > first) {
-            ulong b = clr_offset_at(offsets, end - 1, count);
-            if (clr_owner(b, chunk, chunks) == g)
-                owned[2] = max(b, clr_offset_at(offsets, end, count));
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    ulong first = owned[0], k = owned[1], last_end = owned[2];
+    ulong first, k, last_end;
+    clr_chunk_owned(offsets, starts + starts_off, g, chunk, chunks, segments, count, &first, &k,
+                    &last_end);
     if (k == 0)
         return;
 
@@ -185,23 +234,21 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
 
 CLR_KERNEL clr_segment_heads(global const T *restrict in, ulong in_off, ulong count,
                              global const OT *restrict offsets, ulong offsets_off,
-                             ulong segments, global clr_a *restrict heads, ulong chunk)
+                             ulong segments, global clr_a *heads, ulong chunk,
+                             global ulong *starts, ulong starts_off)
 {
     local clr_a l[CLR_WG];
-    local ulong head[2]; /* end of the head, index of its first element */
+    local uint first;
     offsets += offsets_off;
     ulong lo = (ulong)get_group_id(0) * chunk;
     ulong hi = min(count, lo + chunk);
-    if (get_local_id(0) == 0) {
-        ulong j = clr_lower_bound(offsets, 0, segments + 1, lo, count);
-        ulong b = j <= segments ? clr_offset_at(offsets, j, count) : lo;
-        head[0] = b > lo ? min(b, hi) : lo;
-        /* The segment the head belongs to starts at offsets[j - 1] < lo. */
-        head[1] = j > 0 ? lo - clr_offset_at(offsets, j - 1, count) : 0;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong j = clr_chunk_start(offsets, segments, lo, count, starts + starts_off, &first);
+    ulong b = j <= segments ? clr_offset_at(offsets, j, count) : lo;
+    ulong head_end = b > lo ? min(b, hi) : lo;
+    /* The segment the head belongs to starts at offsets[j - 1] < lo. */
+    ulong head_base = j > 0 ? lo - clr_offset_at(offsets, j - 1, count) : 0;
     uint lid = (uint)get_local_id(0);
-    clr_a v = clr_team_range_a(in + in_off + lo, head[0] - lo, head[1], lid, CLR_WG);
+    clr_a v = clr_team_range_a(in + in_off + lo, head_end - lo, head_base, lid, CLR_WG);
     v = clr_team_reduce_a(l, v, CLR_WG);
     if (lid == 0)
         heads[get_group_id(0)] = v;
@@ -210,31 +257,19 @@ CLR_KERNEL clr_segment_heads(global const T *restrict in, ulong in_off, ulong co
 CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong count,
                                global const OT *restrict offsets, ulong offsets_off,
                                ulong segments, global uchar *restrict out, ulong out_off,
-                               global const clr_a *restrict heads, ulong chunk, ulong chunks)
+                               global const clr_a *heads, ulong chunk, ulong chunks,
+                               global const ulong *starts, ulong starts_off)
 {
     local clr_a l[CLR_WG];
-    local ulong owned[3]; /* first segment, segments, end of the last one */
     local clr_a carry;
     offsets += offsets_off;
     ulong g = get_group_id(0);
     ulong lo = g * chunk;
     ulong hi = min(count, lo + chunk);
     uint lid = (uint)get_local_id(0);
-    if (lid == 0) {
-        ulong first = g == 0 ? 0 : clr_lower_bound(offsets, 0, segments, lo, count);
-        ulong end = g + 1 == chunks ? segments : clr_lower_bound(offsets, first, segments, hi,
-                                                                 count);
-        owned[0] = first;
-        owned[1] = end - first;
-        owned[2] = 0;
-        if (end > first) {
-            ulong b = clr_offset_at(offsets, end - 1, count);
-            if (clr_owner(b, chunk, chunks) == g)
-                owned[2] = max(b, clr_offset_at(offsets, end, count));
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    ulong first = owned[0], k = owned[1], last_end = owned[2];
+    ulong first, k, last_end;
+    clr_chunk_owned(offsets, starts + starts_off, g, chunk, chunks, segments, count, &first, &k,
+                    &last_end);
     if (k == 0)
         return;
 

@@ -29,12 +29,19 @@ static const program_spec operator_segments_program = {
 
 /* Elements of a chunk, one work-group's share: LANE_VECTORS vectors per
  * work-item, as many as the kernel's teams give a lane when the chunk's
- * segments are of its mean length (CLR_LANE_ELEMENTS). */
+ * segments are of its mean length (CLR_LANE_ELEMENTS); LONG_LANE_VECTORS
+ * where the mean segment spans LONG_CHUNKS such chunks or more, so that
+ * long segments are read by fewer, longer work-groups. */
 #define LANE_VECTORS 4
+#define LONG_LANE_VECTORS 16
+#define LONG_CHUNKS 4
 
-static size_t chunk_elements(const plan *p)
+static size_t chunk_elements(const plan *p, const request *r)
 {
-    return p->work_group_size * LANE_VECTORS * p->t.vector_width;
+    size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
+    if (r->count / (r->rows ? r->rows : 1) >= LONG_CHUNKS * chunk)
+        chunk = chunk / LANE_VECTORS * LONG_LANE_VECTORS;
+    return chunk;
 }
 
 /* ---- plan --------------------------------------------------------------------------- */
@@ -75,19 +82,26 @@ static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const reque
                                         const plan *p, cached_kernel *k, int in_order)
 {
     (void)in_order;
-    size_t chunk = chunk_elements(p), chunks = div_up(r->count, chunk);
+    size_t chunk = chunk_elements(p, r), chunks = div_up(r->count, chunk);
+    /* One temporary buffer: the chunks' heads, then the chunks' first
+     * segments (64-bit, from element starts_off). */
     cl_mem heads;
     size_t head_size = op_is_extended(p->op) ? ACCUMULATOR_MAX : p->element_size;
-    clreduce_status status = create_temp(ctx, c, chunks * head_size, &heads);
+    size_t starts_off = div_up(chunks * head_size, sizeof(cl_ulong));
+    clreduce_status status =
+        create_temp(ctx, c, (starts_off + chunks) * sizeof(cl_ulong), &heads);
     if (status != CLREDUCE_SUCCESS)
         return status;
     cl_ulong in_off = r->input_offset, count = r->count, offsets_off = r->index_offset,
-             segments = r->rows, out_off = r->output_offset, chunk64 = chunk, chunks64 = chunks;
+             segments = r->rows, out_off = r->output_offset, chunk64 = chunk, chunks64 = chunks,
+             starts_off64 = starts_off;
     kernel_arg head_args[] = {ARG(r->input),  ARG(in_off),   ARG(count), ARG(r->index),
-                              ARG(offsets_off), ARG(segments), ARG(heads), ARG(chunk64)};
+                              ARG(offsets_off), ARG(segments), ARG(heads), ARG(chunk64),
+                              ARG(heads),     ARG(starts_off64)};
     kernel_arg segment_args[] = {ARG(r->input),  ARG(in_off),   ARG(count),  ARG(r->index),
                                  ARG(offsets_off), ARG(segments), ARG(r->output), ARG(out_off),
-                                 ARG(heads),     ARG(chunk64),  ARG(chunks64)};
+                                 ARG(heads),     ARG(chunk64),  ARG(chunks64), ARG(heads),
+                                 ARG(starts_off64)};
     status = enqueue_kernel_args(ctx, c, k, K_HEADS, chunks, p->work_group_size, head_args,
                                  sizeof head_args / sizeof *head_args);
     if (status == CLREDUCE_SUCCESS)

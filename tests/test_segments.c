@@ -33,13 +33,13 @@ static cl_command_queue g_queue;
 #define MAX_REPORTS 20
 #define OFFSETS_POISON UINT64_C(0xFFFFFFFFFFFFFFF0)
 
-/* m of clreduce.h for a segment of n elements:
- * min(n, 4 v w) + n / (4 v w^2) + 2. */
+/* m of clreduce/batched.h for a segment of n elements:
+ * min(n, 16 v w) + n / (4 v w^2) + 2. */
 static size_t segment_chain_length(size_t n, const void *arg)
 {
     const clreduce_settings *t = arg;
     size_t chunk = 4 * t->vector_width * t->work_group_size;
-    return (n < chunk ? n : chunk) + n / (chunk * t->work_group_size) + 2;
+    return (n < 4 * chunk ? n : 4 * chunk) + n / (chunk * t->work_group_size) + 2;
 }
 
 /* ---- one call -------------------------------------------------------------------- */

@@ -28,8 +28,9 @@ extern "C" {
  * each call: several rows per work-group for short rows, one sub-group or
  * one work-group per row as rows grow, several work-groups per row when the
  * rows are too few to fill the device; segments are cut into equal chunks
- * of elements, whatever their lengths, so that a single huge segment and
- * millions of tiny ones both run at the speed of the flat reduction.
+ * of elements, whatever their lengths, so that neither a single huge
+ * segment nor millions of tiny ones leave most of the device idle (their
+ * speeds, measured, are in bench/results/).
  *
  * Every result is combined in an order fixed by the shape (row length and
  * count, or the offsets), the device and the tuning: the same input gives
@@ -38,7 +39,7 @@ extern "C" {
  * |result - exact| <= (m + ceil(log2 n)) * u * sum(|x_i|), u the unit
  * roundoff; with v the vector width and w the work-group size of
  * clreduce_get_tuning(), m <= n / w + 4 v + 2 for a row, and
- * m <= min(n, 4 v w) + n / (4 v w^2) + 2 for a segment. The operators past
+ * m <= min(n, 16 v w) + n / (4 v w^2) + 2 for a segment. The operators past
  * CLREDUCE_OP_MAX keep the bounds of the numerical contract above with
  * that m.
  *
