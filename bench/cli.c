@@ -52,6 +52,9 @@ static void usage(FILE *f)
         "                      many as take 20 ms by call_us, 10 to 2000), or 0 (no\n"
         "                      b2b_us)\n"
         "  --seed N            seed of the random input (default 1)\n"
+        "  --user-sum          where --ops has sum, also time it written as a user-defined\n"
+        "                      operator (map x, combine a + b; variant auto), in a row\n"
+        "                      of variant \"user\" under the built-in ones\n"
         "\n"
         "Prefix scans (a second table; sizes whose input and output together exceed\n"
         "the limit above are skipped)\n"
@@ -352,6 +355,8 @@ void cli_parse(int argc, char **argv, options *o)
             for_each_item(value, "--scan-kinds", add_scan_kind, o);
         } else if (FLAG("--in-place")) {
             o->in_place = 1;
+        } else if (FLAG("--user-sum")) {
+            o->user_sum = 1;
         } else if (VALUE("--ops")) {
             for_each_item(value, "--ops", add_op, o);
         } else if (VALUE("--types")) {

@@ -28,6 +28,7 @@ typedef struct options {
     clreduce_scan_kind kind_list[2];
     size_t kind_count;
     int in_place;
+    int user_sum; /* also time sum as a user-defined operator */
     clreduce_op op_list[BENCH_NUM_OPS];
     size_t op_count;
     clreduce_type type_list[BENCH_NUM_TYPES];

@@ -81,6 +81,13 @@ void measurement_fail(measurement *m, clreduce_ctx *ctx, clreduce_status s);
 void measure_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds, clreduce_op op,
                        clreduce_variant variant, const measure_config *c, measurement *m);
 
+/* The same for a user-defined operator that computes `op` (its results
+ * checked as op's): calls clreduce_reduce_custom(), which gives no `first`
+ * event, so span_us is not measured. */
+void measure_user_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
+                            clreduce_op op, clreduce_operator *user, const measure_config *c,
+                            measurement *m);
+
 /* Where scans of a dataset write: a second buffer as large as the input's
  * copies (rotated with them, poisoned again after every timed call), or the
  * input itself (each copy restored from a pristine one after every timed

@@ -3,8 +3,8 @@
  * its own (clreduce_result_size() bytes) in a result buffer poisoned
  * beforehand, so that a call that writes nothing cannot pass for one that
  * wrote the right value. Dot reads the same copy of the dataset's second
- * input as of the first; clreduce_dot() gives no `first` event, so its
- * span_us is not measured. */
+ * input as of the first; clreduce_dot() and clreduce_reduce_custom() give no
+ * `first` event, so their span_us is not measured. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,7 @@ typedef struct reduce_job {
     dataset *ds;
     clreduce_op op;
     clreduce_variant variant;
+    clreduce_operator *user; /* NULL: the built-in op */
     size_t rsize;   /* bytes of one result */
     cl_mem results; /* slot 0: untimed calls; 1 ..: timed and back-to-back calls */
 } reduce_job;
@@ -37,6 +38,9 @@ static clreduce_status reduce_call(reduce_job *j, cl_command_queue queue, size_t
                                    cl_event *first, cl_event *done)
 {
     size_t offset = dataset_next_offset(j->ds);
+    if (j->user)
+        return clreduce_reduce_custom(j->ctx, queue, j->user, j->variant, j->ds->buffer, offset,
+                                      NULL, 0, j->ds->count, j->results, slot, 0, NULL, done);
     if (j->op == CLREDUCE_OP_DOT)
         return clreduce_dot(j->ctx, queue, j->ds->type, j->variant, j->ds->buffer, offset,
                             j->ds->second, offset, j->ds->count, j->results, slot, 0, NULL,
@@ -120,6 +124,8 @@ static int measure_b2b(reduce_job *j, const measure_config *c, measurement *m)
     return 0;
 }
 
+static void measure_job(reduce_job *job, const measure_config *c, measurement *m);
+
 void measure_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds, clreduce_op op,
                        clreduce_variant variant, const measure_config *c, measurement *m)
 {
@@ -134,7 +140,28 @@ void measure_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds, cl
         snprintf(m->message, sizeof m->message, "no room for dot's second input");
         return;
     }
-    reduce_job j = {d, ctx, ds, op, variant, clreduce_result_size(op, ds->type), NULL};
+    reduce_job j = {d, ctx, ds, op, variant, NULL, clreduce_result_size(op, ds->type), NULL};
+    measure_job(&j, c, m);
+}
+
+void measure_user_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
+                            clreduce_op op, clreduce_operator *user, const measure_config *c,
+                            measurement *m)
+{
+    measurement_init(m);
+    reduce_job j = {d, ctx, ds, op, CLREDUCE_AUTO, user, clreduce_operator_result_size(user),
+                    NULL};
+    measure_job(&j, c, m);
+}
+
+static void measure_job(reduce_job *job, const measure_config *c, measurement *m)
+{
+    reduce_job j = *job;
+    const bench_device *d = j.d;
+    clreduce_ctx *ctx = j.ctx;
+    dataset *ds = j.ds;
+    clreduce_op op = j.op;
+    clreduce_status s;
     int most = c->runs > MEASURE_B2B_MAX_CALLS ? c->runs : MEASURE_B2B_MAX_CALLS;
     size_t slots = (size_t)most + 1;
     cl_int err;

@@ -279,9 +279,10 @@ int report_write_csv(const char *path, const report_meta *m, const row_list *row
         else
             fputs(",,,", f);
         fprintf(f, "%s,", row_peak_kind(r));
-        if (r->kind == ROW_SEGMENTS)
-            fprintf(f, "%s,%zu", r->shape, r->segments);
-        else
+        if (r->kind == ROW_SEGMENTS) {
+            csv_string(f, r->shape); /* "random:[1,10]" holds a comma */
+            fprintf(f, ",%zu", r->segments);
+        } else
             fputs(",", f);
         csv_number(f, "%.3f", r->host_us);
         fputc('\n', f);

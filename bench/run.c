@@ -196,6 +196,49 @@ typedef struct run_state {
     int defer_scans; /* the scans' table follows the reductions' at the end */
 } run_state;
 
+/* Sum written as a user-defined operator over `type` (the accumulator the
+ * element type itself), or NULL with why in *m. */
+static clreduce_operator *user_sum(clreduce_ctx *ctx, clreduce_type type, measurement *m)
+{
+    static const char *const cl_names[] = {"float", "double", "int", "uint", "long", "ulong"};
+    size_t size = clreduce_type_size(type);
+    clreduce_operator_desc desc = {
+        .name = "user_sum", .input_type = type, .inputs = 1, .acc_type = cl_names[type],
+        .acc_size = size, .acc_align = size, .identity = "0", .map = "x", .combine = "a + b",
+        .commutative = 1,
+    };
+    clreduce_operator *op = NULL;
+    clreduce_status s = clreduce_operator_create(ctx, &desc, &op);
+    if (s != CLREDUCE_SUCCESS)
+        measurement_fail(m, ctx, s);
+    return op;
+}
+
+/* The row of sum as a user-defined operator (--user-sum). */
+static void run_user_sum(run_state *st, dataset *ds, int supported, const char *label)
+{
+    char what[128];
+    snprintf(what, sizeof what, "user %s sum %s", clreduce_type_name(ds->type), label);
+    progress("[%zu/%zu] %s", ++st->done, st->total, what);
+    measurement m;
+    measurement_init(&m);
+    clreduce_operator *op = supported ? user_sum(st->ctx, ds->type, &m) : NULL;
+    if (op)
+        measure_user_reduction(st->d, st->ctx, ds, CLREDUCE_OP_SUM, op, &st->config, &m);
+    else if (!supported)
+        measurement_fail(&m, st->ctx,
+                         clreduce_check_support(st->ctx, CLREDUCE_OP_SUM, ds->type, CLREDUCE_AUTO));
+    clreduce_operator_release(op);
+    st->failed |= m.status == MEASURE_WRONG || m.status == MEASURE_ERROR;
+    announce_failure(&m, what);
+    row *r = row_list_add(&st->rows);
+    fill_row(r, st->ctx, CLREDUCE_AUTO, CLREDUCE_OP_SUM, ds, &m, st->peak);
+    r->variant = "user";
+    progress_done();
+    report_row(r);
+    fflush(stdout);
+}
+
 static void run_reductions(run_state *st, dataset *ds, int supported, const char *label)
 {
     const options *o = st->o;
@@ -222,6 +265,8 @@ static void run_reductions(run_state *st, dataset *ds, int supported, const char
             report_row(r);
             fflush(stdout);
         }
+        if (op == CLREDUCE_OP_SUM && o->user_sum)
+            run_user_sum(st, ds, supported, label);
     }
 }
 
@@ -389,6 +434,8 @@ int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options *o,
     fflush(stdout);
 
     size_t per_size = o->op_count * o->variant_count;
+    for (size_t oi = 0; oi < o->op_count; oi++)
+        per_size += o->user_sum && o->op_list[oi] == CLREDUCE_OP_SUM;
     size_t per_size_scans = scan_op_count(o) * o->kind_count * o->scan_variant_count;
     int dot, operators = wants_operators(o, &dot);
     st.total = o->type_count * o->size_count * (per_size + per_size_scans);

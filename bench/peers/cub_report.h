@@ -223,7 +223,7 @@ bool write_csv(const std::string &path, const Machine &m, const std::vector<std:
                      csv_num(r.gbps, "%.3f").c_str(),
                      csv_num(100.0 * r.gbps / r.peak_gbps, "%.2f").c_str(),
                      csv_num(r.peak_gbps, "%.3f").c_str(), csv_quote(r.status).c_str(),
-                     r.scan_op.c_str(), r.scan ? "0" : "", kind, r.shape.c_str(),
+                     r.scan_op.c_str(), r.scan ? "0" : "", kind, csv_quote(r.shape).c_str(),
                      segments.c_str(), csv_num(r.host_us, "%.3f").c_str());
     }
     return std::fclose(f) == 0;
