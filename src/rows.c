@@ -89,13 +89,18 @@ static void choose_team(const clreduce_ctx *ctx, const plan *p, size_t length, r
 
 /* Parts per row: several work-groups per row when the rows are too few to
  * fill the device with one work-group each (fewer than twice its compute
- * units times its work-groups per compute unit) and long enough that each
- * part still gives every lane of a work-group LANE_VECTORS vectors. */
+ * units times its work-groups per compute unit), long enough that each
+ * part still gives every lane of a work-group LANE_VECTORS vectors, and of
+ * PARTS_MIN_ROW_BYTES or more: parts cost a second launch, some 10 us of a
+ * call on NVIDIA's driver, more than a work-group per row loses below that
+ * (H200: 256 rows of 64 Ki floats, 41 us in two launches). */
+#define PARTS_MIN_ROW_BYTES ((size_t)1 << 20)
+
 static size_t parts_per_row(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t length)
 {
     size_t fill = 2 * (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
     size_t part_min = p->work_group_size * LANE_VECTORS * p->t.vector_width;
-    if (rows >= fill || length < 2 * part_min)
+    if (rows >= fill || length < 2 * part_min || length < PARTS_MIN_ROW_BYTES / p->element_size)
         return 1;
     size_t parts = div_up(fill, rows);
     if (parts > length / part_min)
