@@ -79,6 +79,8 @@ static void usage(FILE *f)
         "  --vec N             elements per vector load\n"
         "  --gpcu N            work-groups per compute unit\n"
         "  --subgroup-path P   auto, none, nv_ptx, shuffle_relative, shuffle, reduce\n"
+        "  --build-options S   appended to every kernel build (settings.build_options),\n"
+        "                      e.g. \"-cl-nv-maxrregcount=32\" on NVIDIA\n"
         "\n"
         "Bandwidth ceiling\n"
         "  --no-peak           do not measure it (no %peak column)\n"
@@ -391,6 +393,8 @@ void cli_parse(int argc, char **argv, options *o)
             o->settings.vector_width = (unsigned)parse_number("--vec", value, 1024);
         } else if (VALUE("--gpcu")) {
             o->settings.groups_per_compute_unit = (unsigned)parse_number("--gpcu", value, 1024);
+        } else if (VALUE("--build-options")) {
+            o->settings.build_options = value;
         } else if (VALUE("--subgroup-path")) {
             int found = 0;
             for (int p = 0; p <= CLREDUCE_SUBGROUP_PATH_REDUCE; p++) {
