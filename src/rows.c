@@ -92,8 +92,10 @@ static void choose_team(const clreduce_ctx *ctx, const plan *p, size_t length, r
  * units times its work-groups per compute unit), long enough that each
  * part still gives every lane of a work-group LANE_VECTORS vectors, and of
  * PARTS_MIN_ROW_BYTES or more: parts cost a second launch, some 10 us of a
- * call on NVIDIA's driver, more than a work-group per row loses below that
- * (H200: 256 rows of 64 Ki floats, 41 us in two launches). */
+ * call on NVIDIA's driver (H200: 256 rows of 64 Ki floats took 41 us in two
+ * launches, CUB's segmented reduction 23 us). The limit
+ * is an estimate of where a work-group per row stops being the cheaper,
+ * not a measured crossing. */
 #define PARTS_MIN_ROW_BYTES ((size_t)1 << 20)
 
 static size_t parts_per_row(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t length)
