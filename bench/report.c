@@ -254,7 +254,8 @@ int report_write_csv(const char *path, const report_meta *m, const row_list *row
         return 0;
     header_lines(f, m);
     fputs("device,driver,date,variant,op,type,elements,bytes,copies,call_us,b2b_us,span_us,"
-          "b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,peak_kind,shape,segments\n",
+          "b2b_calls,gbps,pct_peak,peak_gbps,status,scan_op,in_place,peak_kind,shape,segments,"
+          "host_us\n",
           f);
     for (size_t i = 0; i < rows->count; i++) {
         const row *r = &rows->rows[i];
