@@ -1,7 +1,9 @@
-/* clreduce-bench: timing many reductions in one call, rows or segments
- * (measure.h says how). The results are poisoned before every checked
- * call, so that a call that writes nothing cannot pass for one that wrote
- * the right values; the check reads the segments shape_checked() picks. */
+/* clreduce-bench: timing many reductions in one call, rows or segments,
+ * or many scans, of rows (measure.h says how). The results are poisoned
+ * before every checked call, so that a call that writes nothing cannot
+ * pass for one that wrote the right values; the check reads the segments
+ * shape_checked() picks (of a scanned row, its last element: the row's
+ * reduction). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,20 @@
 
 static const cl_uint poison_word = 0xffffffffu; /* NaN for floats */
 
+/* Elements of the results: one per segment, or every element of scanned
+ * rows. */
+static size_t result_count(const segments_setup *s)
+{
+    size_t n = s->shape->kind == SHAPE_SCAN_ROWS ? s->segments * s->shape->length : s->segments;
+    return n ? n : 1;
+}
+
+/* Where segment i's result lies among them. */
+static size_t result_index(const segments_setup *s, size_t i)
+{
+    return s->shape->kind == SHAPE_SCAN_ROWS ? (i + 1) * s->shape->length - 1 : i;
+}
+
 void segments_setup_create(const bench_device *d, const dataset *ds, const shape *sh,
                            uint64_t seed, segments_setup *s)
 {
@@ -20,7 +36,7 @@ void segments_setup_create(const bench_device *d, const dataset *ds, const shape
     uint64_t *offsets;
     shape_segments(sh, ds->count, seed, &offsets, &s->segments);
     cl_int err;
-    if (sh->kind != SHAPE_ROWS) {
+    if (!shape_is_rows(sh)) {
         /* 32-bit offsets where they fit, as most callers would pass them. */
         int wide = offsets[s->segments] > UINT32_MAX;
         s->offsets_type = wide ? CLREDUCE_UINT64 : CLREDUCE_UINT32;
@@ -38,8 +54,8 @@ void segments_setup_create(const bench_device *d, const dataset *ds, const shape
         if (packed != offsets)
             free(packed);
     }
-    s->results = clCreateBuffer(d->context, CL_MEM_READ_WRITE,
-                                (s->segments ? s->segments : 1) * ds->esize, NULL, &err);
+    s->results = clCreateBuffer(d->context, CL_MEM_READ_WRITE, result_count(s) * ds->esize,
+                                NULL, &err);
     check_cl(err, "clCreateBuffer (results)");
 
     /* The reference of every checked segment, from the input's first copy. */
@@ -51,8 +67,8 @@ void segments_setup_create(const bench_device *d, const dataset *ds, const shape
              "clEnqueueReadBuffer (the input, for the reference)");
     for (size_t k = 0; k < s->nchecked; k++) {
         size_t i = s->checked[k];
-        size_t begin = sh->kind == SHAPE_ROWS ? i * sh->length : (size_t)offsets[i];
-        size_t end = sh->kind == SHAPE_ROWS ? begin + sh->length : (size_t)offsets[i + 1];
+        size_t begin = shape_is_rows(sh) ? i * sh->length : (size_t)offsets[i];
+        size_t end = shape_is_rows(sh) ? begin + sh->length : (size_t)offsets[i + 1];
         prefix_init(ds->type, &s->want[k]);
         for (size_t e = begin; e < end; e++)
             prefix_add(ds->type, &s->want[k], input + e * ds->esize);
@@ -85,6 +101,10 @@ static clreduce_status enqueue_call(segments_job *j, cl_command_queue queue, cl_
 {
     const segments_setup *s = j->s;
     size_t offset = dataset_next_offset(j->ds);
+    if (s->shape->kind == SHAPE_SCAN_ROWS)
+        return clreduce_scan_rows(j->ctx, queue, j->op, j->ds->type, CLREDUCE_INCLUSIVE,
+                                  j->ds->buffer, offset, s->segments, s->shape->length, 0,
+                                  s->results, 0, 0, 0, NULL, done);
     if (s->shape->kind == SHAPE_ROWS)
         return clreduce_reduce_rows(j->ctx, queue, j->op, j->ds->type, j->ds->buffer, offset,
                                     s->segments, s->shape->length, s->shape->length, s->results,
@@ -103,7 +123,7 @@ static clreduce_status enqueue_plain(void *arg, int index)
 
 static void poison(cl_command_queue queue, const segments_job *j)
 {
-    size_t bytes = (j->s->segments ? j->s->segments : 1) * j->ds->esize;
+    size_t bytes = result_count(j->s) * j->ds->esize;
     check_cl(clEnqueueFillBuffer(queue, j->s->results, &poison_word, sizeof poison_word, 0, bytes,
                                  0, NULL, NULL),
              "clEnqueueFillBuffer (poisoning the results)");
@@ -116,15 +136,16 @@ static int check_results(segments_job *j, cl_command_queue queue, char *why, siz
     const segments_setup *s = j->s;
     size_t esize = j->ds->esize;
     if (s->segments)
-        check_cl(clEnqueueReadBuffer(queue, s->results, CL_TRUE, 0, s->segments * esize,
+        check_cl(clEnqueueReadBuffer(queue, s->results, CL_TRUE, 0, result_count(s) * esize,
                                      j->values, 0, NULL, NULL),
                  "clEnqueueReadBuffer (results)");
-    long double tol = reference_tolerance(j->ds->type, 0);
+    long double tol = reference_tolerance(j->ds->type, s->shape->kind == SHAPE_SCAN_ROWS);
     for (size_t k = 0; k < s->nchecked; k++) {
         char detail[512];
         size_t i = s->checked[k];
-        if (!reference_matches(j->ds->type, j->op, &s->want[k], j->values + i * esize, tol,
-                               detail, sizeof detail)) {
+        if (!reference_matches(j->ds->type, j->op, &s->want[k],
+                               j->values + result_index(s, i) * esize, tol, detail,
+                               sizeof detail)) {
             snprintf(why, size, "segment %zu of %zu: %s", i, s->segments, detail);
             return 0;
         }
@@ -187,7 +208,7 @@ void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
                       measurement *m)
 {
     measurement_init(m);
-    segments_job j = {d, ctx, ds, s, op, xmalloc((s->segments ? s->segments : 1) * ds->esize)};
+    segments_job j = {d, ctx, ds, s, op, xmalloc(result_count(s) * ds->esize)};
     double call_ns, span_ns, host_ns;
     int late, right;
     run_times times;

@@ -325,8 +325,9 @@ static void fill_segments_row(row *r, clreduce_op op, const dataset *ds,
     r->segments = s->segments;
     r->op = op;
     r->type = ds->type;
-    r->elements = s->shape->kind == SHAPE_ROWS ? s->segments * s->shape->length : ds->count;
-    r->bytes = r->elements * ds->esize;
+    r->elements = shape_is_rows(s->shape) ? s->segments * s->shape->length : ds->count;
+    /* scanned rows are read and written */
+    r->bytes = r->elements * ds->esize * (s->shape->kind == SHAPE_SCAN_ROWS ? 2 : 1);
     r->copies = ds->copies;
     fill_measurement(r, m, peak->measured ? peak->read_gbps : NAN);
 }

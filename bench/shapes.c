@@ -11,7 +11,10 @@ int shape_parse(const char *text, shape *out)
     static const struct {
         const char *prefix;
         shape_kind kind;
-    } kinds[] = {{"rows", SHAPE_ROWS}, {"random", SHAPE_RANDOM}, {"fixed", SHAPE_FIXED}};
+    } kinds[] = {{"rows", SHAPE_ROWS},
+                 {"scanrows", SHAPE_SCAN_ROWS},
+                 {"random", SHAPE_RANDOM},
+                 {"fixed", SHAPE_FIXED}};
     memset(out, 0, sizeof *out);
     if (strcmp(text, "one") == 0) {
         out->kind = SHAPE_ONE;
@@ -33,6 +36,11 @@ int shape_parse(const char *text, shape *out)
         return 1;
     }
     return 0;
+}
+
+int shape_is_rows(const shape *s)
+{
+    return s->kind == SHAPE_ROWS || s->kind == SHAPE_SCAN_ROWS;
 }
 
 void shape_segments(const shape *s, size_t total, uint64_t seed, uint64_t **offsets,

@@ -9,6 +9,8 @@
 
 typedef enum shape_kind {
     SHAPE_ROWS,   /* rows of `length` elements (clreduce_reduce_rows) */
+    SHAPE_SCAN_ROWS, /* rows of `length` elements, each scanned, inclusive
+                        (clreduce_scan_rows) */
     SHAPE_RANDOM, /* segments of lengths uniform in [1, length] (offsets) */
     SHAPE_FIXED,  /* segments of exactly `length` elements (offsets) */
     SHAPE_ONE     /* one segment of the whole input (offsets) */
@@ -17,10 +19,14 @@ typedef enum shape_kind {
 typedef struct shape {
     shape_kind kind;
     size_t length;
-    char label[48]; /* "rows:512", "random:[1,1000]", "fixed:1000", "one" */
+    char label[48]; /* "rows:512", "scanrows:512", "random:[1,1000]", "fixed:1000",
+                       "one" */
 } shape;
 
-/* Parses "rowsN", "randomN", "fixedN" or "one" (N a count as --sizes takes
+/* Whether shape s is rows (of `length` elements each, one after another). */
+int shape_is_rows(const shape *s);
+
+/* Parses "rowsN", "scanrowsN", "randomN", "fixedN" or "one" (N a count as --sizes takes
  * it: 512, 1e3, 2^16). 0 when the text is none of them. */
 int shape_parse(const char *text, shape *out);
 

@@ -112,6 +112,7 @@ typedef struct request {
     size_t rows;           /* results: rows, or segments */
     size_t row_length;
     size_t row_pitch;      /* elements from a row's start to the next's */
+    size_t output_pitch;   /* row scans: the same for the output's rows */
     cl_mem index;          /* segments: the offsets, rows + 1 of index_type */
     size_t index_offset;
     clreduce_type index_type;
@@ -152,7 +153,9 @@ typedef struct cached_kernel cached_kernel;
 typedef enum output_shape {
     OUTPUT_ONE,         /* one: a reduction */
     OUTPUT_PER_ELEMENT, /* one per input element: a scan */
-    OUTPUT_PER_ROW      /* one per row or segment (request.rows) */
+    OUTPUT_PER_ROW,     /* one per row or segment (request.rows) */
+    OUTPUT_ROWS         /* a row of row_length per row, output_pitch apart
+                           (0: row_length): a scan of rows */
 } output_shape;
 
 /* What an operation family supplies to the pipeline. */
@@ -245,6 +248,25 @@ extern const op_family dot_products;
  * plan whose program is built on operators.cl; also custom.c's. */
 clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
                                  cached_kernel *k, int in_order);
+
+/* ---- rows.c ---------------------------------------------------------------- */
+
+/* The elements rows `rows` of `length` at `pitch` (not 0) span, or 0 with
+ * *overflow set when that does not fit a size_t. */
+size_t rows_span(size_t rows, size_t length, size_t pitch, int *overflow);
+
+/* CLREDUCE_ERROR_INVALID_ARGUMENT, naming the pitch `pitch_name`, for a
+ * pitch (0: length) below length or rows whose span overflows. */
+clreduce_status rows_check_pitch(clreduce_ctx *ctx, size_t rows, size_t length, size_t pitch,
+                                 const char *pitch_name);
+
+/* The team of a rows launch of plan p for items of `length` elements
+ * (cl/team.cl): a power of two of work-items up to the plan's work-group
+ * size, or CLR_TEAM_SUBGROUP where the plan's path has sub-groups and the
+ * items are neither too short nor too long for one; *per_group receives the
+ * items a work-group takes. */
+void rows_team(const clreduce_ctx *ctx, const plan *p, size_t length, cl_uint *team,
+               cl_uint *per_group);
 
 /* ---- program_cache.c ---------------------------------------------------- */
 

@@ -23,6 +23,13 @@ static size_t output_count(const op_family *f, const request *r)
     switch (f->outputs) {
     case OUTPUT_ONE: return 1;
     case OUTPUT_PER_ELEMENT: return r->count;
+    case OUTPUT_ROWS: {
+        /* the span of the output's rows; 0 when it overflows, which the
+         * family's plan reports */
+        int overflow;
+        return rows_span(r->rows, r->row_length, r->output_pitch ? r->output_pitch : r->row_length,
+                         &overflow);
+    }
     default: return r->rows;
     }
 }
@@ -204,6 +211,17 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
     return request_host_two(ctx, f, r, input, NULL, output);
 }
 
+/* Reads the output rows of r (output_pitch apart) into host memory `out`
+ * at the same pitch, after `done`, blocking. */
+static cl_int read_rows(const request *r, size_t element_size, void *out, cl_event done)
+{
+    size_t origin[3] = {0, 0, 0};
+    size_t region[3] = {r->row_length * element_size, r->rows, 1};
+    size_t pitch = r->output_pitch * element_size;
+    return clEnqueueReadBufferRect(r->queue, r->output, CL_TRUE, origin, origin, region, pitch,
+                                   0, pitch, 0, out, 1, &done, NULL);
+}
+
 /* Whether host arrays [a, a + a_bytes) and [b, b + b_bytes) share a byte. */
 static int host_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
 {
@@ -306,8 +324,14 @@ clreduce_status request_host_two(clreduce_ctx *ctx, const op_family *f, request 
          * the caller's untouched. */
         unsigned char one[PLAN_OUTPUT_MAX];
         void *into = out_bytes <= sizeof one ? one : output;
-        err = clEnqueueReadBuffer(r->queue, r->output, CL_TRUE, 0, out_bytes, into, 1, &done,
-                                  NULL);
+        if (f->outputs == OUTPUT_ROWS && r->rows > 1 && r->output_pitch > r->row_length) {
+            /* The rows alone: the padding between them is the caller's. */
+            into = output;
+            err = read_rows(r, p.element_size, output, done);
+        } else {
+            err = clEnqueueReadBuffer(r->queue, r->output, CL_TRUE, 0, out_bytes, into, 1, &done,
+                                      NULL);
+        }
         clReleaseEvent(done);
         if (err == CL_SUCCESS && into == one)
             memcpy(output, one, out_bytes);

@@ -39,9 +39,7 @@ static const program_spec operator_rows_program = {
 #define SUBGROUP_MIN_TEAM 16
 #define SUBGROUP_MAX_ROW 2048
 
-/* The elements of rows `rows` of `length` at `pitch` span, or 0 with
- * *overflow set when that does not fit a size_t. */
-static size_t rows_span(size_t rows, size_t length, size_t pitch, int *overflow)
+size_t rows_span(size_t rows, size_t length, size_t pitch, int *overflow)
 {
     *overflow = 0;
     if (rows == 0 || length == 0)
@@ -58,6 +56,22 @@ static size_t effective_pitch(const request *r)
     return r->row_pitch ? r->row_pitch : r->row_length;
 }
 
+clreduce_status rows_check_pitch(clreduce_ctx *ctx, size_t rows, size_t length, size_t pitch,
+                                 const char *pitch_name)
+{
+    size_t p = pitch ? pitch : length;
+    if (p < length)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%s %zu is smaller than row_length %zu", pitch_name, pitch, length);
+    int overflow;
+    rows_span(rows, length, p, &overflow);
+    if (overflow)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%zu rows of %s %zu span more elements than a size_t counts", rows,
+                         pitch_name, p);
+    return CLREDUCE_SUCCESS;
+}
+
 /* How one launch of clr_reduce_rows covers its items. */
 typedef struct rows_launch {
     size_t items, length, pitch, parts, chunk;
@@ -65,10 +79,11 @@ typedef struct rows_launch {
     cl_uint per_group; /* items per work-group */
 } rows_launch;
 
-/* Teams for items of `length` elements: the smallest power of two of
- * work-items (at most a work-group) that gives each lane LANE_VECTORS
- * vectors at most; a sub-group instead in the middle of the range. */
-static void choose_team(const clreduce_ctx *ctx, const plan *p, size_t length, rows_launch *l)
+/* The smallest power of two of work-items (at most a work-group) that
+ * gives each lane LANE_VECTORS vectors at most; a sub-group instead in the
+ * middle of the range. */
+void rows_team(const clreduce_ctx *ctx, const plan *p, size_t length, cl_uint *team_out,
+               cl_uint *per_group)
 {
     size_t wg = p->work_group_size, lane = (size_t)LANE_VECTORS * p->t.vector_width;
     size_t team = 1;
@@ -79,11 +94,11 @@ static void choose_team(const clreduce_ctx *ctx, const plan *p, size_t length, r
         /* Sub-groups take the work-group's rows in turn, whatever their
          * size; this guess of it only sets how many rows that is. */
         size_t guess = ctx->info.nv_warp_size ? ctx->info.nv_warp_size : 16;
-        l->team = CLR_TEAM_SUBGROUP;
-        l->per_group = (cl_uint)(wg > guess ? wg / guess : 1);
+        *team_out = CLR_TEAM_SUBGROUP;
+        *per_group = (cl_uint)(wg > guess ? wg / guess : 1);
     } else {
-        l->team = (cl_uint)team;
-        l->per_group = (cl_uint)(wg / team);
+        *team_out = (cl_uint)team;
+        *per_group = (cl_uint)(wg / team);
     }
 }
 
@@ -120,17 +135,9 @@ static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
     if (r->op == CLREDUCE_OP_DOT)
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                          "rows reduce one input: op dot (two inputs) has no rows form");
-    size_t pitch = effective_pitch(r);
-    if (pitch < r->row_length)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "row_pitch %zu is smaller than row_length %zu", r->row_pitch,
-                         r->row_length);
-    int overflow;
-    rows_span(r->rows, r->row_length, pitch, &overflow);
-    if (overflow)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%zu rows of pitch %zu span more elements than a size_t counts",
-                         r->rows, pitch);
+    if ((status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch")) !=
+        CLREDUCE_SUCCESS)
+        return status;
     p->variant = 0;
     p->family_options[0] = '\0';
     return plan_teams(ctx, r, p, "rows: ", &rows_program, &operator_rows_program);
@@ -179,15 +186,15 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
     size_t chunk = parts > 1 ? div_up(div_up(length, parts), vec) * vec : length;
     rows_launch whole = {r->rows, length, pitch, 1, length, 0, 0};
     if (parts == 1 || (extended && div_up(length, chunk) == 1)) {
-        choose_team(ctx, p, length, &whole);
+        rows_team(ctx, p, length, &whole.team, &whole.per_group);
         return enqueue_rows_kernel(ctx, c, p, k, r->input, r->input_offset, &whole, r->output,
                                    r->output_offset);
     }
     parts = div_up(length, chunk);
     rows_launch split = {r->rows * parts, length, pitch, parts, chunk, 0, 0};
     rows_launch finish = {r->rows, parts, parts, 1, parts, 0, 0};
-    choose_team(ctx, p, chunk, &split);
-    choose_team(ctx, p, parts, &finish);
+    rows_team(ctx, p, chunk, &split.team, &split.per_group);
+    rows_team(ctx, p, parts, &finish.team, &finish.per_group);
     cl_mem partials;
     size_t partial_size = extended ? ACCUMULATOR_MAX : p->element_size;
     clreduce_status status = create_temp(ctx, c, r->rows * parts * partial_size, &partials);

@@ -13,9 +13,13 @@
 
 static const char *const ladder_sources[] = {LAYERS, clreduce_cl_workgroup_scan,
                                              clreduce_cl_scan_ladder};
-static const char *const rts_sources[] = {LAYERS, clreduce_cl_subgroup,
-                                          clreduce_cl_workgroup_reduce, clreduce_cl_workgroup_scan,
-                                          clreduce_cl_tile, clreduce_cl_scan_rts};
+static const char *const rts_sources[] = {LAYERS,
+                                          clreduce_cl_subgroup,
+                                          clreduce_cl_workgroup_reduce,
+                                          clreduce_cl_workgroup_scan,
+                                          clreduce_cl_tile,
+                                          clreduce_cl_tile_run,
+                                          clreduce_cl_scan_rts};
 static const char *const lookback_sources[] = {LAYERS, clreduce_cl_subgroup,
                                                clreduce_cl_workgroup_scan, clreduce_cl_tile,
                                                clreduce_cl_device_order, clreduce_cl_tile_state,

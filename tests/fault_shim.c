@@ -105,6 +105,7 @@ cl_int fault_error_of(const char *function)
         {"clCreateKernel", CL_OUT_OF_RESOURCES},
         {"clSetKernelArg", CL_OUT_OF_RESOURCES},
         {"clEnqueueReadBuffer", CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST},
+        {"clEnqueueReadBufferRect", CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST},
         {"clWaitForEvents", CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST},
         {"clFinish", CL_OUT_OF_RESOURCES},
         {"clFlush", CL_OUT_OF_RESOURCES},
@@ -453,6 +454,14 @@ ENQUEUE_FUNCTION(clEnqueueReadBuffer,
                  (cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read,
                   size_t offset, size_t size, void *ptr),
                  (command_queue, buffer, blocking_read, offset, size, ptr))
+
+ENQUEUE_FUNCTION(clEnqueueReadBufferRect,
+                 (cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read,
+                  const size_t *buffer_origin, const size_t *host_origin, const size_t *region,
+                  size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch,
+                  size_t host_slice_pitch, void *ptr),
+                 (command_queue, buffer, blocking_read, buffer_origin, host_origin, region,
+                  buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr))
 
 ENQUEUE_FUNCTION(clEnqueueWriteBuffer,
                  (cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write,

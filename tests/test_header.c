@@ -52,6 +52,8 @@ int CHECK_FUNCTION(void)
         (void (*)(void))clreduce_reduce_rows_host,
         (void (*)(void))clreduce_reduce_segments,
         (void (*)(void))clreduce_reduce_segments_host,
+        (void (*)(void))clreduce_scan_rows,
+        (void (*)(void))clreduce_scan_rows_host,
         (void (*)(void))clreduce_auto_scan_variant,
         (void (*)(void))clreduce_status_string,
         (void (*)(void))clreduce_last_error,

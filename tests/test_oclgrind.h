@@ -56,6 +56,10 @@ struct target {
     /* run_batched: one of the operators past max (0: sum, min and max),
      * on the types it takes and the sizes up to 257. */
     clreduce_op only_op;
+    /* run_scan_rows: poisoned elements between rows, and whether the scan
+     * is in place (else into rows of their own between sentinels). */
+    size_t padding;
+    int in_place;
     /* Set in main: the device lacks what the variant needs (sub-groups),
      * so every case must report CLREDUCE_ERROR_UNSUPPORTED and write
      * nothing. */

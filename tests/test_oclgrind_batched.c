@@ -1,5 +1,6 @@
 /* The Oclgrind test's batched families: the rows and segments kernels, for
- * sum, min and max and for the operators' branch of the same kernels, each
+ * sum, min and max and for the operators' branch of the same kernels, and
+ * the scans of rows, each
  * result checked against the CPU reference and the sentinels around the
  * results. */
 #include <setjmp.h>
@@ -136,6 +137,78 @@ static int run_batched(const target *t, og_case *c)
     return 1;
 }
 
+/* The case's n elements as rows of t->variant elements (0: one row of
+ * all), t->padding poisoned elements apart, scanned (t->kind) in place or
+ * into rows of their own; every row checked against the CPU reference, and
+ * every element around the output rows. */
+static int run_scan_rows(const target *t, og_case *c)
+{
+    static unsigned char host[MAX_COUNT * 8], res[(MAX_COUNT + 4) * 8], back[MAX_COUNT * 8];
+    size_t es = clreduce_type_size(c->type), total = c->offset + c->n + c->tail;
+    size_t length = t->variant && (size_t)t->variant < c->n ? (size_t)t->variant : c->n;
+    size_t pitch = length + t->padding, rows = (c->n + t->padding) / pitch;
+    tc_value poison;
+    tc_poison(c->op, c->type, &poison);
+    for (size_t i = 0; i < total; i++)
+        if (i < c->offset || i - c->offset >= rows * pitch || (i - c->offset) % pitch >= length)
+            tc_set(c->type, host, i, &poison);
+        else
+            memcpy(host + i * es, (const unsigned char *)c->data + (i - c->offset) * es, es);
+    size_t out_total = c->result_offset + rows * length + 2;
+    memset(res, TC_SENTINEL_BYTE, out_total * es);
+    cl_context cl = clreduce_get_cl_context(g_ctx);
+    cl_int err;
+    cl_mem in = og_keep(clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, total * es,
+                                    host, &err));
+    cl_mem out = in;
+    if (err == CL_SUCCESS && !t->in_place)
+        out = og_keep(clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, out_total * es,
+                                  res, &err));
+    if (err != CL_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "setting up the buffers failed: %s",
+                 clreduce_opencl_error_name(err));
+        return 0;
+    }
+    size_t out_first = t->in_place ? c->offset : c->result_offset;
+    size_t out_pitch = t->in_place ? pitch : length, read = t->in_place ? total : out_total;
+    cl_event done = NULL;
+    clreduce_status st = clreduce_scan_rows(g_ctx, g_queue, c->op, c->type,
+                                            (clreduce_scan_kind)t->kind, in, c->offset, rows,
+                                            length, pitch, out, out_first, out_pitch, 0, NULL,
+                                            &done);
+    err = clEnqueueReadBuffer(g_queue, out, CL_TRUE, 0, read * es, back, done ? 1 : 0,
+                              done ? &done : NULL, NULL);
+    if (done)
+        clReleaseEvent(done);
+    if (err != CL_SUCCESS || st != CLREDUCE_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "status %s%s%s, reading the output: %s",
+                 clreduce_status_string(st), st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
+                 clreduce_opencl_error_name(err));
+        return 0;
+    }
+    const unsigned char *was = t->in_place ? host : res;
+    for (size_t i = 0; i < read; i++) {
+        int in_row = i >= out_first && i - out_first < rows * out_pitch &&
+                     (i - out_first) % out_pitch < length;
+        if (!in_row && memcmp(back + i * es, was + i * es, es) != 0) {
+            snprintf(c->detail, sizeof c->detail, "element %zu outside the output rows changed",
+                     i);
+            return 0;
+        }
+    }
+    for (size_t r = 0; r < rows; r++) {
+        char why[256];
+        if (!tc_scan_matches(c->op, c->type, (clreduce_scan_kind)t->kind,
+                             host + (c->offset + r * pitch) * es, length,
+                             back + (out_first + r * out_pitch) * es, why, sizeof why)) {
+            snprintf(c->detail, sizeof c->detail, "row %zu of %zu (%zu elements): %s", r, rows,
+                     length, why);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static clreduce_status batched_support(const target *t, clreduce_op op, clreduce_type type)
 {
     (void)t;
@@ -145,6 +218,9 @@ static clreduce_status batched_support(const target *t, clreduce_op op, clreduce
 #define ROWS_TARGET(n, length, padding)                                                       \
     {.name = n, .variant = length, .kind = padding, .run = run_batched,                       \
      .support = batched_support}
+#define SCAN_ROWS_TARGET(n, length, pad, k, place)                                             \
+    {.name = n, .variant = length, .kind = CLREDUCE_##k, .run = run_scan_rows,                \
+     .support = batched_support, .padding = pad, .in_place = place}
 #define SEGMENTS_TARGET(n, offsets_type)                                                      \
     {.name = n, .kind = offsets_type, .run = run_batched, .support = batched_support,         \
      .segments = 1}
@@ -166,5 +242,13 @@ target og_batched_targets[] = {
      .support = batched_support, .only_op = CLREDUCE_OP_ARGMAX},
     {.name = "segments_mean_var", .kind = CLREDUCE_UINT32, .run = run_batched,
      .support = batched_support, .segments = 1, .only_op = CLREDUCE_OP_MEAN_VAR},
+    /* Scans of rows: a work-item per row (length 3), teams (33), pitched
+     * rows in place, a work-group per row over tiles (300), and one row of
+     * all in place (cut into parts at the larger sizes). */
+    SCAN_ROWS_TARGET("scan_rows_tiny", 3, 0, EXCLUSIVE, 0),
+    SCAN_ROWS_TARGET("scan_rows_team", 33, 0, INCLUSIVE, 0),
+    SCAN_ROWS_TARGET("scan_rows_pitched_in_place", 10, 3, EXCLUSIVE, 1),
+    SCAN_ROWS_TARGET("scan_rows_tiles", 300, 2, INCLUSIVE, 0),
+    SCAN_ROWS_TARGET("scan_rows_one_long_row", 0, 0, EXCLUSIVE, 1),
 };
 const size_t og_batched_target_count = ARRAY_SIZE(og_batched_targets);

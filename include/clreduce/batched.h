@@ -1,5 +1,5 @@
 /*
- * clreduce/batched.h: reductions of rows and segments.
+ * clreduce/batched.h: reductions of rows and segments, scans of rows.
  * Included by clreduce/clreduce.h; include that header, not this one.
  */
 #ifndef CLREDUCE_BATCHED_H
@@ -132,6 +132,83 @@ CLREDUCE_API clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, cl
                                                            size_t count, const void *offsets,
                                                            clreduce_type offsets_type,
                                                            size_t segments, void *results);
+
+/* ---------------------------------------------------------------------------
+ * Scans of rows
+ *
+ * One inclusive or exclusive scan per row of a matrix in one call (the
+ * cumulative sum of each row, the running maximum of each series), for
+ * sum, min and max and the types of clreduce_scan(), with its rules for
+ * integer wrap-around, NaN and signed zeros: row r's output is what
+ * clreduce_scan() writes for that row alone (an exclusive scan starts every
+ * row from the identity). The operators past CLREDUCE_OP_MAX are reductions
+ * only: CLREDUCE_ERROR_UNSUPPORTED. The library picks the kernels from the
+ * row length: several rows per work-group (a work-item, a few work-items or
+ * one sub-group per row) for short rows, a work-group per row for longer
+ * ones, and several work-groups per long row (a reduce-then-scan of its
+ * parts, which reads the row twice) when the rows are too few to fill the
+ * device.
+ *
+ * Every output is combined in an order fixed by the row length, the row
+ * count, the device and the tuning: the same input gives bitwise the same
+ * outputs every time on the same device. Floating-point sums are evaluated
+ * in the element type with the bound of clreduce_scan(): for element i of
+ * a row of n, |out[i] - exact_i| <= (k + ceil(log2 n)) * u * sum_{j<=i}
+ * |x_j|, where k counts the blocks of the row before element i plus twice
+ * the elements a work-item takes from a block. A block is a scan tile of
+ * clreduce_scan() or, in short rows, one vector per work-item of a team; it
+ * holds at least s * v elements unless the row has at most 4 of them, so
+ * that k <= i / (s * v) + 2 * e + 4, with v the vector width of
+ * clreduce_get_tuning(), e the elements per work-item of a scan tile, and
+ * s the sub-group size where the library uses sub-groups
+ * (clreduce_get_subgroup_path()), the work-group size of
+ * clreduce_get_tuning() elsewhere.
+ *
+ * The enqueueing call is asynchronous like clreduce_scan() (wait list,
+ * *done, in-order or out-of-order queues). The output rows may be the input
+ * rows themselves (the same buffer, offset and pitch, or sub-buffers that
+ * reach the same bytes: an in-place scan) or share no byte with them;
+ * either range is taken as the whole span of its rows, padding between
+ * rows included. On any error found before enqueueing nothing is enqueued,
+ * *done is untouched and no output is written.
+ * ------------------------------------------------------------------------- */
+
+/* Enqueues the scan of each of `rows` rows of `row_length` elements: row r
+ * starts at element offset + r * row_pitch of `input`, and its scan goes to
+ * elements output_offset + r * output_pitch .. + row_length - 1 of `output`
+ * (offsets and pitches in elements of `type`; a pitch of 0 means
+ * row_length). The padding between rows is neither read nor written. rows
+ * 0 or row_length 0 enqueues nothing but a marker when done is asked.
+ * Returns the codes of clreduce_scan(), with
+ * CLREDUCE_ERROR_INVALID_ARGUMENT also for an unknown kind, a row_pitch or
+ * output_pitch below row_length, rows whose span ((rows - 1) * pitch +
+ * row_length elements) overflows or ends past the end of its buffer, and
+ * output rows that overlap the input rows without being the same; and
+ * CLREDUCE_ERROR_UNSUPPORTED for the operators past CLREDUCE_OP_MAX. If
+ * the runtime fails after the first command was enqueued, the call waits
+ * for the commands already enqueued before it returns the error; the
+ * output may then be partly written (and an in-place scan's input lost). */
+CLREDUCE_API clreduce_status clreduce_scan_rows(clreduce_ctx *ctx, cl_command_queue queue,
+                                                clreduce_op op, clreduce_type type,
+                                                clreduce_scan_kind kind, cl_mem input,
+                                                size_t offset, size_t rows, size_t row_length,
+                                                size_t row_pitch, cl_mem output,
+                                                size_t output_offset, size_t output_pitch,
+                                                cl_uint num_wait, const cl_event *wait,
+                                                cl_event *done);
+
+/* Blocking convenience: scans the rows of host memory `data` (laid out as
+ * for clreduce_scan_rows() from element 0) into `output`, laid out the same
+ * way (the same pitch); the padding of `output` is not written. output ==
+ * data scans in place; otherwise their spans must not overlap. Uses a queue
+ * owned by the context. rows 0 or row_length 0 does nothing.
+ * Returns CLREDUCE_SUCCESS or any error code; on error `output` is
+ * untouched. */
+CLREDUCE_API clreduce_status clreduce_scan_rows_host(clreduce_ctx *ctx, clreduce_op op,
+                                                     clreduce_type type,
+                                                     clreduce_scan_kind kind, const void *data,
+                                                     size_t rows, size_t row_length,
+                                                     size_t row_pitch, void *output);
 
 #ifdef __cplusplus
 }

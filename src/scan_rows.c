@@ -1,0 +1,234 @@
+/* Scans of the rows of a pitched matrix, as an operation family of the
+ * request pipeline (request.c): the plan, which picks teams for short rows
+ * and tiles for longer ones from the row length, and the launches. */
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- program ------------------------------------------------------------------ */
+
+static const char *const scan_rows_sources[] = {
+    clreduce_cl_contract,       clreduce_cl_types, clreduce_cl_subgroup,
+    clreduce_cl_workgroup_reduce, clreduce_cl_workgroup_scan, clreduce_cl_tile,
+    clreduce_cl_tile_run,       clreduce_cl_scan_rows};
+static const char *const scan_rows_kernels[] = {"clr_scan_rows_team", "clr_scan_rows_tiles",
+                                                "clr_scan_rows_reduce", "clr_scan_rows_spine"};
+enum { K_TEAM = 0, K_TILES = 1, K_REDUCE = 2, K_SPINE = 3 };
+static const program_spec scan_rows_program = {
+    scan_rows_sources, sizeof scan_rows_sources / sizeof *scan_rows_sources, scan_rows_kernels,
+    sizeof scan_rows_kernels / sizeof *scan_rows_kernels, 0};
+
+/* How a plan scans its rows (plan.variant): teams of the rows' work-group
+ * size, or tiles of the scans' (cl/scan_rows.cl). */
+enum { BY_TEAMS = 1, BY_TILES = 2 };
+
+/* Rows of at least this many whole tiles are cut into parts, a work-group
+ * each, when they are too few to fill the device: reading them twice
+ * (reduce, then scan) costs less than leaving compute units idle. */
+#define SPLIT_TILES 4
+
+static size_t pitch_of_input(const request *r)
+{
+    return r->row_pitch ? r->row_pitch : r->row_length;
+}
+
+static size_t pitch_of_output(const request *r)
+{
+    return r->output_pitch ? r->output_pitch : r->row_length;
+}
+
+/* ---- plan --------------------------------------------------------------------------- */
+
+/* The scans' full tile: scan_loads vectors per work-item. */
+static size_t full_tile(const plan *p)
+{
+    return p->t.scan_work_group_size * p->t.scan_loads * p->t.vector_width;
+}
+
+/* Teams while a team smaller than a work-group gives every lane a few
+ * vectors of the row (rows.c's rule); past that a work-group per row (or
+ * several, see scan_rows_enqueue), with tiles of one vector per work-item
+ * for rows shorter than the scans' full tile and full tiles from there on.
+ * The kernels of both are compiled in one program; the shapes differ in
+ * work-group size and tile, so each builds its own. */
+static clreduce_status scan_rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    if ((unsigned)r->kind > CLREDUCE_EXCLUSIVE)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown scan kind %d", r->kind);
+    clreduce_status status = plan_start(ctx, r, p);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if (op_is_extended(r->op))
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "row scans run sum, min and max; %s is an operator of reductions only",
+                         clreduce_op_name(r->op));
+    if ((status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch")) !=
+            CLREDUCE_SUCCESS ||
+        (status = rows_check_pitch(ctx, r->rows, r->row_length, r->output_pitch,
+                                   "output_pitch")) != CLREDUCE_SUCCESS)
+        return status;
+    const char *lacks;
+    p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks) ? ctx->subgroup_path
+                                                                  : CLREDUCE_SUBGROUP_PATH_NONE;
+    p->program = &scan_rows_program;
+    p->family_options[0] = '\0';
+    p->variant = BY_TEAMS;
+    p->work_group_size = p->t.work_group_size;
+    p->unroll = 1;
+    cl_uint team, per_group;
+    rows_team(ctx, p, r->row_length, &team, &per_group);
+    if (team != p->work_group_size)
+        return CLREDUCE_SUCCESS;
+    p->variant = BY_TILES;
+    p->work_group_size = p->t.scan_work_group_size;
+    if (r->row_length >= full_tile(p))
+        p->unroll = p->t.scan_loads;
+    return CLREDUCE_SUCCESS;
+}
+
+/* ---- launches ------------------------------------------------------------------------ */
+
+static clreduce_status enqueue_teams(clreduce_ctx *ctx, chain *c, const request *r,
+                                     const plan *p, cached_kernel *k, cl_int exclusive)
+{
+    cl_uint team, per_group;
+    rows_team(ctx, p, r->row_length, &team, &per_group);
+    cl_ulong in_off = r->input_offset, rows = r->rows, len = r->row_length,
+             pitch = pitch_of_input(r), out_off = r->output_offset, out_pitch = pitch_of_output(r);
+    kernel_arg args[] = {ARG(r->input), ARG(in_off),    ARG(rows),      ARG(len),
+                         ARG(pitch),    ARG(r->output), ARG(out_off),   ARG(out_pitch),
+                         ARG(team),     ARG(per_group), ARG(exclusive)};
+    return enqueue_kernel_args(ctx, c, k, K_TEAM, div_up(r->rows, per_group), p->work_group_size,
+                               args, sizeof args / sizeof *args);
+}
+
+/* Parts per row: several work-groups per row when the rows are too few to
+ * fill the device with one work-group each (fewer than twice its compute
+ * units times its work-groups per compute unit) and at least SPLIT_TILES
+ * full tiles long; at most a part per tile. */
+static size_t parts_per_row(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t length,
+                            size_t tiles)
+{
+    size_t fill = 2 * (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
+    if (rows >= fill || length / SPLIT_TILES < full_tile(p))
+        return 1;
+    size_t parts = div_up(fill, rows);
+    return parts < tiles ? parts : tiles;
+}
+
+static clreduce_status enqueue_tiles(clreduce_ctx *ctx, chain *c, const request *r,
+                                     const plan *p, cached_kernel *k, cl_int exclusive)
+{
+    size_t wg = p->work_group_size;
+    size_t tiles = div_up(r->row_length, wg * p->unroll * p->t.vector_width);
+    size_t parts = parts_per_row(ctx, p, r->rows, r->row_length, tiles);
+    size_t per_part = div_up(tiles, parts);
+    parts = div_up(tiles, per_part); /* none empty */
+    cl_mem partials = NULL;
+    clreduce_status status = CLREDUCE_SUCCESS;
+    cl_ulong in_off = r->input_offset, len = r->row_length, pitch = pitch_of_input(r),
+             out_off = r->output_offset, out_pitch = pitch_of_output(r), parts64 = parts,
+             per_part64 = per_part;
+    if (parts > 1) {
+        /* parts > 1 only for fewer rows than fill the device: no overflow */
+        status = create_temp(ctx, c, r->rows * parts * p->element_size, &partials);
+        if (status != CLREDUCE_SUCCESS)
+            return status;
+        kernel_arg reduce_args[] = {ARG(r->input), ARG(in_off),     ARG(len),     ARG(pitch),
+                                    ARG(parts64),  ARG(per_part64), ARG(partials)};
+        kernel_arg spine_args[] = {ARG(partials), ARG(parts64)};
+        status = enqueue_kernel_args(ctx, c, k, K_REDUCE, r->rows * parts, wg, reduce_args,
+                                     sizeof reduce_args / sizeof *reduce_args);
+        if (status == CLREDUCE_SUCCESS)
+            status = enqueue_kernel_args(ctx, c, k, K_SPINE, r->rows, wg, spine_args,
+                                         sizeof spine_args / sizeof *spine_args);
+    }
+    kernel_arg scan_args[] = {ARG(r->input),  ARG(in_off),    ARG(len),        ARG(pitch),
+                              ARG(r->output), ARG(out_off),   ARG(out_pitch),  ARG(parts64),
+                              ARG(per_part64), ARG(partials), ARG(exclusive)};
+    if (status == CLREDUCE_SUCCESS)
+        status = enqueue_kernel_args(ctx, c, k, K_TILES, r->rows * parts, wg, scan_args,
+                                     sizeof scan_args / sizeof *scan_args);
+    if (partials)
+        clReleaseMemObject(partials); /* deleted once the commands using it are done */
+    return status;
+}
+
+static clreduce_status scan_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                         const plan *p, cached_kernel *k, int in_order)
+{
+    (void)in_order;
+    cl_int exclusive = r->kind == CLREDUCE_EXCLUSIVE;
+    return p->variant == BY_TEAMS ? enqueue_teams(ctx, c, r, p, k, exclusive)
+                                  : enqueue_tiles(ctx, c, r, p, k, exclusive);
+}
+
+/* No rows, or rows of nothing: nothing to write but a marker, when an event
+ * is wanted. */
+static clreduce_status scan_rows_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
+                                               const plan *p, int wants_event)
+{
+    (void)r;
+    (void)p;
+    return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
+}
+
+static const op_family scan_rows_family = {
+    .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "data",
+    .index_name = NULL, .outputs = OUTPUT_ROWS, .in_place = 1,
+    .plan = scan_rows_plan, .enqueue_empty = scan_rows_enqueue_empty,
+    .enqueue = scan_rows_enqueue,
+};
+
+/* ---- API ------------------------------------------------------------------------------ */
+
+/* The request of a row scan: the input range is the span of the input's
+ * rows (0 when it overflows, which the plan reports); the output's span is
+ * the pipeline's (OUTPUT_ROWS). */
+static request scan_rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
+                                 clreduce_scan_kind kind, cl_mem input, size_t offset,
+                                 size_t rows, size_t row_length, size_t row_pitch, cl_mem output,
+                                 size_t output_offset, size_t output_pitch, cl_uint num_wait,
+                                 const cl_event *wait)
+{
+    request r;
+    memset(&r, 0, sizeof r);
+    r.queue = queue;
+    r.op = op;
+    r.type = type;
+    r.kind = (int)kind;
+    r.input = input;
+    r.input_offset = offset;
+    r.output = output;
+    r.output_offset = output_offset;
+    r.num_wait = num_wait;
+    r.wait = wait;
+    r.rows = rows;
+    r.row_length = row_length;
+    r.row_pitch = row_pitch;
+    r.output_pitch = output_pitch;
+    int overflow;
+    r.count = rows_span(rows, row_length, pitch_of_input(&r), &overflow);
+    return r;
+}
+
+clreduce_status clreduce_scan_rows(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op,
+                                   clreduce_type type, clreduce_scan_kind kind, cl_mem input,
+                                   size_t offset, size_t rows, size_t row_length,
+                                   size_t row_pitch, cl_mem output, size_t output_offset,
+                                   size_t output_pitch, cl_uint num_wait, const cl_event *wait,
+                                   cl_event *done)
+{
+    request r = scan_rows_request(queue, op, type, kind, input, offset, rows, row_length,
+                                  row_pitch, output, output_offset, output_pitch, num_wait, wait);
+    return request_enqueue(ctx, &scan_rows_family, &r, NULL, done);
+}
+
+clreduce_status clreduce_scan_rows_host(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
+                                        clreduce_scan_kind kind, const void *data, size_t rows,
+                                        size_t row_length, size_t row_pitch, void *output)
+{
+    request r = scan_rows_request(NULL, op, type, kind, NULL, 0, rows, row_length, row_pitch,
+                                  NULL, 0, row_pitch, 0, NULL);
+    return request_host(ctx, &scan_rows_family, &r, data, output);
+}
