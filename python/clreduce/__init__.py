@@ -11,6 +11,7 @@ NumPy arrays in host memory, blocking::
     ctx.dot(np.arange(3.0), np.ones(3))                    # 3.0
     ctx.scan(np.arange(5.0), op="sum", kind="exclusive")   # [0. 0. 1. 3. 6.]
     ctx.reduce_rows(np.ones((3, 4)), op="sum")             # [4. 4. 4.]
+    ctx.scan_rows(np.ones((2, 3)))                         # [[1. 2. 3.] [1. 2. 3.]]
     ctx.reduce_segments(np.arange(6), [0, 2, 2, 6])        # [1 0 14]
 
 pyopencl arrays in device memory, enqueued like any OpenCL command::
@@ -81,7 +82,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Context", "Error", "InvalidArgumentError", "UnsupportedError", "BuildError",
     "OpenCLError", "OutOfMemoryError", "NoDeviceError", "LibraryNotFoundError",
-    "reduce", "dot", "scan", "reduce_rows", "reduce_segments", "default_context",
+    "reduce", "dot", "scan", "reduce_rows", "scan_rows", "reduce_segments", "default_context",
     "library_version", "ops", "dtypes", "result_dtype", "reduce_variants", "scan_variants",
     "scan_kinds", "ArgResult", "MinMax", "MeanVar", "Operator",
 ]
@@ -489,6 +490,19 @@ class Context(_Handle):
             result.ctypes.data), "clreduce_dot_host", self._h)
         return result[0]
 
+    @staticmethod
+    def _rows_layout(matrix):
+        """The row pitch (in elements) at which a 2-D array's rows can be
+        read in place, or None where the array must be copied first."""
+        rows, length = matrix.shape
+        itemsize = matrix.dtype.itemsize
+        if rows <= 1 or length <= 1:
+            return length if matrix.flags.c_contiguous else None
+        if (matrix.strides[1] == itemsize and matrix.strides[0] >= length * itemsize
+                and matrix.strides[0] % itemsize == 0):
+            return matrix.strides[0] // itemsize
+        return None
+
     def reduce_rows(self, matrix, op="sum"):
         """Reduces every row of a 2-D NumPy array: reduce()'s result for each
         row, as 1-D arrays of matrix.shape[0] elements (a 1-D array, or a
@@ -504,14 +518,10 @@ class Context(_Handle):
         type_code = _type_code(matrix.dtype, "matrix")
         op_code = _reduce_op(op)
         rows, length = matrix.shape
-        itemsize = matrix.dtype.itemsize
-        pitch = length
-        if (rows > 1 and length > 1 and matrix.strides[1] == itemsize
-                and matrix.strides[0] >= length * itemsize
-                and matrix.strides[0] % itemsize == 0):
-            pitch = matrix.strides[0] // itemsize  # padded rows, read in place
-        else:
+        pitch = self._rows_layout(matrix)  # padded rows are read in place
+        if pitch is None:
             matrix = np.ascontiguousarray(matrix)
+            pitch = length
         results = self._results("clreduce_reduce_rows_host", op, matrix.dtype, rows)
         if rows:
             _check(self._lib.clreduce_reduce_rows_host(
@@ -548,6 +558,28 @@ class Context(_Handle):
                 offsets.ctypes.data, _TYPES[offsets.dtype], segments, results.ctypes.data),
                 "clreduce_reduce_segments_host", self._h)
         return _results.unpack(op, results)
+
+    def scan_rows(self, matrix, op="sum", kind="inclusive"):
+        """Prefix scan of every row of a 2-D NumPy array, as a new C-ordered
+        array of its shape and dtype (like numpy.cumsum(matrix, axis=1) for
+        "sum", "inclusive"); scan()'s operators, kinds and rules, each row
+        alone. Rows of a view with padding between them are read where they
+        lie; other layouts are copied first. Blocking."""
+        matrix = np.asarray(matrix)
+        if matrix.ndim != 2:
+            raise _invalid(f"matrix must have 2 dimensions, not {matrix.ndim}")
+        type_code = _type_code(matrix.dtype, "matrix")
+        op_code = _scan_op(op)
+        kind_code = _lookup("scan_kind", "scan kind", kind)
+        rows, length = matrix.shape
+        if self._rows_layout(matrix) != length:
+            matrix = np.ascontiguousarray(matrix)  # the output has no padding
+        out = np.empty((rows, length), matrix.dtype)
+        if rows and length:
+            _check(self._lib.clreduce_scan_rows_host(
+                self._h, op_code, type_code, kind_code, matrix.ctypes.data, rows, length,
+                length, out.ctypes.data), "clreduce_scan_rows_host", self._h)
+        return out
 
     def scan(self, array, op="sum", kind="inclusive", variant="auto", out=None):
         """Prefix scan of a NumPy array's elements in C order, as a 1-D array
@@ -706,6 +738,11 @@ def dot(x, y, variant="auto"):
 def reduce_rows(matrix, op="sum"):
     """Context.reduce_rows() on default_context()."""
     return default_context().reduce_rows(matrix, op)
+
+
+def scan_rows(matrix, op="sum", kind="inclusive"):
+    """Context.scan_rows() on default_context()."""
+    return default_context().scan_rows(matrix, op, kind)
 
 
 def reduce_segments(array, offsets, op="sum"):
