@@ -33,11 +33,16 @@
  * Compile-time parameters: CLR_OP (a CLR_OP_* code past CLR_OP_MAX), those of
  * types.cl (T, VT, CLR_VEC), CLR_WG and CLR_UNROLL. For CLR_OP_CUSTOM, what
  * src/custom.c generates: the user's accumulator clr_u, clr_u_identity()
- * (where CLR_U_HAS_IDENTITY), clr_u_map(x, y, i), clr_u_combine(a, b), and
- * CLR_U_INPUTS (1 or 2); its vector accumulator takes clr_v_add_at(acc, x,
- * y, k), k the index of the vector, in place of clr_v_add().
+ * (where CLR_U_HAS_IDENTITY), clr_u_map(x, y, i), clr_u_combine(a, b),
+ * CLR_U_INPUTS (1 or 2) and CLR_U_COMMUTATIVE; its vector accumulator takes
+ * clr_v_add_at(acc, x, y, k), k the index of the vector, or
+ * clr_v_add_from(acc, x, y, index), index that of the vector's first
+ * element, in place of clr_v_add().
  *
- * CLR_X_TWO_INPUTS tells the kernels whether clr_a_of() reads a second input.
+ * CLR_X_TWO_INPUTS tells the kernels whether clr_a_of() reads a second input;
+ * CLR_ORDERED whether they must combine in the elements' order (a
+ * user-defined operator that is not commutative), which the shapes above
+ * (lanes of vectors, interleaved work-items) do not.
  *
  * CLR_X_PADDING: accumulators have no padding bytes; where a field would
  * leave some, a member `unused` takes its place, zero in every accumulator
@@ -649,6 +654,7 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
 #elif CLR_OP == CLR_OP_CUSTOM
 
 #define CLR_X_TWO_INPUTS (CLR_U_INPUTS == 2)
+#define CLR_ORDERED (!CLR_U_COMMUTATIVE)
 
 #if CLR_U_HAS_IDENTITY
 typedef clr_u clr_a;
@@ -657,9 +663,10 @@ clr_a clr_a_of(T x, T y, ulong index) { return clr_u_map(x, y, index); }
 clr_a clr_a_combine(clr_a a, clr_a b) { return clr_u_combine(a, b); }
 void clr_a_store(global uchar *out, clr_a a) { *(global clr_u *)out = a; }
 #else
-/* Without an identity, an accumulator of no element is a flag: a range of
- * no element never reaches a kernel (the host refuses it), so the stored
- * result always has one. */
+/* Without an identity, an accumulator of no element is a flag (its value
+ * all zero bytes, so that copies of it copy no uninitialised value). A
+ * reduction of no element never reaches a kernel (the host refuses it);
+ * an empty segment does, and its result is stored as zero bytes. */
 typedef struct clr_a {
     clr_u v;
     int has;
@@ -668,7 +675,8 @@ typedef struct clr_a {
 clr_a clr_a_identity(void)
 {
     clr_a a;
-    a.has = 0;
+    for (uint i = 0; i < sizeof(clr_a); i++)
+        ((private uchar *)&a)[i] = 0;
     return a;
 }
 
@@ -690,7 +698,14 @@ clr_a clr_a_combine(clr_a a, clr_a b)
     return a;
 }
 
-void clr_a_store(global uchar *out, clr_a a) { *(global clr_u *)out = a.v; }
+void clr_a_store(global uchar *out, clr_a a)
+{
+    if (a.has)
+        *(global clr_u *)out = a.v;
+    else
+        for (uint i = 0; i < sizeof(clr_u); i++)
+            out[i] = 0;
+}
 #endif
 
 /* One accumulator per lane: lane j of every vector a work-item adds goes to
@@ -708,7 +723,8 @@ clr_v clr_v_init(VT first)
     return acc;
 }
 
-clr_v clr_v_add_at(clr_v acc, VT x, VT y, ulong k)
+/* Lane j of vector x (and y) is element index + j. */
+clr_v clr_v_add_from(clr_v acc, VT x, VT y, ulong index)
 {
     /* Lanes through private arrays as wide as the vectors: plain stores and
      * loads that the compiler keeps in registers. */
@@ -717,8 +733,13 @@ clr_v clr_v_add_at(clr_v acc, VT x, VT y, ulong k)
     *(private VT *)xs = x;
     *(private VT *)ys = y;
     for (uint j = 0; j < CLR_VEC; j++)
-        acc.lane[j] = clr_a_combine(acc.lane[j], clr_a_of(xs[j], ys[j], k * CLR_VEC + j));
+        acc.lane[j] = clr_a_combine(acc.lane[j], clr_a_of(xs[j], ys[j], index + j));
     return acc;
+}
+
+clr_v clr_v_add_at(clr_v acc, VT x, VT y, ulong k)
+{
+    return clr_v_add_from(acc, x, y, k * CLR_VEC);
 }
 
 clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
@@ -733,6 +754,9 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
 
 #ifndef CLR_X_TWO_INPUTS
 #define CLR_X_TWO_INPUTS (CLR_OP == CLR_OP_DOT)
+#endif
+#ifndef CLR_ORDERED
+#define CLR_ORDERED 0
 #endif
 
 #if CLR_OP != CLR_OP_ARGMIN && CLR_OP != CLR_OP_ARGMAX

@@ -30,11 +30,9 @@
  */
 
 #if CLR_OP == CLR_OP_CUSTOM
-#define CLR_ORDERED (!CLR_U_COMMUTATIVE)
 #define CLR_REDUCE_KERNEL CLR_U_KERNEL
 #define CLR_FINISH_KERNEL CLR_U_FINISH_KERNEL
 #else
-#define CLR_ORDERED 0
 #define CLR_REDUCE_KERNEL clr_reduce_op
 #define CLR_FINISH_KERNEL clr_reduce_op_finish
 #endif

@@ -17,9 +17,11 @@
  *
  * For the operators of operators.cl (CLR_OP past CLR_OP_MAX; teams of
  * work-items only, no sub-groups) the kernel has the same arguments and
- * shape, with out a byte buffer: with parts 1, item i's result (CLR_RESULT_SIZE
- * bytes, element indices counted from the start of its row) is stored at
- * result out_off + i; with more, its accumulator at clr_a out_off + i. Then
+ * shape (a user-defined operator's also in2 and in2_off last, team.cl's
+ * CLR_TEAM_IN2_PARAMS), with out a byte buffer: with parts 1, item i's
+ * result (CLR_RESULT_SIZE bytes, element indices counted from the start of
+ * its row) is stored at result out_off + i; with more, its accumulator at
+ * clr_a out_off + i. Then
  *   clr_reduce_rows_finish(partials, rows, parts, out, out_off, team,
  *                          per_group)
  * combines each row's `parts` accumulators in order and stores the row's
@@ -72,7 +74,7 @@ CLR_KERNEL clr_reduce_rows(global const T *restrict in, ulong in_off, ulong item
 
 CLR_KERNEL clr_reduce_rows(global const T *restrict in, ulong in_off, ulong items, ulong len,
                            ulong pitch, ulong parts, ulong chunk, global uchar *restrict out,
-                           ulong out_off, uint team, uint per_group)
+                           ulong out_off, uint team, uint per_group CLR_TEAM_IN2_PARAMS)
 {
     local clr_a l[CLR_WG];
     uint lid = (uint)get_local_id(0);
@@ -82,7 +84,7 @@ CLR_KERNEL clr_reduce_rows(global const T *restrict in, ulong in_off, ulong item
         ulong row = item / parts, part = item - row * parts;
         ulong start = part * chunk;
         ulong n = min(chunk, len - start);
-        v = clr_team_range_a(in + in_off + row * pitch + start, n, start, lid & (team - 1),
+        v = clr_team_range_a(CLR_TEAM_INPUTS(row * pitch + start), n, start, lid & (team - 1),
                              team);
     }
     v = clr_team_reduce_a(l, v, team);

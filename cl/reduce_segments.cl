@@ -45,7 +45,8 @@
  * the same kernels, with heads of clr_a (element indices counted from the
  * start of the segment the head belongs to) and out a byte buffer of
  * results of CLR_RESULT_SIZE bytes (indices from the segment's start),
- * result out_off + s for segment s.
+ * result out_off + s for segment s; a user-defined operator's take in2 and
+ * in2_off last (team.cl's CLR_TEAM_IN2_PARAMS).
  */
 
 #if CLR_OFFSETS_TYPE == CLR_TYPE_UINT
@@ -235,7 +236,7 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
 CLR_KERNEL clr_segment_heads(global const T *restrict in, ulong in_off, ulong count,
                              global const OT *restrict offsets, ulong offsets_off,
                              ulong segments, global clr_a *heads, ulong chunk,
-                             global ulong *starts, ulong starts_off)
+                             global ulong *starts, ulong starts_off CLR_TEAM_IN2_PARAMS)
 {
     local clr_a l[CLR_WG];
     local uint first;
@@ -248,7 +249,7 @@ CLR_KERNEL clr_segment_heads(global const T *restrict in, ulong in_off, ulong co
     /* The segment the head belongs to starts at offsets[j - 1] < lo. */
     ulong head_base = j > 0 ? lo - clr_offset_at(offsets, j - 1, count) : 0;
     uint lid = (uint)get_local_id(0);
-    clr_a v = clr_team_range_a(in + in_off + lo, head_end - lo, head_base, lid, CLR_WG);
+    clr_a v = clr_team_range_a(CLR_TEAM_INPUTS(lo), head_end - lo, head_base, lid, CLR_WG);
     v = clr_team_reduce_a(l, v, CLR_WG);
     if (lid == 0)
         heads[get_group_id(0)] = v;
@@ -258,7 +259,7 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
                                global const OT *restrict offsets, ulong offsets_off,
                                ulong segments, global uchar *restrict out, ulong out_off,
                                global const clr_a *heads, ulong chunk, ulong chunks,
-                               global const ulong *starts, ulong starts_off)
+                               global const ulong *starts, ulong starts_off CLR_TEAM_IN2_PARAMS)
 {
     local clr_a l[CLR_WG];
     local clr_a carry;
@@ -290,7 +291,7 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
             ulong e = min(clr_offset_at(offsets, s + 1, count), hi);
             mine = clr_owner(b, chunk, chunks) == g;
             if (mine && b < e)
-                v = clr_team_range_a(in + in_off + b, e - b, 0, lid & (team - 1), team);
+                v = clr_team_range_a(CLR_TEAM_INPUTS(b), e - b, 0, lid & (team - 1), team);
         }
         v = clr_team_reduce_a(l, v, team);
         if (mine && clr_team_is_leader(team)) {

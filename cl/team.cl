@@ -21,10 +21,19 @@
  *                  by every work-item of the work-group, l of CLR_WG
  *                  elements (reusable right after the call).
  * and for the operators of operators.cl:
- *   clr_team_range_a(in, n, base, lane, size)  the same share as an
- *                  accumulator, element indices counted from base;
+ *   clr_team_range_a(CLR_TEAM_INPUTS(at), n, base, lane, size)  the same
+ *                  share as an accumulator of the n elements from element
+ *                  `at` of the kernel's input, element indices counted from
+ *                  base;
  *   clr_team_accumulators(a, n, lane, size)  lane's share of n accumulators;
  *   clr_team_reduce_a(l, a, size)  clr_team_reduce over accumulators.
+ * A kernel that calls clr_team_range_a takes its input as `in` and `in_off`
+ * (CLR_TEAM_INPUTS reads them), then CLR_TEAM_IN2_PARAMS as its last
+ * parameters: for a user-defined operator, its second input `in2` and
+ * `in2_off`, laid out as the first (the first again for an operator of one
+ * input); nothing for the others. Where the operator does not commute
+ * (CLR_ORDERED), a lane's share is a contiguous run of elements (or
+ * accumulators) instead, and teams combine their lanes in order.
  */
 
 #if CLR_VEC > 1
@@ -110,6 +119,10 @@ T clr_team_reduce(local T *l, T v, uint size)
 
 #else /* the operators of operators.cl */
 
+#if CLR_OP != CLR_OP_CUSTOM
+#define CLR_TEAM_IN2_PARAMS
+#define CLR_TEAM_INPUTS(at) in + in_off + (at)
+
 /* The same shares and the same shape over operators.cl's accumulators: a
  * lane adds its vectors with the vector accumulator (tags 0, CLR_UNROLL,
  * 2 * CLR_UNROLL, ... so that clr_v_result finds vector lane + t * size),
@@ -143,12 +156,83 @@ clr_a clr_team_range_a(global const T *in, ulong n, ulong base, uint lane, uint 
     return clr_a_rebase(clr_a_combine(a, tail), base);
 }
 
+#else /* a user-defined operator */
+
+#define CLR_TEAM_IN2_PARAMS , global const T *restrict in2, ulong in2_off
+#define CLR_TEAM_INPUTS(at) in + in_off + (at), in2 + in2_off + (at)
+
+/* Element k of the second input, and vector k of it, as clr_a_of() and
+ * clr_v_add_from() take them. */
+#if CLR_X_TWO_INPUTS
+#define CLR_TEAM_Y(k) in2[k]
+#define CLR_TEAM_YV(k) CLR_TEAM_LOAD(in2, k)
+#else
+#define CLR_TEAM_Y(k) in[k]
+#define CLR_TEAM_YV(k) ((VT)0)
+#endif
+
+#if CLR_ORDERED
+/* Lane's run of n items: [*begin, *end), runs of ceil(n / size) in lane
+ * order. */
+void clr_team_run(ulong n, uint lane, uint size, ulong *begin, ulong *end)
+{
+    ulong per = n / size + (n % size != 0);
+    *begin = min(n, (ulong)lane * per);
+    *end = min(n, *begin + per);
+}
+
+/* Elements one at a time, in order: on GPUs each lane reads a run of its
+ * own, which costs bandwidth beside the interleaved vectors of a
+ * commutative operator. */
+clr_a clr_team_range_a(global const T *in, global const T *in2, ulong n, ulong base, uint lane,
+                       uint size)
+{
+    ulong b, e;
+    clr_team_run(n, lane, size, &b, &e);
+    clr_a a = clr_a_identity();
+    for (ulong i = b; i < e; i++)
+        a = clr_a_combine(a, clr_a_of(in[i], CLR_TEAM_Y(i), base + i));
+    return a;
+}
+#else
+/* The built-in operators' shares (above), each vector's elements mapped
+ * from the index of its first (vector lane + t * size). */
+clr_a clr_team_range_a(global const T *in, global const T *in2, ulong n, ulong base, uint lane,
+                       uint size)
+{
+    clr_a tail = clr_a_identity();
+    ulong nv = n / CLR_VEC;
+#if CLR_VEC > 1
+    for (ulong i = nv * CLR_VEC + lane; i < n; i += size)
+        tail = clr_a_combine(tail, clr_a_of(in[i], CLR_TEAM_Y(i), base + i));
+#endif
+    clr_v acc = clr_v_init((VT)0);
+#define CLR_TEAM_ADD(x, t)                                                     \
+    {                                                                          \
+        ulong k_ = lane + (ulong)(t) * size;                                   \
+        acc = clr_v_add_from(acc, (x), CLR_TEAM_YV(k_), base + k_ * CLR_VEC);  \
+    }
+    CLR_TEAM_WALK(CLR_TEAM_ADD)
+#undef CLR_TEAM_ADD
+    return clr_a_combine(clr_v_result(acc, 1, lane, size), tail);
+}
+#endif /* CLR_ORDERED */
+
+#endif /* CLR_OP != CLR_OP_CUSTOM */
+
 /* Lane's share of accumulators a[0 .. n), combined in index order. */
 clr_a clr_team_accumulators(global const clr_a *a, ulong n, uint lane, uint size)
 {
     clr_a v = clr_a_identity();
+#if CLR_ORDERED
+    ulong b, e;
+    clr_team_run(n, lane, size, &b, &e);
+    for (ulong i = b; i < e; i++)
+        v = clr_a_combine(v, a[i]);
+#else
     for (ulong i = lane; i < n; i += size)
         v = clr_a_combine(v, a[i]);
+#endif
     return v;
 }
 
@@ -160,7 +244,8 @@ int clr_team_is_leader(uint size)
 /* The combination of v over each team of `size` work-items as a fixed tree
  * in local memory, valid where clr_team_is_leader(size); called by every
  * work-item of the work-group, l of CLR_WG accumulators (reusable right
- * after the call). */
+ * after the call). In order (CLR_ORDERED), each node combines a lane with
+ * its right neighbour's subtree. */
 clr_a clr_team_reduce_a(local clr_a *l, clr_a v, uint size)
 {
     if (size == 1)
@@ -169,11 +254,19 @@ clr_a clr_team_reduce_a(local clr_a *l, clr_a v, uint size)
     uint lid = (uint)get_local_id(0);
     l[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
+#if CLR_ORDERED
+    for (uint s = 1; s < size; s <<= 1) {
+        if ((lid & (2 * s - 1)) == 0)
+            l[lid] = clr_a_combine(l[lid], l[lid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#else
     for (uint s = size / 2; s > 0; s >>= 1) {
         if ((lid & (size - 1)) < s)
             l[lid] = clr_a_combine(l[lid], l[lid + s]);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+#endif
     return l[lid];
 }
 

@@ -95,6 +95,19 @@ clreduce_status enqueue_fill(clreduce_ctx *ctx, chain *c, cl_mem buffer, const v
     return CLREDUCE_SUCCESS;
 }
 
+clreduce_status enqueue_copy(clreduce_ctx *ctx, chain *c, cl_mem buffer, size_t from, size_t to,
+                             size_t size)
+{
+    cl_int err = clEnqueueCopyBuffer(c->queue, buffer, buffer, from, to, size,
+                                     chain_wait_count(c), chain_wait_list(c),
+                                     chain_event_slot(c));
+    if (err != CL_SUCCESS)
+        return set_error(ctx, status_from_cl(err), "clEnqueueCopyBuffer failed: %s",
+                         cl_error_name(err));
+    chain_push(c);
+    return CLREDUCE_SUCCESS;
+}
+
 clreduce_status enqueue_marker(clreduce_ctx *ctx, chain *c)
 {
     cl_int err = clEnqueueMarkerWithWaitList(c->queue, chain_wait_count(c), chain_wait_list(c),

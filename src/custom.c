@@ -37,6 +37,14 @@ enum {
  * reduce_operators.cl. */
 #define SOURCES_MAX (1 + PIECES + 4)
 
+/* The programs of rows and segments for the built-in operators; an operator
+ * builds its own of each: contract.h, its pieces, then the others'
+ * sources after contract.h (at most BATCHED_SOURCES_MAX in all). */
+#define BATCHED_PROGRAMS 2
+#define BATCHED_SOURCES_MAX (PIECES + 8)
+static const program_spec *const batched_bases[BATCHED_PROGRAMS] = {
+    &operator_rows_program, &operator_segments_program};
+
 struct clreduce_operator {
     clreduce_ctx *ctx;
     atomic_uint references;
@@ -57,6 +65,8 @@ struct clreduce_operator {
     program_spec grid_program;
     program_spec single_pass_program;
     program_spec scan_program;
+    const char *batched_sources[BATCHED_PROGRAMS][BATCHED_SOURCES_MAX];
+    program_spec batched_programs[BATCHED_PROGRAMS]; /* of batched_bases */
 };
 
 static const char *const scan_kernels[] = {"clr_scan_custom_reduce", "clr_scan_custom_partials",
@@ -224,6 +234,18 @@ static void fill_specs(clreduce_operator *op)
     op->kernels[1] = op->finish_name;
     op->grid_program = (program_spec){op->grid_sources, k + 1, op->kernels, 2, 0};
     op->single_pass_program = (program_spec){op->ordered_sources, k + 2, op->kernels, 1, 1};
+    for (size_t b = 0; b < BATCHED_PROGRAMS; b++) {
+        const program_spec *base = batched_bases[b];
+        const char **sources = op->batched_sources[b];
+        size_t n = 0;
+        sources[n++] = clreduce_cl_contract;
+        for (int i = 0; i < PIECES; i++)
+            sources[n++] = op->pieces[i];
+        for (size_t j = 1; j < base->nsources && n < BATCHED_SOURCES_MAX; j++)
+            sources[n++] = base->sources[j];
+        op->batched_programs[b] =
+            (program_spec){sources, n, base->kernels, base->nkernels, base->orders_device};
+    }
 }
 
 /* ---- probe ----------------------------------------------------------------------- */
@@ -378,6 +400,8 @@ void clreduce_operator_release(clreduce_operator *op)
     program_cache_drop(op->ctx, &op->grid_program);
     program_cache_drop(op->ctx, &op->single_pass_program);
     program_cache_drop(op->ctx, &op->scan_program);
+    for (size_t b = 0; b < BATCHED_PROGRAMS; b++)
+        program_cache_drop(op->ctx, &op->batched_programs[b]);
     free_operator(op);
 }
 
@@ -387,6 +411,16 @@ size_t clreduce_operator_result_size(const clreduce_operator *op)
 }
 
 /* ---- plan and launches ------------------------------------------------------------ */
+
+/* Work-groups combine accumulators of up to CLREDUCE_OPERATOR_ACC_MAX bytes
+ * in local memory: the tuning's work-group size halved until they fit in
+ * half of it. */
+static void fit_work_group(const clreduce_ctx *ctx, plan *p)
+{
+    while (p->t.work_group_size > 64 &&
+           p->t.work_group_size * CLREDUCE_OPERATOR_ACC_MAX > ctx->info.local_mem_size / 2)
+        p->t.work_group_size /= 2;
+}
 
 static clreduce_status custom_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
@@ -411,9 +445,7 @@ static clreduce_status custom_plan(clreduce_ctx *ctx, const request *r, plan *p)
                          op->name, clreduce_variant_name(v));
     p->op = (clreduce_op)CLR_OP_CUSTOM;
     p->variant = v;
-    while (p->t.work_group_size > 64 &&
-           p->t.work_group_size * CLREDUCE_OPERATOR_ACC_MAX > ctx->info.local_mem_size / 2)
-        p->t.work_group_size /= 2;
+    fit_work_group(ctx, p);
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
     p->program = v == CLREDUCE_SINGLE_PASS ? &op->single_pass_program : &op->grid_program;
@@ -426,18 +458,12 @@ static clreduce_status custom_plan(clreduce_ctx *ctx, const request *r, plan *p)
     return CLREDUCE_SUCCESS;
 }
 
-/* A reduction of no element stores the identity: fills of its bytes in
- * chunks of the largest power of two that divides its size. */
+/* A reduction of no element stores the identity. */
 static clreduce_status custom_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
                                             const plan *p, int wants_event)
 {
     (void)wants_event;
-    size_t size = p->output_size, chunk = size & (~size + 1);
-    clreduce_status status = CLREDUCE_SUCCESS;
-    for (size_t at = 0; at < size && status == CLREDUCE_SUCCESS; at += chunk)
-        status = enqueue_fill(ctx, c, r->output, p->empty_output + at, chunk,
-                              r->output_offset * size + at, chunk);
-    return status;
+    return enqueue_empty_results(ctx, c, r->output, p, r->output_offset, 1);
 }
 
 static const op_family custom_reductions = {
@@ -452,10 +478,9 @@ static const op_family custom_reductions_two = {
     .plan = custom_plan, .enqueue_empty = custom_enqueue_empty, .enqueue = operator_enqueue,
 };
 
-/* The operator's checks every call makes: it belongs to ctx, and input2 is
- * given exactly when it has two inputs. */
-static clreduce_status check_operator(clreduce_ctx *ctx, const clreduce_operator *op,
-                                      int has_input2, const char *input2_name)
+clreduce_status custom_check_operator(clreduce_ctx *ctx, const clreduce_operator *op,
+                                      int has_input2, const char *input2_name,
+                                      custom_facts *facts)
 {
     if (!op)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "op is NULL");
@@ -465,6 +490,8 @@ static clreduce_status check_operator(clreduce_ctx *ctx, const clreduce_operator
     if (op->inputs == 1 && has_input2)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "operator %s has one input: %s must be NULL", op->name, input2_name);
+    if (facts)
+        *facts = (custom_facts){op->name, op->type, op->inputs == 2, op->has_identity};
     return CLREDUCE_SUCCESS;
 }
 
@@ -478,7 +505,7 @@ clreduce_status clreduce_reduce_custom(clreduce_ctx *ctx, cl_command_queue queue
     clear_error(ctx);
     if (!ctx)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    clreduce_status status = check_operator(ctx, op, input2 != NULL, "input2");
+    clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", NULL);
     if (status != CLREDUCE_SUCCESS)
         return status;
     request r = {.queue = queue, .type = op->type, .variant = (int)variant, .input = input,
@@ -501,7 +528,7 @@ clreduce_status clreduce_reduce_custom_host(clreduce_ctx *ctx, clreduce_operator
     clear_error(ctx);
     if (!ctx)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    clreduce_status status = check_operator(ctx, op, data2 != NULL, "data2");
+    clreduce_status status = custom_check_operator(ctx, op, data2 != NULL, "data2", NULL);
     if (status != CLREDUCE_SUCCESS)
         return status;
     request r = {.type = op->type, .variant = (int)variant, .count = count, .custom = op};
@@ -510,6 +537,35 @@ clreduce_status clreduce_reduce_custom_host(clreduce_ctx *ctx, clreduce_operator
                               &r, data, data2, result);
     clreduce_operator_release(op);
     return status;
+}
+
+/* ---- rows and segments ---------------------------------------------------------------- */
+
+clreduce_status plan_custom_teams(clreduce_ctx *ctx, const request *r, plan *p,
+                                  const char *family, const program_spec *base)
+{
+    const clreduce_operator *op = r->custom;
+    if (!op->has_identity && r->rows > 0 && r->count == 0)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%soperator %s has no identity: results of no element (row_length or "
+                         "count 0) have none",
+                         family, op->name);
+    p->program = NULL;
+    for (size_t b = 0; b < BATCHED_PROGRAMS; b++)
+        if (batched_bases[b] == base)
+            p->program = &op->batched_programs[b];
+    if (!p->program)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "%soperator %s has no kernels of this family", family, op->name);
+    p->op = (clreduce_op)CLR_OP_CUSTOM;
+    fit_work_group(ctx, p);
+    p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    p->output_size = op->acc_size;
+    memcpy(p->empty_output, op->identity, op->acc_size);
+    size_t used = strlen(p->family_options);
+    snprintf(p->family_options + used, sizeof p->family_options - used, " -DCLR_RESULT_SIZE=%zu",
+             p->output_size);
+    return CLREDUCE_SUCCESS;
 }
 
 /* ---- scans ------------------------------------------------------------------------ */
@@ -538,9 +594,7 @@ static clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, pla
                          op->name, clreduce_scan_variant_name((clreduce_scan_variant)r->variant));
     p->op = (clreduce_op)CLR_OP_CUSTOM;
     p->variant = CLREDUCE_SCAN_REDUCE_THEN_SCAN;
-    while (p->t.work_group_size > 64 &&
-           p->t.work_group_size * CLREDUCE_OPERATOR_ACC_MAX > ctx->info.local_mem_size / 2)
-        p->t.work_group_size /= 2;
+    fit_work_group(ctx, p);
     p->work_group_size = p->t.work_group_size;
     p->unroll = 1;
     p->program = &op->scan_program;
@@ -612,7 +666,7 @@ clreduce_status clreduce_scan_custom(clreduce_ctx *ctx, cl_command_queue queue,
     clear_error(ctx);
     if (!ctx)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    clreduce_status status = check_operator(ctx, op, input2 != NULL, "input2");
+    clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", NULL);
     if (status != CLREDUCE_SUCCESS)
         return status;
     request r = {.queue = queue, .type = op->type, .variant = (int)variant, .kind = (int)kind,
@@ -634,7 +688,7 @@ clreduce_status clreduce_scan_custom_host(clreduce_ctx *ctx, clreduce_operator *
     clear_error(ctx);
     if (!ctx)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    clreduce_status status = check_operator(ctx, op, input2 != NULL, "input2");
+    clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", NULL);
     if (status != CLREDUCE_SUCCESS)
         return status;
     request r = {.type = op->type, .variant = (int)variant, .kind = (int)kind, .count = count,

@@ -213,6 +213,10 @@ size_t grid_groups(const clreduce_ctx *ctx, const plan *p, size_t n);
 /* Whether op is one of operators.c's (past CLREDUCE_OP_MAX). */
 int op_is_extended(clreduce_op op);
 
+/* Whether a plan's op reduces through cl/operators.cl's accumulators: one
+ * of those, or a user-defined operator (CLR_OP_CUSTOM). */
+int op_keeps_accumulators(clreduce_op op);
+
 /* Bytes the host keeps for one accumulator of cl/operators.cl (the kernels
  * check that theirs fit). */
 #define ACCUMULATOR_MAX 32
@@ -227,15 +231,17 @@ clreduce_status plan_operator(clreduce_ctx *ctx, const request *r, plan *p, cons
 
 /* The end of the rows' and segments' plans (cl/team.cl): `plain` with the
  * context's sub-group path for sum, min and max, `operators` without
- * sub-groups for the others (plan_operator()), and the tuning's work-group
- * size and loads. */
+ * sub-groups for the others (plan_operator()) and, built on the operator's
+ * own source, for a user-defined operator (plan_custom_teams()), and the
+ * tuning's work-group size and loads. */
 clreduce_status plan_teams(clreduce_ctx *ctx, const request *r, plan *p, const char *family,
                            const program_spec *plain, const program_spec *operators);
 
 /* Fills results [first, first + count) of `out` with the plan's
  * empty_output: a fill of its pattern where its size allows one (fill
- * patterns are powers of two), of zero bytes otherwise (mean_var of double:
- * all zero, 24 bytes). */
+ * patterns are powers of two), of zero bytes where it is all zero
+ * (mean_var of double, 24 bytes), else the first result by fills and the
+ * others by copies (a user's identity of 12 bytes). */
 clreduce_status enqueue_empty_results(clreduce_ctx *ctx, chain *c, cl_mem out, const plan *p,
                                       size_t first, size_t count);
 
@@ -267,6 +273,62 @@ clreduce_status rows_check_pitch(clreduce_ctx *ctx, size_t rows, size_t length, 
  * items a work-group takes. */
 void rows_team(const clreduce_ctx *ctx, const plan *p, size_t length, cl_uint *team,
                cl_uint *per_group);
+
+/* The family of rows (one input; a call of two copies it and sets
+ * two_inputs), its program for the operators of cl/operators.cl (on which
+ * a user-defined operator builds its own, custom.c), and the request of a
+ * rows call (the input range is the span of the rows, all of size_t when
+ * that overflows, which the plan reports). */
+extern const op_family rows_family;
+extern const program_spec operator_rows_program;
+request rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type, cl_mem input,
+                     size_t offset, size_t rows, size_t row_length, size_t row_pitch,
+                     cl_mem result, size_t result_offset, cl_uint num_wait, const cl_event *wait);
+
+/* ---- segments.c ------------------------------------------------------------ */
+
+/* The same for segments. */
+extern const op_family segments_family;
+extern const program_spec operator_segments_program;
+request segments_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
+                         cl_mem input, size_t offset, size_t count, cl_mem offsets,
+                         size_t offsets_offset, clreduce_type offsets_type, size_t segments,
+                         cl_mem result, size_t result_offset, cl_uint num_wait,
+                         const cl_event *wait);
+
+/* The blocking segments call of family f for request r (from
+ * segments_request()) on host memory: checks the host `offsets` (of
+ * r->index_type, r->rows + 1 of them), refusing empty segments too when
+ * empty_refused is not NULL (it ends the message: "operator x has no
+ * identity"), then runs request_host_two(). */
+clreduce_status segments_host(clreduce_ctx *ctx, const op_family *f, request *r,
+                              const void *data, const void *data2, const void *offsets,
+                              const char *empty_refused, void *results);
+
+/* ---- custom.c: what other families read of a user-defined operator ------- */
+
+/* What a call with an operator needs to know of it. */
+typedef struct custom_facts {
+    const char *name;
+    clreduce_type type; /* of its input(s) */
+    int two_inputs;
+    int has_identity;
+} custom_facts;
+
+/* The checks every call with op makes (not NULL, of ctx, no second input,
+ * named input2_name, for an operator of one) and, where facts is not NULL,
+ * op's facts. */
+clreduce_status custom_check_operator(clreduce_ctx *ctx, const clreduce_operator *op,
+                                      int has_input2, const char *input2_name,
+                                      custom_facts *facts);
+
+/* plan_teams() for a user-defined operator (r->custom): refuses results of
+ * no element without an identity, and fills the plan's op, work-group
+ * size, path, output size, empty output (the identity), -DCLR_RESULT_SIZE,
+ * and the operator's program built on `base` (operator_rows_program or
+ * operator_segments_program). */
+clreduce_status plan_custom_teams(clreduce_ctx *ctx, const request *r, plan *p,
+                                  const char *family, const program_spec *base);
 
 /* ---- program_cache.c ---------------------------------------------------- */
 
@@ -516,6 +578,11 @@ void chain_abandon(chain *c);
 
 clreduce_status enqueue_fill(clreduce_ctx *ctx, chain *c, cl_mem buffer, const void *pattern,
                              size_t pattern_size, size_t offset, size_t size);
+
+/* A copy of `size` bytes of buffer from byte `from` to byte `to` (the two
+ * ranges must not overlap). */
+clreduce_status enqueue_copy(clreduce_ctx *ctx, chain *c, cl_mem buffer, size_t from, size_t to,
+                             size_t size);
 
 /* A marker after the chain's last command (its event ends the chain). */
 clreduce_status enqueue_marker(clreduce_ctx *ctx, chain *c);

@@ -30,6 +30,11 @@ int op_is_extended(clreduce_op op)
     return op > CLREDUCE_OP_MAX && op < CLREDUCE_OP_COUNT;
 }
 
+int op_keeps_accumulators(clreduce_op op)
+{
+    return op_is_extended(op) || op == (clreduce_op)CLR_OP_CUSTOM;
+}
+
 static int is_float(clreduce_type type)
 {
     return type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
@@ -139,7 +144,11 @@ static clreduce_status operator_plan(clreduce_ctx *ctx, const request *r, plan *
 clreduce_status plan_teams(clreduce_ctx *ctx, const request *r, plan *p, const char *family,
                            const program_spec *plain, const program_spec *operators)
 {
-    if (op_is_extended(r->op)) {
+    if (r->custom) {
+        clreduce_status status = plan_custom_teams(ctx, r, p, family, operators);
+        if (status != CLREDUCE_SUCCESS)
+            return status;
+    } else if (op_is_extended(r->op)) {
         /* Teams reduce accumulators in local memory: no sub-groups (their
          * shuffles move one element, not a structure). */
         clreduce_status status = plan_operator(ctx, r, p, family);
@@ -228,10 +237,25 @@ clreduce_status enqueue_empty_results(clreduce_ctx *ctx, chain *c, cl_mem out, c
                                       size_t first, size_t count)
 {
     size_t size = p->output_size;
-    int power_of_two = (size & (size - 1)) == 0;
+    int power_of_two = (size & (size - 1)) == 0, zero_bytes = 1;
+    for (size_t i = 0; i < size; i++)
+        zero_bytes &= p->empty_output[i] == 0;
     static const unsigned char zero = 0;
-    return enqueue_fill(ctx, c, out, power_of_two ? p->empty_output : &zero,
-                        power_of_two ? size : 1, first * size, count * size);
+    if (power_of_two || zero_bytes)
+        return enqueue_fill(ctx, c, out, power_of_two ? p->empty_output : &zero,
+                            power_of_two ? size : 1, first * size, count * size);
+    /* A pattern no fill repeats (a user's identity of 12 bytes): the first
+     * result by fills of the largest power of two that divides its size,
+     * then copies that double the results written. */
+    size_t chunk = size & (~size + 1), at = first * size;
+    clreduce_status status = CLREDUCE_SUCCESS;
+    for (size_t i = 0; i < size && status == CLREDUCE_SUCCESS; i += chunk)
+        status = enqueue_fill(ctx, c, out, p->empty_output + i, chunk, at + i, chunk);
+    for (size_t done = 1; done < count && status == CLREDUCE_SUCCESS; done *= 2) {
+        size_t more = done < count - done ? done : count - done;
+        status = enqueue_copy(ctx, c, out, at, at + done * size, more * size);
+    }
+    return status;
 }
 
 /* A reduction of nothing writes the result of no element. */

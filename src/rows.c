@@ -23,7 +23,7 @@ static const char *const operator_rows_sources[] = {clreduce_cl_contract, clredu
                                                     clreduce_cl_reduce_rows};
 static const char *const operator_rows_kernels[] = {"clr_reduce_rows", "clr_reduce_rows_finish"};
 enum { K_ROWS = 0, K_FINISH = 1 };
-static const program_spec operator_rows_program = {
+const program_spec operator_rows_program = {
     operator_rows_sources, sizeof operator_rows_sources / sizeof *operator_rows_sources,
     operator_rows_kernels, 2, 0};
 
@@ -145,17 +145,24 @@ static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
 
 /* ---- launches ------------------------------------------------------------------------ */
 
-static clreduce_status enqueue_rows_kernel(clreduce_ctx *ctx, chain *c, const plan *p,
-                                           cached_kernel *k, cl_mem in, size_t in_off,
-                                           const rows_launch *l, cl_mem out, size_t out_off)
+static clreduce_status enqueue_rows_kernel(clreduce_ctx *ctx, chain *c, const request *r,
+                                           const plan *p, cached_kernel *k, cl_mem in,
+                                           size_t in_off, const rows_launch *l, cl_mem out,
+                                           size_t out_off)
 {
     cl_ulong in_off64 = in_off, items = l->items, length = l->length, pitch = l->pitch,
              parts = l->parts, chunk = l->chunk, out_off64 = out_off;
+    /* A user-defined operator's kernel reads its second input too (the
+     * first again for an operator of one). */
+    cl_mem in2 = r->input2 ? r->input2 : r->input;
+    cl_ulong in2_off = r->input2 ? r->input2_offset : r->input_offset;
     kernel_arg args[] = {ARG(in),    ARG(in_off64), ARG(items),     ARG(length),
                          ARG(pitch), ARG(parts),    ARG(chunk),     ARG(out),
-                         ARG(out_off64), ARG(l->team), ARG(l->per_group)};
+                         ARG(out_off64), ARG(l->team), ARG(l->per_group), ARG(in2),
+                         ARG(in2_off)};
+    cl_uint nargs = sizeof args / sizeof *args - (p->op == (clreduce_op)CLR_OP_CUSTOM ? 0 : 2);
     return enqueue_kernel_args(ctx, c, k, K_ROWS, div_up(l->items, l->per_group),
-                               p->work_group_size, args, sizeof args / sizeof *args);
+                               p->work_group_size, args, nargs);
 }
 
 /* The operators' second launch: each row's accumulators of its parts into
@@ -177,7 +184,7 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
     (void)in_order;
     size_t length = r->row_length, pitch = effective_pitch(r);
     size_t parts = parts_per_row(ctx, p, r->rows, length);
-    int extended = op_is_extended(p->op);
+    int extended = op_keeps_accumulators(p->op);
     /* Parts of whole vectors, so that an element's place in the combination
      * depends on the shape alone; then one row of partial results per row,
      * reduced in order. (The operators' kernel tells parts from whole rows
@@ -187,8 +194,8 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
     rows_launch whole = {r->rows, length, pitch, 1, length, 0, 0};
     if (parts == 1 || (extended && div_up(length, chunk) == 1)) {
         rows_team(ctx, p, length, &whole.team, &whole.per_group);
-        return enqueue_rows_kernel(ctx, c, p, k, r->input, r->input_offset, &whole, r->output,
-                                   r->output_offset);
+        return enqueue_rows_kernel(ctx, c, r, p, k, r->input, r->input_offset, &whole,
+                                   r->output, r->output_offset);
     }
     parts = div_up(length, chunk);
     rows_launch split = {r->rows * parts, length, pitch, parts, chunk, 0, 0};
@@ -200,12 +207,13 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
     clreduce_status status = create_temp(ctx, c, r->rows * parts * partial_size, &partials);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    status = enqueue_rows_kernel(ctx, c, p, k, r->input, r->input_offset, &split, partials, 0);
+    status = enqueue_rows_kernel(ctx, c, r, p, k, r->input, r->input_offset, &split, partials,
+                                 0);
     if (status == CLREDUCE_SUCCESS && extended)
         status = enqueue_rows_finish(ctx, c, p, k, partials, &finish, r->output,
                                      r->output_offset);
     else if (status == CLREDUCE_SUCCESS)
-        status = enqueue_rows_kernel(ctx, c, p, k, partials, 0, &finish, r->output,
+        status = enqueue_rows_kernel(ctx, c, r, p, k, partials, 0, &finish, r->output,
                                      r->output_offset);
     clReleaseMemObject(partials); /* deleted once the commands using it are done */
     return status;
@@ -221,7 +229,7 @@ static clreduce_status rows_enqueue_empty(clreduce_ctx *ctx, chain *c, const req
     return enqueue_empty_results(ctx, c, r->output, p, r->output_offset, r->rows);
 }
 
-static const op_family rows_family = {
+const op_family rows_family = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
     .index_name = NULL, .outputs = OUTPUT_PER_ROW, .in_place = 0,
     .plan = rows_plan, .enqueue_empty = rows_enqueue_empty, .enqueue = rows_enqueue,
@@ -231,10 +239,9 @@ static const op_family rows_family = {
 
 /* The request of a rows call: the input range is the span of the rows (all
  * of size_t when it overflows, which the plan reports). */
-static request rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
-                            cl_mem input, size_t offset, size_t rows, size_t row_length,
-                            size_t row_pitch, cl_mem result, size_t result_offset,
-                            cl_uint num_wait, const cl_event *wait)
+request rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type, cl_mem input,
+                     size_t offset, size_t rows, size_t row_length, size_t row_pitch,
+                     cl_mem result, size_t result_offset, cl_uint num_wait, const cl_event *wait)
 {
     request r;
     memset(&r, 0, sizeof r);

@@ -23,7 +23,7 @@ static const program_spec segments_program = {
 static const char *const operator_segments_sources[] = {
     clreduce_cl_contract, clreduce_cl_types, clreduce_cl_operators, clreduce_cl_team,
     clreduce_cl_reduce_segments};
-static const program_spec operator_segments_program = {
+const program_spec operator_segments_program = {
     operator_segments_sources, sizeof operator_segments_sources / sizeof *operator_segments_sources,
     segments_kernels, 2, 0};
 
@@ -86,7 +86,7 @@ static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const reque
     /* One temporary buffer: the chunks' heads, then the chunks' first
      * segments (64-bit, from element starts_off). */
     cl_mem heads;
-    size_t head_size = op_is_extended(p->op) ? ACCUMULATOR_MAX : p->element_size;
+    size_t head_size = op_keeps_accumulators(p->op) ? ACCUMULATOR_MAX : p->element_size;
     size_t starts_off = div_up(chunks * head_size, sizeof(cl_ulong));
     clreduce_status status =
         create_temp(ctx, c, (starts_off + chunks) * sizeof(cl_ulong), &heads);
@@ -95,18 +95,24 @@ static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const reque
     cl_ulong in_off = r->input_offset, count = r->count, offsets_off = r->index_offset,
              segments = r->rows, out_off = r->output_offset, chunk64 = chunk, chunks64 = chunks,
              starts_off64 = starts_off;
+    /* A user-defined operator's kernels read its second input too (the
+     * first again for an operator of one). */
+    cl_mem in2 = r->input2 ? r->input2 : r->input;
+    cl_ulong in2_off = r->input2 ? r->input2_offset : r->input_offset;
+    cl_uint second = p->op == (clreduce_op)CLR_OP_CUSTOM ? 0 : 2;
     kernel_arg head_args[] = {ARG(r->input),  ARG(in_off),   ARG(count), ARG(r->index),
                               ARG(offsets_off), ARG(segments), ARG(heads), ARG(chunk64),
-                              ARG(heads),     ARG(starts_off64)};
+                              ARG(heads),     ARG(starts_off64), ARG(in2), ARG(in2_off)};
     kernel_arg segment_args[] = {ARG(r->input),  ARG(in_off),   ARG(count),  ARG(r->index),
                                  ARG(offsets_off), ARG(segments), ARG(r->output), ARG(out_off),
                                  ARG(heads),     ARG(chunk64),  ARG(chunks64), ARG(heads),
-                                 ARG(starts_off64)};
+                                 ARG(starts_off64), ARG(in2), ARG(in2_off)};
     status = enqueue_kernel_args(ctx, c, k, K_HEADS, chunks, p->work_group_size, head_args,
-                                 sizeof head_args / sizeof *head_args);
+                                 sizeof head_args / sizeof *head_args - second);
     if (status == CLREDUCE_SUCCESS)
         status = enqueue_kernel_args(ctx, c, k, K_SEGMENTS, chunks, p->work_group_size,
-                                     segment_args, sizeof segment_args / sizeof *segment_args);
+                                     segment_args,
+                                     sizeof segment_args / sizeof *segment_args - second);
     clReleaseMemObject(heads); /* deleted once the commands using it are done */
     return status;
 }
@@ -121,7 +127,7 @@ static clreduce_status segments_enqueue_empty(clreduce_ctx *ctx, chain *c, const
     return enqueue_empty_results(ctx, c, r->output, p, r->output_offset, r->rows);
 }
 
-static const op_family segments_family = {
+const op_family segments_family = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
     .index_name = "offsets", .outputs = OUTPUT_PER_ROW, .in_place = 0,
     .plan = segments_plan, .enqueue_empty = segments_enqueue_empty, .enqueue = segments_enqueue,
@@ -129,12 +135,11 @@ static const op_family segments_family = {
 
 /* ---- API ------------------------------------------------------------------------------ */
 
-clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue queue,
-                                         clreduce_op op, clreduce_type type, cl_mem input,
-                                         size_t offset, size_t count, cl_mem offsets,
-                                         size_t offsets_offset, clreduce_type offsets_type,
-                                         size_t segments, cl_mem result, size_t result_offset,
-                                         cl_uint num_wait, const cl_event *wait, cl_event *done)
+request segments_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
+                         cl_mem input, size_t offset, size_t count, cl_mem offsets,
+                         size_t offsets_offset, clreduce_type offsets_type, size_t segments,
+                         cl_mem result, size_t result_offset, cl_uint num_wait,
+                         const cl_event *wait)
 {
     request r;
     memset(&r, 0, sizeof r);
@@ -152,18 +157,31 @@ clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue que
     r.index = offsets;
     r.index_offset = offsets_offset;
     r.index_type = offsets_type;
+    return r;
+}
+
+clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue queue,
+                                         clreduce_op op, clreduce_type type, cl_mem input,
+                                         size_t offset, size_t count, cl_mem offsets,
+                                         size_t offsets_offset, clreduce_type offsets_type,
+                                         size_t segments, cl_mem result, size_t result_offset,
+                                         cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    request r = segments_request(queue, op, type, input, offset, count, offsets, offsets_offset,
+                                 offsets_type, segments, result, result_offset, num_wait, wait);
     return request_enqueue(ctx, &segments_family, &r, NULL, done);
 }
 
-/* The first index at which the offsets decrease or pass count, or SIZE_MAX. */
+/* The first index at which the offsets decrease or pass count (or, with
+ * `strict`, do not increase), or SIZE_MAX. */
 static size_t first_bad_offset(const void *offsets, clreduce_type type, size_t segments,
-                               size_t count, uint64_t *value, uint64_t *previous)
+                               size_t count, int strict, uint64_t *value, uint64_t *previous)
 {
     uint64_t prev = 0;
     for (size_t i = 0; i <= segments; i++) {
         uint64_t v = type == CLREDUCE_UINT32 ? ((const uint32_t *)offsets)[i]
                                              : ((const uint64_t *)offsets)[i];
-        if (v < prev || v > count) {
+        if (v < prev || v > count || (strict && i > 0 && v == prev)) {
             *value = v;
             *previous = prev;
             return i;
@@ -173,14 +191,12 @@ static size_t first_bad_offset(const void *offsets, clreduce_type type, size_t s
     return SIZE_MAX;
 }
 
-clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, clreduce_op op,
-                                              clreduce_type type, const void *data, size_t count,
-                                              const void *offsets, clreduce_type offsets_type,
-                                              size_t segments, void *results)
+clreduce_status segments_host(clreduce_ctx *ctx, const op_family *f, request *r,
+                              const void *data, const void *data2, const void *offsets,
+                              const char *empty_refused, void *results)
 {
-    clear_error(ctx);
-    if (!ctx)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    clreduce_type offsets_type = r->index_type;
+    size_t segments = r->rows;
     if (!offsets)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "offsets is NULL");
     clreduce_status status = check_offsets_type(ctx, offsets_type);
@@ -191,24 +207,35 @@ clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, clreduce_op op,
                          "%zu segments need %zu + 1 offsets: more than a size_t counts", segments,
                          segments);
     uint64_t value = 0, previous = 0;
-    size_t bad = first_bad_offset(offsets, offsets_type, segments, count, &value, &previous);
+    size_t bad = first_bad_offset(offsets, offsets_type, segments, r->count,
+                                  empty_refused != NULL, &value, &previous);
     if (bad != SIZE_MAX) {
-        if (value > count)
+        if (value > r->count)
             return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                              "offsets[%zu] = %llu is past count %zu", bad,
-                             (unsigned long long)value, count);
+                             (unsigned long long)value, r->count);
+        if (value == previous)
+            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                             "offsets[%zu] = offsets[%zu] = %llu: segment %zu is empty, and %s",
+                             bad - 1, bad, (unsigned long long)value, bad - 1, empty_refused);
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "offsets[%zu] = %llu is smaller than offsets[%zu] = %llu: offsets must "
                          "not decrease",
                          bad, (unsigned long long)value, bad - 1, (unsigned long long)previous);
     }
-    request r;
-    memset(&r, 0, sizeof r);
-    r.op = op;
-    r.type = type;
-    r.count = count;
-    r.rows = segments;
-    r.index_type = offsets_type;
-    r.host_index = offsets;
-    return request_host(ctx, &segments_family, &r, data, results);
+    r->host_index = offsets;
+    return request_host_two(ctx, f, r, data, data2, results);
+}
+
+clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, clreduce_op op,
+                                              clreduce_type type, const void *data, size_t count,
+                                              const void *offsets, clreduce_type offsets_type,
+                                              size_t segments, void *results)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    request r = segments_request(NULL, op, type, NULL, 0, count, NULL, 0, offsets_type, segments,
+                                 NULL, 0, 0, NULL);
+    return segments_host(ctx, &segments_family, &r, data, NULL, offsets, NULL, results);
 }

@@ -175,6 +175,101 @@ CLREDUCE_API clreduce_status clreduce_reduce_custom_host(clreduce_ctx *ctx, clre
                                                          const void *data, const void *data2,
                                                          size_t count, void *result);
 
+/* ---------------------------------------------------------------------------
+ * Rows and segments with a user-defined operator
+ *
+ * One reduction with `op` per row or per segment, laid out as for
+ * clreduce_reduce_rows() and clreduce_reduce_segments() (clreduce/batched.h):
+ * result r is one accumulator of acc_size bytes at byte (result_offset + r) *
+ * acc_size of `result`, and i in map counts from the start of the row or
+ * segment (0 for its first element). The second input of an operator of two
+ * inputs (input2, NULL for one) has the layout of the first from its own
+ * offset: row r at element offset2 + r * row_pitch, segment s at elements
+ * [offset2 + offsets[s], offset2 + offsets[s+1]). The inputs may overlap
+ * each other, not the results.
+ *
+ * A commutative operator runs the built-in operators' kernels, shapes and
+ * speeds. One that is not keeps every result in the elements' order: each
+ * work-item of a team walks a contiguous run of its row or segment, and the
+ * team combines the runs in order, which on GPUs costs bandwidth beside the
+ * interleaved vector loads of a commutative operator (as the flat
+ * reduction's ordered path does).
+ *
+ * Empty rows and segments give the identity. An operator without identity
+ * refuses what the host can see to be empty (row_length 0, count 0) with
+ * CLREDUCE_ERROR_INVALID_ARGUMENT; an empty segment it cannot see (the
+ * offsets are on the device) gets a result of zero bytes, and
+ * clreduce_reduce_segments_custom_host() refuses empty segments, naming the
+ * first.
+ *
+ * Asynchronous, with a wait list and a completion event, as the calls of
+ * clreduce/batched.h; op may be released as soon as the call returns.
+ * Returns their codes, and also CLREDUCE_ERROR_INVALID_ARGUMENT for a NULL
+ * op, an operator of another context, input2 NULL for an operator of two
+ * inputs or not NULL for one of one, a second input whose span (that of the
+ * rows, or [offset2, offset2 + count)) passes the end of input2 or overlaps
+ * the results, and empty results without identity as above;
+ * CLREDUCE_ERROR_BUILD where the kernels do not compile (the build log in
+ * clreduce_last_error()). On any error found before enqueueing nothing is
+ * enqueued and no result is written.
+ * ------------------------------------------------------------------------- */
+
+/* Enqueues one reduction with op per row: `rows` rows of `row_length`
+ * elements of op's input_type, row r from element offset + r * row_pitch of
+ * `input` (row_pitch 0: row_length), as clreduce_reduce_rows(). */
+CLREDUCE_API clreduce_status clreduce_reduce_rows_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                                         clreduce_operator *op, cl_mem input,
+                                                         size_t offset, cl_mem input2,
+                                                         size_t offset2, size_t rows,
+                                                         size_t row_length, size_t row_pitch,
+                                                         cl_mem result, size_t result_offset,
+                                                         cl_uint num_wait, const cl_event *wait,
+                                                         cl_event *done);
+
+/* Blocking convenience: the rows of host memory `data` (and `data2`, for an
+ * operator of two inputs; NULL for one), laid out from element 0, into
+ * results 0 .. rows - 1 of `results` (rows * acc_size bytes), on a queue
+ * owned by the context. On error `results` is untouched. */
+CLREDUCE_API clreduce_status clreduce_reduce_rows_custom_host(clreduce_ctx *ctx,
+                                                              clreduce_operator *op,
+                                                              const void *data, const void *data2,
+                                                              size_t rows, size_t row_length,
+                                                              size_t row_pitch, void *results);
+
+/* Enqueues one reduction with op per segment: segment s is elements
+ * [offset + offsets[s], offset + offsets[s+1]) of `input`, with the offsets
+ * (segments + 1 of offsets_type, CLREDUCE_UINT32 or CLREDUCE_UINT64, from
+ * element offsets_offset of the cl_mem `offsets`) unchecked and clamped to
+ * [0, count] by the kernels, as clreduce_reduce_segments(). */
+CLREDUCE_API clreduce_status clreduce_reduce_segments_custom(clreduce_ctx *ctx,
+                                                             cl_command_queue queue,
+                                                             clreduce_operator *op, cl_mem input,
+                                                             size_t offset, cl_mem input2,
+                                                             size_t offset2, size_t count,
+                                                             cl_mem offsets, size_t offsets_offset,
+                                                             clreduce_type offsets_type,
+                                                             size_t segments, cl_mem result,
+                                                             size_t result_offset,
+                                                             cl_uint num_wait,
+                                                             const cl_event *wait,
+                                                             cl_event *done);
+
+/* Blocking convenience: the segments of host memory data[0 .. count) (and
+ * data2[0 .. count), for an operator of two inputs; NULL for one) that host
+ * memory offsets[0 .. segments] delimit into results 0 .. segments - 1 of
+ * `results` (segments * acc_size bytes), on a queue owned by the context.
+ * Checks the offsets first, as clreduce_reduce_segments_host() does, and for
+ * an operator without identity refuses an empty segment:
+ * CLREDUCE_ERROR_INVALID_ARGUMENT, naming the first bad index. On error
+ * `results` is untouched. */
+CLREDUCE_API clreduce_status clreduce_reduce_segments_custom_host(clreduce_ctx *ctx,
+                                                                  clreduce_operator *op,
+                                                                  const void *data,
+                                                                  const void *data2, size_t count,
+                                                                  const void *offsets,
+                                                                  clreduce_type offsets_type,
+                                                                  size_t segments, void *results);
+
 #ifdef __cplusplus
 }
 #endif

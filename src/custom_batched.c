@@ -1,0 +1,124 @@
+/* Rows and segments reduced with a user-defined operator: each call is a
+ * request of the rows or segments family (rows.c, segments.c) that names
+ * the operator, whose plan then takes the operator's own build of the
+ * family's kernels (plan_teams() calls custom.c's plan_custom_teams()). */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* What a call with op runs: `base` with op's second input, if it has one. */
+static op_family family_for(const op_family *base, const custom_facts *facts)
+{
+    op_family f = *base;
+    f.two_inputs = facts->two_inputs;
+    return f;
+}
+
+/* The request's operator is op (clreduce_op SUM only passes plan_start(),
+ * which checks the type; the plan replaces it): held for the call, so that
+ * a release from another thread waits for the programs' last use. */
+static clreduce_status enqueue_with(clreduce_ctx *ctx, clreduce_operator *op,
+                                    const op_family *base, const custom_facts *facts,
+                                    request *r, cl_event *done)
+{
+    op_family f = family_for(base, facts);
+    r->custom = op;
+    clreduce_operator_retain(op);
+    clreduce_status status = request_enqueue(ctx, &f, r, NULL, done);
+    clreduce_operator_release(op);
+    return status;
+}
+
+clreduce_status clreduce_reduce_rows_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                            clreduce_operator *op, cl_mem input, size_t offset,
+                                            cl_mem input2, size_t offset2, size_t rows,
+                                            size_t row_length, size_t row_pitch, cl_mem result,
+                                            size_t result_offset, cl_uint num_wait,
+                                            const cl_event *wait, cl_event *done)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    custom_facts facts;
+    clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", &facts);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    request r = rows_request(queue, CLREDUCE_OP_SUM, facts.type, input, offset, rows, row_length,
+                             row_pitch, result, result_offset, num_wait, wait);
+    r.input2 = input2;
+    r.input2_offset = offset2;
+    return enqueue_with(ctx, op, &rows_family, &facts, &r, done);
+}
+
+clreduce_status clreduce_reduce_rows_custom_host(clreduce_ctx *ctx, clreduce_operator *op,
+                                                 const void *data, const void *data2,
+                                                 size_t rows, size_t row_length,
+                                                 size_t row_pitch, void *results)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    custom_facts facts;
+    clreduce_status status = custom_check_operator(ctx, op, data2 != NULL, "data2", &facts);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    request r = rows_request(NULL, CLREDUCE_OP_SUM, facts.type, NULL, 0, rows, row_length,
+                             row_pitch, NULL, 0, 0, NULL);
+    r.custom = op;
+    op_family f = family_for(&rows_family, &facts);
+    clreduce_operator_retain(op);
+    status = request_host_two(ctx, &f, &r, data, data2, results);
+    clreduce_operator_release(op);
+    return status;
+}
+
+clreduce_status clreduce_reduce_segments_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                                clreduce_operator *op, cl_mem input,
+                                                size_t offset, cl_mem input2, size_t offset2,
+                                                size_t count, cl_mem offsets,
+                                                size_t offsets_offset, clreduce_type offsets_type,
+                                                size_t segments, cl_mem result,
+                                                size_t result_offset, cl_uint num_wait,
+                                                const cl_event *wait, cl_event *done)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    custom_facts facts;
+    clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", &facts);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    request r = segments_request(queue, CLREDUCE_OP_SUM, facts.type, input, offset, count,
+                                 offsets, offsets_offset, offsets_type, segments, result,
+                                 result_offset, num_wait, wait);
+    r.input2 = input2;
+    r.input2_offset = offset2;
+    return enqueue_with(ctx, op, &segments_family, &facts, &r, done);
+}
+
+clreduce_status clreduce_reduce_segments_custom_host(clreduce_ctx *ctx, clreduce_operator *op,
+                                                     const void *data, const void *data2,
+                                                     size_t count, const void *offsets,
+                                                     clreduce_type offsets_type, size_t segments,
+                                                     void *results)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    custom_facts facts;
+    clreduce_status status = custom_check_operator(ctx, op, data2 != NULL, "data2", &facts);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    request r = segments_request(NULL, CLREDUCE_OP_SUM, facts.type, NULL, 0, count, NULL, 0,
+                                 offsets_type, segments, NULL, 0, 0, NULL);
+    r.custom = op;
+    char no_identity[CLREDUCE_OPERATOR_NAME_MAX + 40];
+    snprintf(no_identity, sizeof no_identity, "operator %s has no identity", facts.name);
+    op_family f = family_for(&segments_family, &facts);
+    clreduce_operator_retain(op);
+    status = segments_host(ctx, &f, &r, data, data2, offsets,
+                           facts.has_identity ? NULL : no_identity, results);
+    clreduce_operator_release(op);
+    return status;
+}
