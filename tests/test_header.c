@@ -71,6 +71,18 @@ int CHECK_FUNCTION(void)
         (void (*)(void))clreduce_get_cache_stats,
         (void (*)(void))clreduce_version,
         (void (*)(void))clreduce_version_number,
+        (void (*)(void))clreduce_operator_create,
+        (void (*)(void))clreduce_operator_retain,
+        (void (*)(void))clreduce_operator_release,
+        (void (*)(void))clreduce_operator_result_size,
+        (void (*)(void))clreduce_reduce_custom,
+        (void (*)(void))clreduce_reduce_custom_host,
+        (void (*)(void))clreduce_scan_custom,
+        (void (*)(void))clreduce_scan_custom_host,
+        (void (*)(void))clreduce_reduce_rows_custom,
+        (void (*)(void))clreduce_reduce_rows_custom_host,
+        (void (*)(void))clreduce_reduce_segments_custom,
+        (void (*)(void))clreduce_reduce_segments_custom_host,
     };
     unsigned i;
     for (i = 0; i < sizeof fns / sizeof fns[0]; i++)
