@@ -60,6 +60,9 @@ struct target {
      * is in place (else into rows of their own between sentinels). */
     size_t padding;
     int in_place;
+    /* run_custom: a user-defined operator that does not commute (1) or
+     * does (2). */
+    int custom;
     /* Set in main: the device lacks what the variant needs (sub-groups),
      * so every case must report CLREDUCE_ERROR_UNSUPPORTED and write
      * nothing. */

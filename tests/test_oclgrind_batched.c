@@ -1,8 +1,7 @@
 /* The Oclgrind test's batched families: the rows and segments kernels, for
- * sum, min and max and for the operators' branch of the same kernels, and
- * the scans of rows, each
- * result checked against the CPU reference and the sentinels around the
- * results. */
+ * sum, min and max, for the operators' branch of the same kernels and for
+ * user-defined operators, and the scans of rows, each result checked
+ * against the CPU reference and the sentinels around the results. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,89 +14,84 @@
 
 #include "test_oclgrind.h"
 
-/* The case's n elements as rows (target variant: the row length, 0 for one
- * row of all; kind: the padding of a row, poisoned) or as segments (kind:
- * the offsets' type) of random lengths, empty, tiny and long mixed. Every
- * result is checked against the CPU reference, and the sentinels around
- * the results. */
-static int run_batched(const target *t, og_case *c)
+/* Where a case's results come from: `results` rows (length elements,
+ * pitch apart) or segments (the offsets in the kept buffer `offsets`), the
+ * elements of result r from starts[r], lengths[r] of them. */
+typedef struct og_batch {
+    size_t results, length, pitch;
+    cl_mem offsets;
+    size_t starts[MAX_COUNT + 1], lengths[MAX_COUNT + 1];
+} og_batch;
+
+/* Lays out the case's n elements in host (with poison around them) as rows
+ * (target variant: the row length, 0 for one row of all; kind: the padding
+ * of a row, poisoned) or as segments (kind: the offsets' type) of random
+ * lengths, empty, tiny and long mixed, with their offsets in a buffer.
+ * Returns 1, or 0 with c->detail set. */
+static int lay_out_batch(const target *t, og_case *c, const tc_value *poison,
+                         unsigned char *host, og_batch *b)
 {
-    static size_t starts[MAX_COUNT + 1], lengths[MAX_COUNT + 1];
     static uint64_t offsets[MAX_COUNT + 2];
-    static unsigned char host[MAX_COUNT * 8], res[(MAX_COUNT + 4) * 32],
-        offs[(MAX_COUNT + 2) * 8];
-    int segments = t->segments;
-    size_t es = clreduce_type_size(c->type);
-    size_t rs = clreduce_result_size(c->op, c->type); /* bytes of a result */
-    tc_value poison;
-    if (t->only_op)
-        tc_op_poison(c->op, c->type, &poison);
-    else
-        tc_poison(c->op, c->type, &poison);
-    og_lay_out_input(c, &poison, host);
-    size_t results = 0, length = 0, pitch = 0;
-    if (!segments) {
-        length = t->variant && (size_t)t->variant < c->n ? (size_t)t->variant : c->n;
-        pitch = length + (size_t)t->kind;
-        results = (c->n + (size_t)t->kind) / pitch;
-        for (size_t r = 0; r < results; r++) {
-            starts[r] = r * pitch;
-            lengths[r] = length;
-            for (size_t i = length; i < pitch && r * pitch + i < c->n; i++)
-                tc_set(c->type, host, c->offset + r * pitch + i, &poison);
+    static unsigned char offs[(MAX_COUNT + 2) * 8];
+    og_lay_out_input(c, poison, host);
+    b->results = b->length = b->pitch = 0;
+    b->offsets = NULL;
+    if (!t->segments) {
+        b->length = t->variant && (size_t)t->variant < c->n ? (size_t)t->variant : c->n;
+        b->pitch = b->length + (size_t)t->kind;
+        b->results = (c->n + (size_t)t->kind) / b->pitch;
+        for (size_t r = 0; r < b->results; r++) {
+            b->starts[r] = r * b->pitch;
+            b->lengths[r] = b->length;
+            for (size_t i = b->length; i < b->pitch && r * b->pitch + i < c->n; i++)
+                tc_set(c->type, host, c->offset + r * b->pitch + i, poison);
         }
-    } else {
-        size_t at = 0;
-        offsets[0] = 0;
-        while (at < c->n) {
-            size_t k = tc_rand_below(8), len = k < 3 ? 0 : k < 6 ? 1 + tc_rand_below(4)
-                                                         : tc_rand_below(c->n / 2 + 1);
-            if (at + len > c->n)
-                len = c->n - at;
-            starts[results] = at;
-            lengths[results] = len;
-            at += len;
-            offsets[++results] = at;
-        }
-        if (t->segments == 2) /* wild: decreasing, past the count, huge */
-            for (size_t i = 0; i <= results; i++)
-                offsets[i] = i % 3 == 0   ? c->n + 1 + tc_rand_below(1000)
-                             : i % 3 == 1 ? tc_rand_below(c->n + 1)
-                                          : UINT64_MAX - tc_rand_below(1000);
+        return 1;
     }
-    size_t out_total = c->result_offset + results + 2;
-    memset(res, TC_SENTINEL_BYTE, out_total * rs);
-    cl_mem in, out, ob = NULL;
-    if (!og_create_buffers(c, host, res, out_total * rs, &in, &out))
-        return 0;
-    cl_int err = CL_SUCCESS;
-    size_t os = segments ? clreduce_type_size((clreduce_type)t->kind) : 0;
-    if (segments) {
-        for (size_t i = 0; i <= results; i++) {
-            uint32_t v32 = (uint32_t)offsets[i];
-            if (os == 4)
-                memcpy(offs + i * 4, &v32, 4);
-            else
-                memcpy(offs + i * 8, &offsets[i], 8);
-        }
-        ob = og_keep(clCreateBuffer(clreduce_get_cl_context(g_ctx),
-                                    CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (results + 1) * os,
-                                    offs, &err));
+    size_t at = 0;
+    offsets[0] = 0;
+    while (at < c->n) {
+        size_t k = tc_rand_below(8), len = k < 3 ? 0 : k < 6 ? 1 + tc_rand_below(4)
+                                                     : tc_rand_below(c->n / 2 + 1);
+        if (at + len > c->n)
+            len = c->n - at;
+        b->starts[b->results] = at;
+        b->lengths[b->results] = len;
+        at += len;
+        offsets[++b->results] = at;
     }
+    if (t->segments == 2) /* wild: decreasing, past the count, huge */
+        for (size_t i = 0; i <= b->results; i++)
+            offsets[i] = i % 3 == 0   ? c->n + 1 + tc_rand_below(1000)
+                         : i % 3 == 1 ? tc_rand_below(c->n + 1)
+                                      : UINT64_MAX - tc_rand_below(1000);
+    size_t os = clreduce_type_size((clreduce_type)t->kind);
+    for (size_t i = 0; i <= b->results; i++) {
+        uint32_t v32 = (uint32_t)offsets[i];
+        if (os == 4)
+            memcpy(offs + i * 4, &v32, 4);
+        else
+            memcpy(offs + i * 8, &offsets[i], 8);
+    }
+    cl_int err;
+    b->offsets = og_keep(clCreateBuffer(clreduce_get_cl_context(g_ctx),
+                                        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                        (b->results + 1) * os, offs, &err));
     if (err != CL_SUCCESS) {
         snprintf(c->detail, sizeof c->detail, "setting up the offsets failed: %s",
                  clreduce_opencl_error_name(err));
         return 0;
     }
-    cl_event done = NULL;
-    clreduce_status st =
-        segments ? clreduce_reduce_segments(g_ctx, g_queue, c->op, c->type, in, c->offset, c->n,
-                                            ob, 0, (clreduce_type)t->kind, results, out,
-                                            c->result_offset, 0, NULL, &done)
-                 : clreduce_reduce_rows(g_ctx, g_queue, c->op, c->type, in, c->offset, results,
-                                        length, t->kind ? pitch : 0, out, c->result_offset, 0,
-                                        NULL, &done);
-    err = og_read_output(out, out_total * rs, res, done);
+    return 1;
+}
+
+/* Reads the results back once `done` completes (res: out_total results of
+ * rs bytes) and checks the call's status and the sentinels around them.
+ * Returns 1, or 0 with c->detail set. */
+static int read_batch(og_case *c, clreduce_status st, cl_mem out, size_t out_total, size_t rs,
+                      size_t results, unsigned char *res, cl_event done)
+{
+    cl_int err = og_read_output(out, out_total * rs, res, done);
     if (err != CL_SUCCESS || st != CLREDUCE_SUCCESS) {
         snprintf(c->detail, sizeof c->detail, "status %s%s%s, reading the results: %s",
                  clreduce_status_string(st), st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
@@ -108,29 +102,195 @@ static int run_batched(const target *t, og_case *c)
         snprintf(c->detail, sizeof c->detail, "elements next to the results changed");
         return 0;
     }
+    return 1;
+}
+
+/* The case as rows or segments (lay_out_batch), every result checked
+ * against the CPU reference, and the sentinels around the results. */
+static int run_batched(const target *t, og_case *c)
+{
+    static og_batch b;
+    static unsigned char host[MAX_COUNT * 8], res[(MAX_COUNT + 4) * 32];
+    size_t es = clreduce_type_size(c->type);
+    size_t rs = clreduce_result_size(c->op, c->type); /* bytes of a result */
+    tc_value poison;
+    if (t->only_op)
+        tc_op_poison(c->op, c->type, &poison);
+    else
+        tc_poison(c->op, c->type, &poison);
+    if (!lay_out_batch(t, c, &poison, host, &b))
+        return 0;
+    size_t out_total = c->result_offset + b.results + 2;
+    memset(res, TC_SENTINEL_BYTE, out_total * rs);
+    cl_mem in, out;
+    if (!og_create_buffers(c, host, res, out_total * rs, &in, &out))
+        return 0;
+    cl_event done = NULL;
+    clreduce_status st =
+        t->segments ? clreduce_reduce_segments(g_ctx, g_queue, c->op, c->type, in, c->offset,
+                                               c->n, b.offsets, 0, (clreduce_type)t->kind,
+                                               b.results, out, c->result_offset, 0, NULL, &done)
+                    : clreduce_reduce_rows(g_ctx, g_queue, c->op, c->type, in, c->offset,
+                                           b.results, b.length, t->kind ? b.pitch : 0, out,
+                                           c->result_offset, 0, NULL, &done);
+    if (!read_batch(c, st, out, out_total, rs, b.results, res, done))
+        return 0;
     /* Wild offsets: results unspecified, but no access out of bounds (which
      * Oclgrind would report) and nothing written around them. */
-    for (size_t r = 0; r < results && t->segments != 2 && t->only_op; r++) {
+    for (size_t r = 0; r < b.results && t->segments != 2 && t->only_op; r++) {
         char why[256];
-        if (!tc_op_check_result(c->op, c->type, host + (c->offset + starts[r]) * es, NULL,
-                                lengths[r], res + (c->result_offset + r) * rs,
+        if (!tc_op_check_result(c->op, c->type, host + (c->offset + b.starts[r]) * es, NULL,
+                                b.lengths[r], res + (c->result_offset + r) * rs,
                                 tc_op_variance_tolerance(c->type), why, sizeof why)) {
             snprintf(c->detail, sizeof c->detail, "result %zu of %zu (elements [%zu, +%zu)): %s",
-                     r, results, starts[r], lengths[r], why);
+                     r, b.results, b.starts[r], b.lengths[r], why);
             return 0;
         }
     }
-    for (size_t r = 0; r < results && t->segments != 2 && !t->only_op; r++) {
+    for (size_t r = 0; r < b.results && t->segments != 2 && !t->only_op; r++) {
         tc_value ref, got;
         long double abs_sum;
-        tc_reference(c->op, c->type, host + (c->offset + starts[r]) * es, lengths[r], &ref,
+        tc_reference(c->op, c->type, host + (c->offset + b.starts[r]) * es, b.lengths[r], &ref,
                      &abs_sum);
         tc_get(c->type, res, c->result_offset + r, &got);
         if (!tc_matches(c->op, c->type, &got, &ref, abs_sum)) {
             tc_got_want text = tc_format_got_want(c->type, &got, &ref);
             snprintf(c->detail, sizeof c->detail,
-                     "result %zu of %zu (elements [%zu, +%zu)): got %s, expected %s", r, results,
-                     starts[r], lengths[r], text.got, text.want);
+                     "result %zu of %zu (elements [%zu, +%zu)): got %s, expected %s", r,
+                     b.results, b.starts[r], b.lengths[r], text.got, text.want);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---- user-defined operators ------------------------------------------------------ */
+
+/* On the bits of the elements, so that one operator serves a type and its
+ * kin: for 4-byte types a product of 2x2 integer matrices that reads the
+ * index (t->custom 1: not commutative) or a sum of the bits weighted by the
+ * index (2: commutative); for 8-byte types an affine map of two inputs (1)
+ * or a weighted sum of their products (2). */
+typedef struct og_mat {
+    uint32_t a, b, c, d;
+} og_mat;
+
+static const clreduce_operator_desc custom_descs[2][2] = {
+    {{.name = "og_matprod", .inputs = 1, .acc_type = "mat",
+      .acc_source = "typedef struct { uint a, b, c, d; } mat;", .acc_size = 16, .acc_align = 4,
+      .identity = "(mat){1, 0, 0, 1}",
+      .map = "(mat){1 + (as_uint(x) & 255) * ((as_uint(x) >> 8 & 255) + (uint)i),\n"
+             "      as_uint(x) & 255, (as_uint(x) >> 8 & 255) + (uint)i, 1}",
+      .combine = "(mat){a.a * b.a + a.b * b.c, a.a * b.b + a.b * b.d,\n"
+                 "      a.c * b.a + a.d * b.c, a.c * b.b + a.d * b.d}"},
+     {.name = "og_isum", .inputs = 1, .acc_type = "ulong", .acc_size = 8, .acc_align = 8,
+      .identity = "0", .map = "(ulong)as_uint(x) * (i + 1)", .combine = "a + b",
+      .commutative = 1}},
+    {{.name = "og_affine", .inputs = 2, .acc_type = "affine",
+      .acc_source = "typedef struct { ulong a, c; } affine;", .acc_size = 16, .acc_align = 8,
+      .identity = "(affine){1, 0}", .map = "(affine){as_ulong(x) | 1, as_ulong(y) + i}",
+      .combine = "(affine){b.a * a.a, b.a * a.c + b.c}"},
+     {.name = "og_wdot", .inputs = 2, .acc_type = "ulong", .acc_size = 8, .acc_align = 8,
+      .identity = "0", .map = "as_ulong(x) * as_ulong(y) + i", .combine = "a + b",
+      .commutative = 1}},
+};
+
+/* The reference of n elements of x (and y) into out, as the operators
+ * above compute it. */
+static void custom_reference(size_t es, int commutative, const unsigned char *x,
+                             const unsigned char *y, size_t n, unsigned char *out)
+{
+    og_mat m = {1, 0, 0, 1};
+    uint64_t sum = 0, fa = 1, fc = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v;
+        uint64_t p, q;
+        if (es == 4) {
+            memcpy(&v, x + i * 4, 4);
+            uint32_t a = v & 255, c = (v >> 8 & 255) + (uint32_t)i;
+            og_mat e = {1 + a * c, a, c, 1};
+            sum += (uint64_t)v * (i + 1);
+            m = (og_mat){m.a * e.a + m.b * e.c, m.a * e.b + m.b * e.d, m.c * e.a + m.d * e.c,
+                         m.c * e.b + m.d * e.d};
+        } else {
+            memcpy(&p, x + i * 8, 8);
+            memcpy(&q, y + i * 8, 8);
+            sum += p * q + i;
+            fc = (p | 1) * fc + q + i;
+            fa = (p | 1) * fa;
+        }
+    }
+    if (commutative)
+        memcpy(out, &sum, 8);
+    else if (es == 4)
+        memcpy(out, &m, 16);
+    else
+        memcpy(out, (uint64_t[2]){fa, fc}, 16);
+}
+
+/* The case as rows or segments with the operator of its type's size (the
+ * second input of 8-byte types: the first's elements reversed, at the same
+ * offset), every result checked against custom_reference. */
+static int run_custom(const target *t, og_case *c)
+{
+    static og_batch b;
+    static unsigned char host[MAX_COUNT * 8], host2[MAX_COUNT * 8],
+        res[(MAX_COUNT + 4) * 16];
+    size_t es = clreduce_type_size(c->type);
+    clreduce_operator_desc d = custom_descs[es == 8][t->custom == 2];
+    d.input_type = c->type;
+    size_t rs = d.acc_size;
+    /* The operator first: its creation creates and releases two buffers,
+     * whose slots the case's buffers then take, not one the library creates
+     * and a kernel writes (see og_keep). */
+    clreduce_operator *op = NULL;
+    clreduce_status st = clreduce_operator_create(g_ctx, &d, &op);
+    if (st != CLREDUCE_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "creating %s: %s: %s", d.name,
+                 clreduce_status_string(st), clreduce_last_error(g_ctx));
+        return 0;
+    }
+    tc_value poison;
+    poison.u64 = UINT64_C(0x7f7f7f7f7f7f7f7f);
+    int ok = lay_out_batch(t, c, &poison, host, &b);
+    for (size_t i = 0; i < c->offset + c->n + c->tail; i++)
+        memcpy(host2 + i * es, host + (c->offset + c->n + c->tail - 1 - i) * es, es);
+    size_t out_total = c->result_offset + b.results + 2;
+    memset(res, TC_SENTINEL_BYTE, out_total * rs);
+    cl_mem in = NULL, out = NULL, in2 = NULL;
+    ok = ok && og_create_buffers(c, host, res, out_total * rs, &in, &out);
+    cl_int err = CL_SUCCESS;
+    if (ok && d.inputs == 2)
+        in2 = og_keep(clCreateBuffer(clreduce_get_cl_context(g_ctx),
+                                     CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                     (c->offset + c->n + c->tail) * es, host2, &err));
+    if (!ok || err != CL_SUCCESS) {
+        clreduce_operator_release(op);
+        if (ok)
+            snprintf(c->detail, sizeof c->detail, "creating input2 failed: %s",
+                     clreduce_opencl_error_name(err));
+        return 0;
+    }
+    cl_event done = NULL;
+    st = t->segments ? clreduce_reduce_segments_custom(
+                           g_ctx, g_queue, op, in, c->offset, in2, c->offset, c->n, b.offsets, 0,
+                           (clreduce_type)t->kind, b.results, out, c->result_offset, 0, NULL,
+                           &done)
+                     : clreduce_reduce_rows_custom(g_ctx, g_queue, op, in, c->offset, in2,
+                                                   c->offset, b.results, b.length,
+                                                   t->kind ? b.pitch : 0, out, c->result_offset,
+                                                   0, NULL, &done);
+    clreduce_operator_release(op);
+    if (!read_batch(c, st, out, out_total, rs, b.results, res, done))
+        return 0;
+    for (size_t r = 0; r < b.results; r++) {
+        unsigned char want[16];
+        size_t at = (c->offset + b.starts[r]) * es;
+        custom_reference(es, t->custom == 2, host + at, host2 + at, b.lengths[r], want);
+        if (memcmp(res + (c->result_offset + r) * rs, want, rs) != 0) {
+            snprintf(c->detail, sizeof c->detail,
+                     "%s: result %zu of %zu (elements [%zu, +%zu)) differs from the reference",
+                     d.name, r, b.results, b.starts[r], b.lengths[r]);
             return 0;
         }
     }
@@ -250,5 +410,16 @@ target og_batched_targets[] = {
     SCAN_ROWS_TARGET("scan_rows_pitched_in_place", 10, 3, EXCLUSIVE, 1),
     SCAN_ROWS_TARGET("scan_rows_tiles", 300, 2, INCLUSIVE, 0),
     SCAN_ROWS_TARGET("scan_rows_one_long_row", 0, 0, EXCLUSIVE, 1),
+    /* User-defined operators on every type (sum_abs takes them all: one
+     * pass per type): in order, and commutative, in pitched rows of teams
+     * and in segments. */
+    {.name = "rows_custom_ordered", .variant = 33, .kind = 3, .run = run_custom,
+     .support = batched_support, .only_op = CLREDUCE_OP_SUM_ABS, .custom = 1},
+    {.name = "rows_custom_commutative", .variant = 33, .kind = 3, .run = run_custom,
+     .support = batched_support, .only_op = CLREDUCE_OP_SUM_ABS, .custom = 2},
+    {.name = "segments_custom_ordered", .kind = CLREDUCE_UINT64, .run = run_custom,
+     .support = batched_support, .segments = 1, .only_op = CLREDUCE_OP_SUM_ABS, .custom = 1},
+    {.name = "segments_custom_commutative", .kind = CLREDUCE_UINT32, .run = run_custom,
+     .support = batched_support, .segments = 1, .only_op = CLREDUCE_OP_SUM_ABS, .custom = 2},
 };
 const size_t og_batched_target_count = ARRAY_SIZE(og_batched_targets);
