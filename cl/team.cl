@@ -28,10 +28,11 @@
  *   clr_team_accumulators(a, n, lane, size)  lane's share of n accumulators;
  *   clr_team_reduce_a(l, a, size)  clr_team_reduce over accumulators.
  * A kernel that calls clr_team_range_a takes its input as `in` and `in_off`
- * (CLR_TEAM_INPUTS reads them), then CLR_TEAM_IN2_PARAMS as its last
- * parameters: for a user-defined operator, its second input `in2` and
- * `in2_off`, laid out as the first (the first again for an operator of one
- * input); nothing for the others. Where the operator does not commute
+ * (CLR_TEAM_INPUTS reads them; `at`, a sum of products, is pasted as it is,
+ * so that the built-in operators' address arithmetic stays as it was), then
+ * CLR_TEAM_IN2_PARAMS as its last parameters: for a user-defined operator,
+ * its second input `in2` and `in2_off`, laid out as the first (the first
+ * again for an operator of one input); nothing for the others. Where the operator does not commute
  * (CLR_ORDERED), a lane's share is a contiguous run of elements (or
  * accumulators) instead, and teams combine their lanes in order.
  */
@@ -121,7 +122,7 @@ T clr_team_reduce(local T *l, T v, uint size)
 
 #if CLR_OP != CLR_OP_CUSTOM
 #define CLR_TEAM_IN2_PARAMS
-#define CLR_TEAM_INPUTS(at) in + in_off + (at)
+#define CLR_TEAM_INPUTS(at) in + in_off + at
 
 /* The same shares and the same shape over operators.cl's accumulators: a
  * lane adds its vectors with the vector accumulator (tags 0, CLR_UNROLL,
@@ -159,7 +160,7 @@ clr_a clr_team_range_a(global const T *in, ulong n, ulong base, uint lane, uint 
 #else /* a user-defined operator */
 
 #define CLR_TEAM_IN2_PARAMS , global const T *restrict in2, ulong in2_off
-#define CLR_TEAM_INPUTS(at) in + in_off + (at), in2 + in2_off + (at)
+#define CLR_TEAM_INPUTS(at) in + in_off + at, in2 + in2_off + at
 
 /* Element k of the second input, and vector k of it, as clr_a_of() and
  * clr_v_add_from() take them. */
