@@ -10,8 +10,8 @@
  * lengths mixed with empty and tiny ones, 32- and 64-bit offsets at an
  * offset; the inputs at offsets between poisoned elements and the results
  * between sentinels. Empty rows and segments (the identity, filled or
- * copied; zero bytes or a refusal without identity), and bad arguments
- * refused with nothing written.
+ * copied, on in-order and out-of-order queues; zero bytes or a refusal
+ * without identity), and bad arguments refused with nothing written.
  *
  * CLREDUCE_TEST_SEED=n repeats a run's random data; CLREDUCE_TEST_FILTER=glob
  * runs only the matching tests. */
@@ -241,6 +241,7 @@ typedef struct batch {
     size_t segments;
     clreduce_type offsets_type;
     size_t span;                  /* elements of the input(s) */
+    cl_command_queue queue;       /* NULL: g_queue */
 } batch;
 
 static size_t results_of(const batch *b) { return b->offsets ? b->segments : b->rows; }
@@ -323,6 +324,7 @@ static void run_device(const char *what, const host_op *h, clreduce_operator *op
     cl_mem out = tc_make_buffer(g_ctx, rtotal * as, res);
     cl_mem ob = NULL;
     cl_event done = NULL;
+    cl_command_queue q = b->queue ? b->queue : g_queue;
     clreduce_status st;
     if (b->offsets) {
         size_t os = clreduce_type_size(b->offsets_type), ototal = OFFSETS_OFFSET + count + 2;
@@ -336,19 +338,18 @@ static void run_device(const char *what, const host_op *h, clreduce_operator *op
         }
         ob = tc_make_buffer(g_ctx, ototal * os, offs);
         free(offs);
-        st = clreduce_reduce_segments_custom(g_ctx, g_queue, op, in, IN_OFFSET, in2, IN2_OFFSET,
+        st = clreduce_reduce_segments_custom(g_ctx, q, op, in, IN_OFFSET, in2, IN2_OFFSET,
                                              b->span, ob, OFFSETS_OFFSET, b->offsets_type, count,
                                              out, RESULT_OFFSET, 0, NULL, &done);
     } else {
-        st = clreduce_reduce_rows_custom(g_ctx, g_queue, op, in, IN_OFFSET, in2, IN2_OFFSET,
-                                         b->rows, b->length, b->pitch, out, RESULT_OFFSET, 0,
-                                         NULL, &done);
+        st = clreduce_reduce_rows_custom(g_ctx, q, op, in, IN_OFFSET, in2, IN2_OFFSET, b->rows,
+                                         b->length, b->pitch, out, RESULT_OFFSET, 0, NULL, &done);
     }
     if (st != CLREDUCE_SUCCESS)
         print_error("%s: %s: %s: %s\n", what, h->desc.name, clreduce_status_string(st),
                     clreduce_last_error(g_ctx));
     assert_int_equal(st, CLREDUCE_SUCCESS);
-    tc_read_buffer(g_queue, out, res, rtotal * as, 1, &done);
+    tc_read_buffer(q, out, res, rtotal * as, 1, &done);
     clReleaseEvent(done);
     size_t changed = tc_first_changed_outside(res, rtotal, RESULT_OFFSET, count, as);
     if (changed != SIZE_MAX)
@@ -595,7 +596,9 @@ static void test_segments_first(void **state)
 /* ---- empty rows and segments --------------------------------------------------------------- */
 
 /* Every result of no element: the identity, written by a fill (16 bytes)
- * or by a fill and copies (12 bytes, which no fill pattern repeats). */
+ * or by a fill and copies (12 bytes, which no fill pattern repeats), on an
+ * in-order queue and, where the device has them, an out-of-order one
+ * (where events order the copies). */
 static void test_empty(void **state)
 {
     (void)state;
@@ -604,6 +607,9 @@ static void test_empty(void **state)
     static const size_t counts[] = {1, 5, 1000};
     unsigned char x[64];
     memset(x, 0, sizeof x);
+    cl_command_queue ooo = NULL;
+    if (tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+        ooo = tc_create_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     for (size_t oi = 0; oi < ARRAY_SIZE(ops); oi++) {
         clreduce_operator *op = create_or_fail(ops[oi]);
         for (size_t ci = 0; ci < ARRAY_SIZE(counts); ci++) {
@@ -617,10 +623,19 @@ static void test_empty(void **state)
             run_host("rows of no element", ops[oi], op, &rows, x, NULL);
             run_device("segments of no element", ops[oi], op, &segs, x, NULL);
             run_host("segments of no element", ops[oi], op, &segs, x, NULL);
+            rows.queue = segs.queue = ooo;
+            if (ooo) {
+                run_device("rows of no element, out-of-order", ops[oi], op, &rows, x, NULL);
+                run_device("segments of no element, out-of-order", ops[oi], op, &segs, x, NULL);
+            }
             free(zeros);
         }
         clreduce_operator_release(op);
     }
+    if (ooo)
+        clReleaseCommandQueue(ooo);
+    else
+        print_message("no out-of-order queues on this device: those cases not run\n");
 }
 
 /* Without identity: rows of nothing and a count of 0 refused, empty
