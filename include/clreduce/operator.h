@@ -188,12 +188,12 @@ CLREDUCE_API clreduce_status clreduce_reduce_custom_host(clreduce_ctx *ctx, clre
  * [offset2 + offsets[s], offset2 + offsets[s+1]). The inputs may overlap
  * each other, not the results.
  *
- * A commutative operator runs the built-in operators' kernels, shapes and
- * speeds. One that is not keeps every result in the elements' order: each
- * work-item of a team walks a contiguous run of its row or segment, and the
- * team combines the runs in order, which on GPUs costs bandwidth beside the
- * interleaved vector loads of a commutative operator (as the flat
- * reduction's ordered path does).
+ * A commutative operator runs in the shapes of the built-in operators past
+ * max (vector loads, lanes interleaved). One that is not keeps every result
+ * in the elements' order: each work-item of a team walks a contiguous run
+ * of its row or segment, and the team combines the runs in order, which on
+ * GPUs costs bandwidth beside the interleaved vector loads of a commutative
+ * operator (as the flat reduction's ordered path does).
  *
  * Empty rows and segments give the identity. An operator without identity
  * refuses what the host can see to be empty (row_length 0, count 0) with
