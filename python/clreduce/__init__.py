@@ -264,6 +264,21 @@ def _int_ptr(obj, what):
     return ptr
 
 
+def _offsets(offsets):
+    """CSR offsets as a contiguous uint32 array (uint64 where they need it),
+    checked to be a non-empty 1-D array of non-negative integers."""
+    offsets = np.asarray(offsets)
+    if offsets.ndim != 1 or offsets.size == 0:
+        raise _invalid("offsets must be a 1-D array of at least one element")
+    if offsets.dtype.kind not in "iu":
+        raise _invalid(f"offsets must be integers, not {offsets.dtype.name}")
+    if offsets.dtype.kind == "i" and (offsets < 0).any():
+        i = int(np.argmax(offsets < 0))
+        raise _invalid(f"offsets[{i}] is {int(offsets[i])}, below 0")
+    wide = offsets.dtype.itemsize > 4 or int(offsets.max()) > 0xFFFFFFFF
+    return np.ascontiguousarray(offsets, np.uint64 if wide else np.uint32)
+
+
 def _device_range(array, what):
     """(cl_mem, offset in elements) of a pyopencl array."""
     if not all(hasattr(array, a) for a in ("base_data", "offset", "dtype", "size", "flags")):
@@ -539,16 +554,7 @@ class Context(_Handle):
         segments give the result of no element. Blocking."""
         array = _host_array(array, "array").reshape(-1)
         op_code = _reduce_op(op)
-        offsets = np.asarray(offsets)
-        if offsets.ndim != 1 or offsets.size == 0:
-            raise _invalid("offsets must be a 1-D array of at least one element")
-        if offsets.dtype.kind not in "iu":
-            raise _invalid(f"offsets must be integers, not {offsets.dtype.name}")
-        if offsets.dtype.kind == "i" and (offsets < 0).any():
-            i = int(np.argmax(offsets < 0))
-            raise _invalid(f"offsets[{i}] is {int(offsets[i])}, below 0")
-        wide = offsets.dtype.itemsize > 4 or int(offsets.max()) > 0xFFFFFFFF
-        offsets = np.ascontiguousarray(offsets, np.uint64 if wide else np.uint32)
+        offsets = _offsets(offsets)
         segments = offsets.size - 1
         results = self._results("clreduce_reduce_segments_host", op, array.dtype, segments)
         if segments:

@@ -73,6 +73,11 @@ _PROTOTYPES = {
     "clreduce_operator_result_size": (c_size_t, [_handle]),
     "clreduce_reduce_custom_host": (
         _status, [_handle, _handle, _enum, c_void_p, c_void_p, c_size_t, c_void_p]),
+    "clreduce_reduce_rows_custom_host": (
+        _status, [_handle, _handle, c_void_p, c_void_p, c_size_t, c_size_t, c_size_t, c_void_p]),
+    "clreduce_reduce_segments_custom_host": (
+        _status, [_handle, _handle, c_void_p, c_void_p, c_size_t, c_void_p, _enum, c_size_t,
+                  c_void_p]),
     "clreduce_scan_custom_host": (
         _status, [_handle, _handle, _enum, _enum, c_void_p, c_void_p, c_size_t, c_void_p]),
     "clreduce_check_support": (_status, [_handle, _enum, _enum, _enum]),

@@ -10,7 +10,8 @@ from . import _lib
 
 # The package's shared functions; this module is imported at the end of __init__.py,
 # once they are defined.
-from . import _TYPES, _Handle, _check, _host_array, _invalid, _lookup, default_context
+from . import (_TYPES, _Handle, _check, _host_array, _invalid, _lookup, _offsets,
+               default_context)
 
 # OpenCL C's scalar types and the NumPy dtypes of the same layout.
 _SCALARS = {
@@ -155,6 +156,48 @@ class Operator(_Handle):
             None if y is None else y.ctypes.data, x.size, result.ctypes.data),
             "clreduce_reduce_custom_host", context._h)
         return result[0]
+
+    def reduce_rows(self, x, y=None):
+        """The reduction of every row of the 2-D array x (and of the same
+        rows of y): an array of x.shape[0] values of acc_dtype; i in map
+        counts from each row's start. Rows of length 0 give the identity.
+        Blocking."""
+        x2 = np.asarray(x)
+        if x2.ndim != 2:
+            raise _invalid(f"x must have 2 dimensions, not {x2.ndim}")
+        if y is not None and np.shape(y) != x2.shape:
+            raise _invalid(f"y has shape {np.shape(y)}, x {x2.shape}")
+        rows, length = x2.shape
+        x, y = self._operands(x2, y)
+        out = np.empty(rows, self.acc_dtype)
+        if rows == 0:
+            return out
+        handle, context = self._h, self._context
+        _check(self._lib.clreduce_reduce_rows_custom_host(
+            context._h, handle, x.ctypes.data, None if y is None else y.ctypes.data, rows,
+            length, length, out.ctypes.data), "clreduce_reduce_rows_custom_host", context._h)
+        return out
+
+    def reduce_segments(self, x, offsets, y=None):
+        """The reduction of every segment x[offsets[k]:offsets[k+1]] (and of
+        the same segments of y): an array of len(offsets) - 1 values of
+        acc_dtype; i in map counts from each segment's start. Empty segments
+        give the identity (refused for an operator without one).
+        Blocking."""
+        x, y = self._operands(x, y)
+        offsets = _offsets(offsets)
+        segments = offsets.size - 1
+        out = np.empty(segments, self.acc_dtype)
+        if segments == 0:
+            return out
+        handle, context = self._h, self._context
+        data = x if x.size else np.empty(1, x.dtype)
+        data2 = None if y is None else (y if y.size else np.empty(1, y.dtype))
+        _check(self._lib.clreduce_reduce_segments_custom_host(
+            context._h, handle, data.ctypes.data, None if data2 is None else data2.ctypes.data,
+            x.size, offsets.ctypes.data, _TYPES[offsets.dtype], segments, out.ctypes.data),
+            "clreduce_reduce_segments_custom_host", context._h)
+        return out
 
     def scan(self, x, y=None, kind="inclusive", variant="auto"):
         """The scan of the elements of x (and y) in C order, combined in

@@ -167,3 +167,32 @@ def test_context_close_releases_its_operators(ctx):
     with pytest.raises(clreduce.InvalidArgumentError, match="the operator is closed"):
         op.reduce(np.arange(10, dtype=np.int32))
     op.close()  # harmless
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 33), (40, 257), (3, 0)])
+def test_rows_in_order(affine, shape):
+    """Every row of a non-commutative operator, combined in its order; i
+    counted from each row's start."""
+    a = random_array(np.uint64, shape[0] * shape[1], seed=shape[1] + 3).reshape(shape)
+    c = random_array(np.uint64, shape[0] * shape[1], seed=shape[1] + 5).reshape(shape)
+    got = affine.reduce_rows(a, c)
+    assert got.dtype == AFFINE and got.shape == (shape[0],)
+    for r in range(shape[0]):
+        assert tuple(map(int, got[r])) == affine_reference(a[r], c[r], "inclusive")[1], r
+
+
+def test_segments(stats, float_sum):
+    x = random_array(np.float64, 5000, seed=9)
+    offsets = [0, 0, 1, 40, 40, 4097, 5000]
+    got = stats.reduce_segments(x, offsets)
+    assert got.dtype == STATS and got.shape == (6,)
+    for k in range(6):
+        part = x[offsets[k]:offsets[k + 1]]
+        want = (part.min(), part.max()) if part.size else (np.inf, -np.inf)
+        assert (got[k]["lo"], got[k]["hi"], got[k]["count"]) == want + (part.size,), k
+    sums = float_sum.reduce_segments(np.ones(10, np.float32), np.array([0, 3, 10], np.int64))
+    assert sums.tolist() == [3.0, 7.0]
+    with pytest.raises(clreduce.InvalidArgumentError):
+        float_sum.reduce_segments(np.ones(10, np.float32), [0, 11])
+    with pytest.raises(clreduce.InvalidArgumentError):
+        float_sum.reduce_rows(np.ones(10, np.float32))
