@@ -33,9 +33,9 @@ enum {
     PIECES
 };
 
-/* contract.h, the pieces, then types.cl, operators.cl, device_order.cl and
- * reduce_operators.cl. */
-#define SOURCES_MAX (1 + PIECES + 4)
+/* contract.h, the pieces, then types.cl, operators.cl, grid_walk.cl,
+ * grid_accumulators.cl, device_order.cl and reduce_operators.cl. */
+#define SOURCES_MAX (1 + PIECES + 6)
 
 /* The programs of rows and segments for the built-in operators; an operator
  * builds its own of each: contract.h, its pieces, then the others'
@@ -227,6 +227,10 @@ static void fill_specs(clreduce_operator *op)
         op->scan_sources[j] = op->grid_sources[j];
     op->scan_sources[k] = clreduce_cl_scan_custom;
     op->scan_program = (program_spec){op->scan_sources, k + 1, scan_kernels, 3, 0};
+    op->grid_sources[k] = op->ordered_sources[k] = clreduce_cl_grid_walk;
+    k++;
+    op->grid_sources[k] = op->ordered_sources[k] = clreduce_cl_grid_accumulators;
+    k++;
     op->grid_sources[k] = clreduce_cl_reduce_operators;
     op->ordered_sources[k] = clreduce_cl_device_order;
     op->ordered_sources[k + 1] = clreduce_cl_reduce_operators;

@@ -13,15 +13,16 @@
 
 /* ---- programs ---------------------------------------------------------------- */
 
-static const char *const grid_sources[] = {clreduce_cl_contract, clreduce_cl_types,
-                                           clreduce_cl_operators, clreduce_cl_reduce_operators};
-static const char *const ordered_sources[] = {clreduce_cl_contract, clreduce_cl_types,
-                                              clreduce_cl_operators, clreduce_cl_device_order,
+#define LAYERS clreduce_cl_contract, clreduce_cl_types, clreduce_cl_operators, \
+               clreduce_cl_grid_walk, clreduce_cl_grid_accumulators
+
+static const char *const grid_sources[] = {LAYERS, clreduce_cl_reduce_operators};
+static const char *const ordered_sources[] = {LAYERS, clreduce_cl_device_order,
                                               clreduce_cl_reduce_operators};
 static const char *const grid_kernels[] = {"clr_reduce_op", "clr_reduce_op_finish"};
 
-static const program_spec grid_program = {grid_sources, 4, grid_kernels, 2, 0};
-static const program_spec single_pass_program = {ordered_sources, 5, grid_kernels, 1, 1};
+static const program_spec grid_program = {grid_sources, 6, grid_kernels, 2, 0};
+static const program_spec single_pass_program = {ordered_sources, 7, grid_kernels, 1, 1};
 
 /* ---- operators ----------------------------------------------------------------- */
 
