@@ -30,7 +30,9 @@
  *                                        + (t % CLR_UNROLL) * CLR_WG
  *                                  (only argmin/argmax read this)
  *
- * Compile-time parameters: CLR_OP (a CLR_OP_* code past CLR_OP_MAX), those of
+ * Compile-time parameters: CLR_OP (a CLR_OP_* code past CLR_OP_MAX; also
+ * CLR_OP_SUM, _MIN and _MAX, which reduce_multi.cl reduces with the others:
+ * a sum of the identity map, and minmax's accumulator storing one side), those of
  * types.cl (T, VT, CLR_VEC), CLR_WG and CLR_UNROLL. For CLR_OP_CUSTOM, what
  * src/custom.c generates: the user's accumulator clr_u, clr_u_identity()
  * (where CLR_U_HAS_IDENTITY), clr_u_map(x, y, i), clr_u_combine(a, b),
@@ -50,6 +52,14 @@
  * through local and global memory, and a padding byte would be an
  * uninitialised value in each copy (Oclgrind reports those).
  *
+ * Several operators in one program (reduce_multi.cl): the file is included
+ * once per operator, each time after CLR_OP is set to the operator's code
+ * and CLR_X_SLOT(name) to the name `name` takes in that inclusion. The block
+ * that follows this comment then drops the macros the previous inclusion
+ * defined for its operator and renames every function and type below: a
+ * new macro that depends on the operator, or a new function or type, goes
+ * there too.
+ *
  * Floating-point keys (argmin, argmax, minmax): the bits of x with the
  * magnitude bits flipped when x is negative compare as signed integers as
  * min and max order floats, -0.0 below +0.0 (types.cl does the same). For
@@ -58,9 +68,63 @@
  * key beyond an infinity, as min and max do.
  */
 
+#ifdef CLR_X_SLOT
+#undef CLR_X_IS_ARG
+#undef CLR_X_IS_EXTREMES
+#undef KT
+#undef KVT
+#undef CLR_X_KEY_SHIFT
+#undef CLR_X_KEY_MASK
+#undef CLR_X_KEY_PINF
+#undef CLR_X_KEY_NINF
+#undef CLR_X_KEY_LOWEST
+#undef CLR_X_KEY_HIGHEST
+#undef CLR_X_BETTER
+#undef CLR_X_KEY_NAN
+#undef CLR_X_EMPTY_VALUE
+#undef CLR_X_KEY_NONE
+#undef TG
+#undef TGV
+#undef CLR_X_MASK
+#undef CLR_X_TAG
+#undef AT
+#undef AVT
+#undef CLR_X_MAP
+#undef CLR_X_NORM_BIG
+#undef CLR_X_NORM_SMALL
+#undef CLR_X_NORM_NONE
+#undef CLR_X_NORM_SCALE
+#undef CLR_X_TWO_INPUTS
+
+#define clr_x_keyv CLR_X_SLOT(clr_x_keyv)
+#define clr_x_key CLR_X_SLOT(clr_x_key)
+#define clr_x_value CLR_X_SLOT(clr_x_value)
+#define clr_x_extreme CLR_X_SLOT(clr_x_extreme)
+#define clr_a CLR_X_SLOT(clr_a)
+#define clr_a_identity CLR_X_SLOT(clr_a_identity)
+#define clr_a_of CLR_X_SLOT(clr_a_of)
+#define clr_a_combine CLR_X_SLOT(clr_a_combine)
+#define clr_a_rebase CLR_X_SLOT(clr_a_rebase)
+#define clr_a_store CLR_X_SLOT(clr_a_store)
+#define clr_v CLR_X_SLOT(clr_v)
+#define clr_v_init CLR_X_SLOT(clr_v_init)
+#define clr_v_add CLR_X_SLOT(clr_v_add)
+#define clr_v_add_at CLR_X_SLOT(clr_v_add_at)
+#define clr_v_result CLR_X_SLOT(clr_v_result)
+#define clr_x_norm_exponent CLR_X_SLOT(clr_x_norm_exponent)
+#define clr_x_norm_amax CLR_X_SLOT(clr_x_norm_amax)
+#define clr_x_norm_add_scaled CLR_X_SLOT(clr_x_norm_add_scaled)
+#define clr_x_norm_scaled_result CLR_X_SLOT(clr_x_norm_scaled_result)
+#endif
+
 #ifndef CLR_UNROLL
 #define CLR_UNROLL 1
 #endif
+
+/* argmin and argmax (their keys see every NaN as one key that wins); min,
+ * max and minmax (one accumulator of both extremes). */
+#define CLR_X_IS_ARG (CLR_OP == CLR_OP_ARGMIN || CLR_OP == CLR_OP_ARGMAX)
+#define CLR_X_IS_EXTREMES (CLR_OP == CLR_OP_MINMAX || CLR_OP == CLR_OP_MIN || CLR_OP == CLR_OP_MAX)
 
 #define CLR_X_VTYPE(S) CLR_CAT(S, CLR_X_VEC_SUFFIX)
 #if CLR_VEC == 1
@@ -91,9 +155,9 @@
 #define CLR_X_BITS64(v) ((ulong)(uint)(v))
 #endif
 
-/* ---- keys: argmin, argmax, minmax --------------------------------------- */
+/* ---- keys: argmin, argmax, minmax (min, max) ------------------------------ */
 
-#if CLR_OP == CLR_OP_ARGMIN || CLR_OP == CLR_OP_ARGMAX || CLR_OP == CLR_OP_MINMAX
+#if CLR_X_IS_ARG || CLR_X_IS_EXTREMES
 
 #if CLR_IS_FLOAT && CLR_IS_64
 #define KT long
@@ -135,7 +199,7 @@ KVT clr_x_keyv(VT v)
 #if CLR_IS_FLOAT
     KVT k = CLR_CAT(as_, KVT)(v);
     k ^= (k >> CLR_X_KEY_SHIFT) & CLR_X_KEY_MASK;
-#if CLR_OP != CLR_OP_MINMAX
+#if CLR_X_IS_ARG
     k = CLR_X_SELECT(k, (KVT)(CLR_X_KEY_NAN), isnan(v));
 #endif
     return k;
@@ -149,7 +213,7 @@ KT clr_x_key(T x)
 #if CLR_IS_FLOAT
     KT k = CLR_CAT(as_, KT)(x);
     k ^= (k >> CLR_X_KEY_SHIFT) & CLR_X_KEY_MASK;
-#if CLR_OP != CLR_OP_MINMAX
+#if CLR_X_IS_ARG
     if (isnan(x))
         k = CLR_X_KEY_NAN;
 #endif
@@ -163,7 +227,7 @@ KT clr_x_key(T x)
 T clr_x_value(KT k)
 {
 #if CLR_IS_FLOAT
-#if CLR_OP != CLR_OP_MINMAX
+#if CLR_X_IS_ARG
     if (k == CLR_X_KEY_NAN)
         return (T)NAN;
 #endif
@@ -278,9 +342,11 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
     return a[0];
 }
 
-/* ---- minmax ------------------------------------------------------------------ */
+/* ---- minmax (min, max) ---------------------------------------------------------- */
 
-#elif CLR_OP == CLR_OP_MINMAX
+/* min and max keep both extremes too: a NaN may lie on either side of the
+ * keys, and both are needed to see it. */
+#elif CLR_X_IS_EXTREMES
 
 typedef struct clr_a {
     KT lo;
@@ -306,18 +372,29 @@ clr_a clr_a_combine(clr_a a, clr_a b)
     return r;
 }
 
-/* { T min; T max }: a NaN anywhere makes both NaN, as min and max. */
+/* The value of key k, one of a's extremes: a NaN anywhere makes every
+ * extreme NaN, as min and max. */
+T clr_x_extreme(clr_a a, KT k)
+{
+#if CLR_IS_FLOAT
+    if (a.lo < CLR_X_KEY_NINF || a.hi > CLR_X_KEY_PINF)
+        return (T)NAN;
+#endif
+    return clr_x_value(k);
+}
+
+/* { T min; T max }; min and max: one T. */
 void clr_a_store(global uchar *out, clr_a a)
 {
     global T *o = (global T *)out;
-#if CLR_IS_FLOAT
-    if (a.lo < CLR_X_KEY_NINF || a.hi > CLR_X_KEY_PINF) {
-        o[0] = o[1] = (T)NAN;
-        return;
-    }
+#if CLR_OP == CLR_OP_MAX
+    o[0] = clr_x_extreme(a, a.hi);
+#else
+    o[0] = clr_x_extreme(a, a.lo);
 #endif
-    o[0] = clr_x_value(a.lo);
-    o[1] = clr_x_value(a.hi);
+#if CLR_OP == CLR_OP_MINMAX
+    o[1] = clr_x_extreme(a, a.hi);
+#endif
 }
 
 typedef struct clr_v {
@@ -353,9 +430,10 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
     return a[0];
 }
 
-/* ---- sums of a map: sum of squares, sum of absolute values, dot ----------- */
+/* ---- sums of a map: sum of squares, sum of absolute values, dot (sum) ----- */
 
-#elif CLR_OP == CLR_OP_SUM_SQUARES || CLR_OP == CLR_OP_SUM_ABS || CLR_OP == CLR_OP_DOT
+#elif CLR_OP == CLR_OP_SUM_SQUARES || CLR_OP == CLR_OP_SUM_ABS || CLR_OP == CLR_OP_DOT || \
+    CLR_OP == CLR_OP_SUM
 
 /* Integers accumulate unsigned: the bits of a signed result are the same,
  * and the sum wraps around without undefined behaviour. */
@@ -370,7 +448,9 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
 
 typedef AT clr_a;
 
-#if CLR_OP == CLR_OP_SUM_SQUARES
+#if CLR_OP == CLR_OP_SUM
+#define CLR_X_MAP(x, y, AS) AS(x)
+#elif CLR_OP == CLR_OP_SUM_SQUARES
 #define CLR_X_MAP(x, y, AS) (AS(x) * AS(x))
 #elif CLR_OP == CLR_OP_SUM_ABS && CLR_IS_FLOAT
 #define CLR_X_MAP(x, y, AS) fabs(x)

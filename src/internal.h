@@ -123,10 +123,16 @@ typedef struct request {
     size_t input2_offset;
     /* A user-defined operator (custom.c): `op` and `type` are then its. */
     const struct clreduce_operator *custom;
+    /* Several operators over one input (multi.c): ops[i]'s result at byte
+     * result_offsets[i] of `output`; `op` is then unused. */
+    const clreduce_op *ops;
+    size_t num_ops;
+    const size_t *result_offsets;
 } request;
 
-/* The largest output element of any family (clreduce_result_size()). */
-#define PLAN_OUTPUT_MAX 32
+/* The largest output element of any family: clreduce_result_size(), or
+ * the results of a multi call packed together (multi.c). */
+#define PLAN_OUTPUT_MAX 256
 
 /* Everything a call needs to know, decided before anything is enqueued. */
 typedef struct plan {
@@ -139,7 +145,7 @@ typedef struct plan {
     unsigned unroll;        /* CLR_UNROLL */
     clreduce_subgroup_path path;
     const program_spec *program;
-    char family_options[160]; /* the family's own -D options */
+    char family_options[256]; /* the family's own -D options */
     /* Bytes of one output element (a multiple of element_size), and what a
      * call of count 0 writes there (plan_start: the operator's identity). */
     size_t output_size;
@@ -175,6 +181,10 @@ typedef struct op_family {
                                      int wants_event);
     clreduce_status (*enqueue)(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
                                cached_kernel *k, int in_order);
+    /* A family whose outputs are not one range of output_size elements
+     * (multi.c) checks them here, against their buffer and the input range
+     * (after the input's checks); NULL: the pipeline checks the range. */
+    clreduce_status (*check_outputs)(clreduce_ctx *ctx, const request *r, const plan *p);
 } op_family;
 
 /* The checks and fields every plan starts with: operator, type, fp64,
@@ -216,6 +226,10 @@ int op_is_extended(clreduce_op op);
 /* Whether a plan's op reduces through cl/operators.cl's accumulators: one
  * of those, or a user-defined operator (CLR_OP_CUSTOM). */
 int op_keeps_accumulators(clreduce_op op);
+
+/* Writes what a reduction of no element gives for one of those operators
+ * (clreduce_result_size(op, type) bytes) to out. */
+void operator_empty_result(clreduce_op op, clreduce_type type, unsigned char *out);
 
 /* Bytes the host keeps for one accumulator of cl/operators.cl (the kernels
  * check that theirs fit). */

@@ -64,10 +64,10 @@ size_t clreduce_result_size(clreduce_op op, clreduce_type type)
 /* What a reduction of no element writes (clreduce.h): identities of min and
  * max where the result holds them (index UINT64_MAX for argmin/argmax),
  * zeros elsewhere. */
-static void empty_result(clreduce_op op, clreduce_type type, unsigned char *out)
+void operator_empty_result(clreduce_op op, clreduce_type type, unsigned char *out)
 {
     size_t size = clreduce_type_size(type);
-    memset(out, 0, PLAN_OUTPUT_MAX);
+    memset(out, 0, clreduce_result_size(op, type));
     switch (op) {
     case CLREDUCE_OP_ARGMIN:
     case CLREDUCE_OP_ARGMAX: {
@@ -100,7 +100,7 @@ clreduce_status plan_operator(clreduce_ctx *ctx, const request *r, plan *p, cons
            p->t.work_group_size * ACCUMULATOR_MAX > ctx->info.local_mem_size / 2)
         p->t.work_group_size /= 2;
     p->output_size = clreduce_result_size(r->op, r->type);
-    empty_result(r->op, r->type, p->empty_output);
+    operator_empty_result(r->op, r->type, p->empty_output);
     size_t used = strlen(p->family_options);
     snprintf(p->family_options + used, sizeof p->family_options - used, " -DCLR_RESULT_SIZE=%zu",
              p->output_size);

@@ -112,6 +112,8 @@ static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, c
         (status = check_range(ctx, "input", "input offset", r->input_offset, r->count, in_elems,
                               p->type)) != CLREDUCE_SUCCESS)
         return status;
+    if (f->check_outputs)
+        return f->check_outputs(ctx, r, p);
     /* Output elements of the built-in operators are whole multiples of
      * input elements (counting the buffer in those first loses nothing); a
      * user-defined operator's may be any size (a buffer's bytes past its

@@ -54,6 +54,8 @@ int CHECK_FUNCTION(void)
         (void (*)(void))clreduce_reduce_segments_host,
         (void (*)(void))clreduce_scan_rows,
         (void (*)(void))clreduce_scan_rows_host,
+        (void (*)(void))clreduce_reduce_multi,
+        (void (*)(void))clreduce_reduce_multi_host,
         (void (*)(void))clreduce_auto_scan_variant,
         (void (*)(void))clreduce_status_string,
         (void (*)(void))clreduce_last_error,
@@ -92,7 +94,7 @@ int CHECK_FUNCTION(void)
     stats.cache_hits = 0;
     stats.disk_cache_status[0] = '\0';
     bad += st != 0 || op != 2 || type != 5 || v != 9 || path != 5;
-    bad += CLREDUCE_VARIANT_COUNT != 10;
+    bad += CLREDUCE_VARIANT_COUNT != 10 || CLREDUCE_MULTI_MAX != 10;
     bad += kind != 1 || scan_variant != 4 || CLREDUCE_SCAN_VARIANT_COUNT != 5;
     bad += settings.work_group_size != 0 || stats.cache_hits != 0;
     bad += sizeof stats.disk_cache_status != 256 || stats.disk_cache_status[0] != '\0';

@@ -7,12 +7,13 @@
  * on any OpenCL 1.2+ device. Further reductions give a small structure
  * instead of one value: the index of the minimum or maximum, both extremes at
  * once, sums of squares and of absolute values, the Euclidean norm, the mean
- * and variance, and the dot product of two buffers (see clreduce_op). Its
- * kernels are OpenCL C compiled at run time for the device at hand; on
- * NVIDIA GPUs they use the warp shuffle instructions through inline PTX,
- * elsewhere the device's sub-group extensions where it has them. Compiled
- * programs are cached inside the context, so only the first call with a
- * given operator, type and variant pays for a build.
+ * and variance, and the dot product of two buffers (see clreduce_op); any
+ * set of the one-input operators can share one pass over a buffer
+ * (clreduce/multi.h). Its kernels are OpenCL C compiled at run time for the
+ * device at hand; on NVIDIA GPUs they use the warp shuffle instructions
+ * through inline PTX, elsewhere the device's sub-group extensions where it
+ * has them. Compiled programs are cached inside the context, so only the
+ * first call with a given operator, type and variant pays for a build.
  *
  * Minimal example (error checks trimmed):
  *
@@ -523,5 +524,6 @@ CLREDUCE_API unsigned clreduce_version_number(void);
 #include "clreduce/operator.h"
 #include "clreduce/scan.h"
 #include "clreduce/batched.h"
+#include "clreduce/multi.h"
 
 #endif /* CLREDUCE_CLREDUCE_H */

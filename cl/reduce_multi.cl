@@ -1,0 +1,161 @@
+/*
+ * reduce_multi.cl — several operators over one input in one pass: the grid
+ * of reduce_operators.cl walks the input once (grid_walk.cl), and every
+ * vector it loads goes to each operator's accumulator in turn; then each
+ * operator is combined over the work-group and over the work-groups as its
+ * own reduction would be (reduce_multi_slot.cl), so that every result has
+ * the bits the operator's reduction alone gives. Kernels:
+ *   clr_reduce_multi         CLR_VARIANT CLR_REDUCE_SINGLE_PASS: the last
+ *                            work-group to finish combines the partials and
+ *                            stores the results; CLR_REDUCE_GRID_STRIDE: the
+ *                            partials of each work-group (the results
+ *                            themselves when there is one work-group), then
+ *   clr_reduce_multi_finish  one work-group over those partials.
+ *
+ * Compile-time parameters (besides those of the layers below):
+ *   CLR_M_COUNT  operators, 1 to 10; the program holds CLR_M_COUNT inclusions
+ *                of operators.cl, grid_accumulators.cl and
+ *                reduce_multi_slot.cl, the k-th (from 0) with CLR_OP set to
+ *                CLR_M_OP<k> and its names ending in _<k>.
+ *   CLR_VARIANT  as in reduce_operators.cl.
+ *
+ * clr_reduce_multi(in, in_off, n, out, at, ticket, partials) reduces
+ * in[in_off .. in_off + n) with every operator, operator k's result stored
+ * at byte at.at[k] of out. ticket (single pass): a uint at byte 0, zero
+ * between launches. partials: CLR_M_PARTIAL_BYTES per operator and
+ * work-group, operator k's from byte k * groups * CLR_M_PARTIAL_BYTES.
+ * clr_reduce_multi_finish(partials, groups, out, at). Offsets and counts are
+ * 64-bit.
+ */
+
+/* The room of one partial or one work-item's accumulator: the host's
+ * ACCUMULATOR_MAX (grid_accumulators.cl's accumulators fit it). */
+#define CLR_M_PARTIAL_BYTES 32
+
+typedef struct clr_m_offsets {
+    ulong at[CLR_M_COUNT];
+} clr_m_offsets;
+
+/* Operator k's name for `name` (reduce_multi_slot.cl), and X(k) for every
+ * operator k. */
+#define CLR_M(name, k) name##_##k
+#define CLR_M_EACH(X) CLR_CAT(CLR_M_EACH_, CLR_M_COUNT)(X)
+#define CLR_M_EACH_1(X) X(0)
+#define CLR_M_EACH_2(X) CLR_M_EACH_1(X) X(1)
+#define CLR_M_EACH_3(X) CLR_M_EACH_2(X) X(2)
+#define CLR_M_EACH_4(X) CLR_M_EACH_3(X) X(3)
+#define CLR_M_EACH_5(X) CLR_M_EACH_4(X) X(4)
+#define CLR_M_EACH_6(X) CLR_M_EACH_5(X) X(5)
+#define CLR_M_EACH_7(X) CLR_M_EACH_6(X) X(6)
+#define CLR_M_EACH_8(X) CLR_M_EACH_7(X) X(7)
+#define CLR_M_EACH_9(X) CLR_M_EACH_8(X) X(8)
+#define CLR_M_EACH_10(X) CLR_M_EACH_9(X) X(9)
+
+#define CLR_M_PARTIALS(k, groups) (partials + (ulong)(k) * (groups) * CLR_M_PARTIAL_BYTES)
+
+/* The walk: one load of each vector, every operator fed from it. */
+#define CLR_M_START(k) CLR_M(clr_m_v, k) acc##k = CLR_M(clr_m_init, k)(first);
+#define CLR_M_ADD(k) acc##k = CLR_M(clr_m_add, k)(acc##k, x_, t_);
+#define CLR_M_ADD_ALL(x, y, t, k)                                              \
+    {                                                                          \
+        VT x_ = (x);                                                           \
+        ulong t_ = (t);                                                        \
+        CLR_M_EACH(CLR_M_ADD)                                                  \
+    }
+
+/* The work-group's value of operator k, in r<k> (valid in its leader). */
+#define CLR_M_GROUP(k)                                                         \
+    CLR_M(clr_m_a, k) r##k =                                                   \
+        CLR_M(clr_m_group, k)(l, CLR_M(clr_m_item, k)(acc##k, any, in, n, share));
+
+#if CLR_VARIANT == CLR_REDUCE_SINGLE_PASS
+
+/* Each operator's leader publishes the work-group's partial; then one
+ * work-item takes a ticket (reduce_grid.cl's single pass says why no
+ * work-group waits for another). */
+#define CLR_M_PUBLISH(k)                                                       \
+    if (CLR_M(clr_m_leader, k)()) {                                            \
+        CLR_M(clr_m_put, k)(CLR_M_PARTIALS(k, groups), get_group_id(0), r##k); \
+        clr_fence_device();                                                    \
+    }
+#define CLR_M_LAST(k)                                                          \
+    {                                                                          \
+        CLR_M(clr_m_a, k) v = CLR_M(clr_m_last, k)(l, CLR_M_PARTIALS(k, groups), groups); \
+        if (CLR_M(clr_m_leader, k)())                                          \
+            CLR_M(clr_m_store, k)(out + at.at[k], v);                          \
+    }
+
+CLR_KERNEL clr_reduce_multi(global const T *restrict input, ulong in_off, ulong n,
+                            global uchar *restrict out, clr_m_offsets at, global uchar *scratch,
+                            global uchar *partials)
+{
+    local ulong l[CLR_WG * CLR_M_PARTIAL_BYTES / 8];
+    local int is_last;
+    volatile global uint *ticket = (volatile global uint *)scratch;
+    uint groups = (uint)get_num_groups(0);
+    global const T *restrict in = input + in_off;
+
+    clr_share share = clr_grid_share(n / CLR_VEC);
+    int any = share.first < share.end;
+    VT first = any ? CLR_LOAD_ANY(in, share.first) : (VT)0;
+    CLR_M_EACH(CLR_M_START)
+    CLR_WALK_ALL(CLR_M_ADD_ALL, share)
+    CLR_M_EACH(CLR_M_GROUP)
+    CLR_M_EACH(CLR_M_PUBLISH)
+    /* The global fence too: a leader's partial may be read below by another
+     * work-item of this work-group. */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        clr_fence_device();
+        is_last = atomic_inc(ticket) == groups - 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (is_last) {
+        clr_fence_device();
+        CLR_M_EACH(CLR_M_LAST)
+        if (get_local_id(0) == 0)
+            atomic_xchg(ticket, 0); /* every other access to it is atomic */
+    }
+}
+
+#elif CLR_VARIANT == CLR_REDUCE_GRID_STRIDE
+
+#define CLR_M_PUBLISH(k)                                                       \
+    if (CLR_M(clr_m_leader, k)()) {                                            \
+        if (groups == 1)                                                       \
+            CLR_M(clr_m_store, k)(out + at.at[k], r##k);                       \
+        else                                                                   \
+            CLR_M(clr_m_put, k)(CLR_M_PARTIALS(k, groups), get_group_id(0), r##k); \
+    }
+#define CLR_M_FINISH(k)                                                        \
+    {                                                                          \
+        CLR_M(clr_m_a, k) v = CLR_M(clr_m_finish, k)(l, CLR_M_PARTIALS(k, groups), groups); \
+        if (CLR_M(clr_m_leader, k)())                                          \
+            CLR_M(clr_m_store, k)(out + at.at[k], v);                          \
+    }
+
+CLR_KERNEL clr_reduce_multi(global const T *restrict input, ulong in_off, ulong n,
+                            global uchar *restrict out, clr_m_offsets at, global uchar *scratch,
+                            global uchar *partials)
+{
+    local ulong l[CLR_WG * CLR_M_PARTIAL_BYTES / 8];
+    uint groups = (uint)get_num_groups(0);
+    global const T *restrict in = input + in_off;
+
+    clr_share share = clr_grid_share(n / CLR_VEC);
+    int any = share.first < share.end;
+    VT first = any ? CLR_LOAD_ANY(in, share.first) : (VT)0;
+    CLR_M_EACH(CLR_M_START)
+    CLR_WALK_ALL(CLR_M_ADD_ALL, share)
+    CLR_M_EACH(CLR_M_GROUP)
+    CLR_M_EACH(CLR_M_PUBLISH)
+}
+
+CLR_KERNEL clr_reduce_multi_finish(global uchar *partials, ulong groups,
+                                   global uchar *restrict out, clr_m_offsets at)
+{
+    local ulong l[CLR_WG * CLR_M_PARTIAL_BYTES / 8];
+    CLR_M_EACH(CLR_M_FINISH)
+}
+
+#endif /* CLR_VARIANT */

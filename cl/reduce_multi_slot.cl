@@ -1,0 +1,152 @@
+/*
+ * reduce_multi_slot.cl — one operator of a reduction of several operators
+ * over one input (reduce_multi.cl), included once per operator after that
+ * operator's inclusion of operators.cl and grid_accumulators.cl. It gives
+ * the kernels one interface to every operator, whose names the inclusion
+ * renames by CLR_X_SLOT as operators.cl's are:
+ *
+ *   clr_m_v                  what a work-item keeps while it walks its vectors
+ *   clr_m_a                  what work-items and work-groups combine
+ *   clr_m_init(first)        before the walk (first: its first vector)
+ *   clr_m_add(acc, x, tag)   vector x, the tag-th of the walk
+ *   clr_m_item(acc, any, in, n, share)
+ *                            the work-item's share of in[0 .. n) after its
+ *                            walk of `share`, the last n % CLR_VEC elements
+ *                            included
+ *   clr_m_group(l, v)        the work-group's combination of v (l: local
+ *                            room for CLR_WG accumulators of 32 bytes, free
+ *                            once every work-item has called), valid where
+ *                            clr_m_leader()
+ *   clr_m_last(l, partials, count)  (single pass) the last work-group's
+ *                            combination of the work-groups' partials
+ *   clr_m_finish(l, partials, count) (grid stride) the second launch's
+ *   clr_m_put(partials, group, v), clr_m_store(out, v)
+ *                            a partial, and the result in the layout of
+ *                            clreduce.h
+ *
+ * Each takes the same steps, in the same order, as the operator's own
+ * reduction, so that both give the same bits: operators.cl's accumulators
+ * as reduce_operators.cl combines them, and for a floating-point sum (whose
+ * result depends on the order of its additions) types.cl's sum as
+ * reduce_grid.cl combines it, through the sub-group and work-group layers.
+ * The host compiles those layers for the sum (the program's own CLR_OP)
+ * where CLR_M_SUM_LAYER is 1.
+ *
+ * Compile-time parameters: those of types.cl, operators.cl, grid_walk.cl,
+ * CLR_VARIANT and CLR_M_SUM_LAYER.
+ */
+
+#define clr_m_v CLR_X_SLOT(clr_m_v)
+#define clr_m_a CLR_X_SLOT(clr_m_a)
+#define clr_m_init CLR_X_SLOT(clr_m_init)
+#define clr_m_add CLR_X_SLOT(clr_m_add)
+#define clr_m_item CLR_X_SLOT(clr_m_item)
+#define clr_m_leader CLR_X_SLOT(clr_m_leader)
+#define clr_m_group CLR_X_SLOT(clr_m_group)
+#define clr_m_last CLR_X_SLOT(clr_m_last)
+#define clr_m_finish CLR_X_SLOT(clr_m_finish)
+#define clr_m_put CLR_X_SLOT(clr_m_put)
+#define clr_m_store CLR_X_SLOT(clr_m_store)
+
+#if CLR_OP == CLR_OP_SUM && CLR_M_SUM_LAYER
+
+/* A floating-point sum: reduce_grid.cl's order. */
+typedef clr_acc clr_m_v;
+typedef T clr_m_a;
+
+clr_m_v clr_m_init(VT first) { return clr_acc_init(); }
+clr_m_v clr_m_add(clr_m_v acc, VT x, ulong tag) { return clr_acc_add(acc, x); }
+
+clr_m_a clr_m_item(clr_m_v acc, int any, global const T *restrict in, ulong n, clr_share share)
+{
+    T s = CLR_IDENTITY;
+#if CLR_VEC > 1
+    ulong tail = n / CLR_VEC * CLR_VEC, gid = get_global_id(0);
+    if (gid < n - tail)
+        s = in[tail + gid];
+#endif
+    return clr_op(s, clr_acc_result(acc));
+}
+
+int clr_m_leader(void) { return clr_wg_is_leader(); }
+
+clr_m_a clr_m_group(local ulong *l, clr_m_a v)
+{
+    barrier(CLK_LOCAL_MEM_FENCE); /* l may still be read by the previous operator */
+    return clr_wg_reduce((local T *)l, v);
+}
+
+#if CLR_VARIANT == CLR_REDUCE_SINGLE_PASS
+clr_m_a clr_m_last(local ulong *l, volatile global uchar *partials, uint count)
+{
+    volatile global T *p = (volatile global T *)partials;
+    T v = CLR_IDENTITY;
+    for (uint k = (uint)get_local_id(0); k < count; k += CLR_WG)
+        v = clr_op(v, p[k]);
+    return clr_m_group(l, v);
+}
+#else
+/* reduce_grid.cl's second launch: its walk over the partials as elements. */
+#define CLR_M_ADD_SUM(x, y, t, k) acc = clr_acc_add(acc, (x));
+
+clr_m_a clr_m_finish(local ulong *l, global const uchar *partials, ulong count)
+{
+    global const T *in = (global const T *)partials;
+    clr_share share = clr_grid_share(count / CLR_VEC);
+    clr_m_v acc = clr_acc_init();
+    CLR_WALK_ALL(CLR_M_ADD_SUM, share)
+    return clr_m_group(l, clr_m_item(acc, 1, in, count, share));
+}
+#endif
+
+void clr_m_put(volatile global uchar *partials, uint group, clr_m_a v)
+{
+    ((volatile global T *)partials)[group] = v;
+}
+
+void clr_m_store(global uchar *out, clr_m_a v) { *(global T *)out = v; }
+
+#else
+
+/* operators.cl's accumulators (integer sums too: their bits do not depend
+ * on the order of additions), as reduce_operators.cl combines them. */
+typedef clr_v clr_m_v;
+typedef clr_a clr_m_a;
+
+clr_m_v clr_m_init(VT first) { return clr_v_init(first); }
+clr_m_v clr_m_add(clr_m_v acc, VT x, ulong tag) { return clr_v_add(acc, x, (VT)0, tag); }
+
+clr_m_a clr_m_item(clr_m_v acc, int any, global const T *restrict in, ulong n, clr_share share)
+{
+    return clr_a_combine(clr_item_result(acc, any, in, in, share), clr_item_tail(in, in, n));
+}
+
+int clr_m_leader(void) { return get_local_id(0) == 0; }
+
+clr_m_a clr_m_group(local ulong *l, clr_m_a v)
+{
+    barrier(CLK_LOCAL_MEM_FENCE); /* l may still be read by the previous operator */
+    return clr_wg_reduce_a((local clr_a *)l, v);
+}
+
+#if CLR_VARIANT == CLR_REDUCE_SINGLE_PASS
+/* (clr_combine_partials waits for l to be free before it writes there.) */
+clr_m_a clr_m_last(local ulong *l, volatile global uchar *partials, uint count)
+{
+    return clr_combine_partials((local clr_a *)l, (volatile global clr_a *)partials, count);
+}
+#else
+clr_m_a clr_m_finish(local ulong *l, global const uchar *partials, ulong count)
+{
+    return clr_combine_partials((local clr_a *)l, (volatile global clr_a *)partials, (uint)count);
+}
+#endif
+
+void clr_m_put(volatile global uchar *partials, uint group, clr_m_a v)
+{
+    ((volatile global clr_a *)partials)[group] = v;
+}
+
+void clr_m_store(global uchar *out, clr_m_a v) { clr_a_store(out, v); }
+
+#endif

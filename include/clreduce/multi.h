@@ -1,0 +1,102 @@
+/*
+ * clreduce/multi.h: several operators over one input in one pass.
+ * Included by clreduce/clreduce.h; include that header, not this one.
+ *
+ * A program that needs the sum, the minimum, the maximum and the index of
+ * the maximum of one array can make four calls, which read the array four
+ * times, or one call to clreduce_reduce_multi(), which reads it once and
+ * writes the four results, each where the caller asks:
+ *
+ *     const clreduce_op ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN,
+ *                                CLREDUCE_OP_MAX, CLREDUCE_OP_ARGMAX};
+ *     struct { float sum, min, max; clreduce_arg_float argmax; } r;
+ *     void *const results[] = {&r.sum, &r.min, &r.max, &r.argmax};
+ *     clreduce_reduce_multi_host(ctx, ops, 4, CLREDUCE_FLOAT, data, n, results);
+ *
+ * Every result has the bits clreduce_reduce() with that operator alone and
+ * CLREDUCE_AUTO gives on the same device (the kernel feeds each operator
+ * the same elements, and combines them in the same order, as the
+ * operator's own reduction), but for two cases:
+ *  - a NaN result of MIN or MAX of floats is the quiet NaN with no payload
+ *    (0x7fc00000, 0x7ff8000000000000), where clreduce_reduce() may return
+ *    another NaN of the input as it is (a NaN among its last count %
+ *    vector width elements); every other result, NaN or not, is the same;
+ *  - on a device with less than 16 KiB of local memory, where the
+ *    operators past CLREDUCE_OP_MAX run smaller work-groups than sum, min
+ *    and max, a floating-point SUM may differ in its last bits (within the
+ *    numerical contract of clreduce.h).
+ */
+#ifndef CLREDUCE_MULTI_H
+#define CLREDUCE_MULTI_H
+
+#include "clreduce/clreduce.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most operators one call takes: each one-input operator once. */
+#define CLREDUCE_MULTI_MAX 10
+
+/* Enqueues the reductions of elements [offset, offset + count) of `input`
+ * (in elements of `type`) by each operator of ops[0 .. num_ops), in one
+ * pass over the input: the result of ops[i] (clreduce_result_size(ops[i],
+ * type) bytes, laid out as clreduce.h says) goes to byte result_offsets[i]
+ * of `result`.
+ *  - ops: 1 to CLREDUCE_MULTI_MAX operators of one input, in any order,
+ *    each at most once (every clreduce_op but CLREDUCE_OP_DOT; NORM2 and
+ *    MEAN_VAR for float and double only).
+ *  - result_offsets: byte offsets, one per operator, each a multiple of its
+ *    result's alignment (8 for ARGMIN, ARGMAX and MEAN_VAR; the element
+ *    size of `type` for the others), so that a C structure of the results
+ *    maps to offsetof() of its members. No two results may share a byte,
+ *    and none may overlap the input range (judged where they lie in
+ *    memory, as clreduce_reduce() does).
+ * The variant is CLREDUCE_AUTO's for the type; the call is asynchronous as
+ * clreduce_reduce() is, with its wait list and completion event, on an
+ * in-order or out-of-order queue of the context's device. count == 0
+ * writes each operator's result of no element.
+ * Returns:
+ *   CLREDUCE_SUCCESS;
+ *   CLREDUCE_ERROR_INVALID_ARGUMENT  NULL ctx, queue, input, result, ops
+ *       or result_offsets; num_ops 0 or above CLREDUCE_MULTI_MAX; an unknown
+ *       op or type; CLREDUCE_OP_DOT; an operator given twice; a result
+ *       offset not aligned, or whose result ends past the end of `result`;
+ *       two results that share a byte; a result overlapping the input
+ *       range; a range past the end of `input`; a queue of another context
+ *       or device; num_wait and wait disagree;
+ *   CLREDUCE_ERROR_UNSUPPORTED  double without fp64; NORM2 or MEAN_VAR of
+ *       an integer type;
+ *   CLREDUCE_ERROR_BUILD, CLREDUCE_ERROR_OPENCL, CLREDUCE_ERROR_OUT_OF_MEMORY.
+ * On any error found before enqueueing (every one above, except a failure
+ * of the OpenCL runtime itself) nothing has been enqueued, *done is
+ * untouched and `result` is not written. If the runtime fails after the
+ * first command was enqueued, the call waits for the commands already
+ * enqueued before it returns the error (of a count of 0, whose results are
+ * filled one command each, those filled before the failure are written). */
+CLREDUCE_API clreduce_status clreduce_reduce_multi(clreduce_ctx *ctx, cl_command_queue queue,
+                                                   const clreduce_op *ops, size_t num_ops,
+                                                   clreduce_type type, cl_mem input,
+                                                   size_t offset, size_t count, cl_mem result,
+                                                   const size_t *result_offsets,
+                                                   cl_uint num_wait, const cl_event *wait,
+                                                   cl_event *done);
+
+/* Blocking convenience: the reductions of `count` elements of host memory
+ * `data` by each operator of ops[0 .. num_ops) (as clreduce_reduce_multi()
+ * takes them), the result of ops[i] written to results[i]
+ * (clreduce_result_size(ops[i], type) bytes; any alignment), on a queue
+ * owned by the context. count == 0 writes the results of no element.
+ * Returns the codes of clreduce_reduce_multi(); INVALID_ARGUMENT also for a
+ * NULL `results`, a NULL results[i], two results that share a byte, or a
+ * result overlapping `data`. On error no result is written. */
+CLREDUCE_API clreduce_status clreduce_reduce_multi_host(clreduce_ctx *ctx, const clreduce_op *ops,
+                                                        size_t num_ops, clreduce_type type,
+                                                        const void *data, size_t count,
+                                                        void *const *results);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLREDUCE_MULTI_H */

@@ -1,0 +1,382 @@
+/* Several operators over one input in one pass (cl/reduce_multi.cl), as an
+ * operation family of the request pipeline: the checks of an operator set
+ * and of its results' places, the plan (the grid of CLREDUCE_AUTO's
+ * variant, one program per operator set), and the launches. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define MULTI_MAX CLREDUCE_MULTI_MAX
+
+/* The largest result of any operator (mean_var of double), so that the
+ * results of a host call fit a plan's empty_output packed together. */
+#define RESULT_MAX 24
+_Static_assert(MULTI_MAX * RESULT_MAX <= PLAN_OUTPUT_MAX, "packed results fit a plan");
+
+/* ---- programs ----------------------------------------------------------------- */
+
+/* A program of n operators: the layers below the accumulators, then for
+ * operator k an opener that sets CLR_OP to its code and names its
+ * inclusion (reduce_multi.cl says how), operators.cl, grid_accumulators.cl
+ * and reduce_multi_slot.cl; then the kernels. */
+#define OPENER(k)                                                                               \
+    "#line 1 \"reduce_multi operator " #k "\"\n#undef CLR_OP\n#define CLR_OP CLR_M_OP" #k    \
+    "\n#undef CLR_X_SLOT\n#define CLR_X_SLOT(name) name##_" #k "\n"
+
+static const char *const openers[MULTI_MAX] = {OPENER(0), OPENER(1), OPENER(2), OPENER(3),
+                                               OPENER(4), OPENER(5), OPENER(6), OPENER(7),
+                                               OPENER(8), OPENER(9)};
+
+#define LAYERS_MAX 6
+#define PER_OPERATOR 4
+#define SOURCES_MAX (LAYERS_MAX + PER_OPERATOR * MULTI_MAX + 1)
+
+static const char *const grid_kernels[] = {"clr_reduce_multi", "clr_reduce_multi_finish"};
+
+typedef struct multi_programs {
+    const char *sources[2][MULTI_MAX][SOURCES_MAX]; /* [single pass][operators - 1] */
+    program_spec specs[2][MULTI_MAX];
+} multi_programs;
+
+static multi_programs programs;
+static pthread_once_t programs_once = PTHREAD_ONCE_INIT;
+
+static void fill_programs(void)
+{
+    for (int single_pass = 0; single_pass < 2; single_pass++) {
+        for (size_t n = 1; n <= MULTI_MAX; n++) {
+            const char **s = programs.sources[single_pass][n - 1];
+            size_t k = 0;
+            s[k++] = clreduce_cl_contract;
+            s[k++] = clreduce_cl_types;
+            s[k++] = clreduce_cl_subgroup;
+            s[k++] = clreduce_cl_workgroup_reduce;
+            if (single_pass)
+                s[k++] = clreduce_cl_device_order;
+            s[k++] = clreduce_cl_grid_walk;
+            for (size_t i = 0; i < n; i++) {
+                s[k++] = openers[i];
+                s[k++] = clreduce_cl_operators;
+                s[k++] = clreduce_cl_grid_accumulators;
+                s[k++] = clreduce_cl_reduce_multi_slot;
+            }
+            s[k++] = clreduce_cl_reduce_multi;
+            programs.specs[single_pass][n - 1] =
+                (program_spec){s, k, grid_kernels, single_pass ? 1 : 2, single_pass};
+        }
+    }
+}
+
+/* ---- operators and their results ---------------------------------------------- */
+
+/* Byte alignment of a result: its 8-byte fields, else its elements. */
+static size_t result_alignment(clreduce_op op, clreduce_type type)
+{
+    if (op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX || op == CLREDUCE_OP_MEAN_VAR)
+        return 8;
+    return clreduce_type_size(type);
+}
+
+/* What a reduction of no element writes. */
+static void empty_result(clreduce_op op, clreduce_type type, unsigned char *out)
+{
+    if (op_is_extended(op))
+        operator_empty_result(op, type, out);
+    else
+        identity_value(op, type, out);
+}
+
+/* The operator set: 1 to MULTI_MAX known operators of one input, none
+ * twice, each defined for the type (known, and double only with fp64). */
+static clreduce_status check_ops(clreduce_ctx *ctx, const clreduce_op *ops, size_t num_ops,
+                                 clreduce_type type)
+{
+    if (!ops)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ops is NULL");
+    if (num_ops == 0 || num_ops > MULTI_MAX)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "num_ops is %zu: one call takes 1 to %d operators", num_ops, MULTI_MAX);
+    if ((unsigned)type > CLREDUCE_UINT64)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown type %d", (int)type);
+    for (size_t i = 0; i < num_ops; i++) {
+        if ((unsigned)ops[i] >= CLREDUCE_OP_COUNT)
+            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ops[%zu] is unknown op %d",
+                             i, (int)ops[i]);
+        if (ops[i] == CLREDUCE_OP_DOT)
+            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                             "ops[%zu] is dot, which has two inputs: call clreduce_dot()", i);
+        for (size_t j = 0; j < i; j++)
+            if (ops[j] == ops[i])
+                return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                                 "ops[%zu] and ops[%zu] are both %s: give each operator once",
+                                 j, i, clreduce_op_name(ops[i]));
+    }
+    for (size_t i = 0; i < num_ops; i++)
+        if (clreduce_result_size(ops[i], type) == 0)
+            return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                             "ops[%zu] is %s, which is defined for float and double only, not %s",
+                             i, clreduce_op_name(ops[i]), clreduce_type_name(type));
+    return CLREDUCE_SUCCESS;
+}
+
+static int is_float(clreduce_type type)
+{
+    return type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
+}
+
+static int has_op(const request *r, clreduce_op op)
+{
+    for (size_t i = 0; i < r->num_ops; i++)
+        if (r->ops[i] == op)
+            return 1;
+    return 0;
+}
+
+/* ---- plan ------------------------------------------------------------------------ */
+
+static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    clreduce_status status = check_ops(ctx, r->ops, r->num_ops, r->type);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if (!r->result_offsets)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "result_offsets is NULL");
+    /* The program's own CLR_OP compiles types.cl, the sub-group and the
+     * work-group layers for a floating-point sum, which adds in their order
+     * (reduce_multi_slot.cl); integer programs take min, whose kernel type
+     * is the element type (a sum's is unsigned). */
+    request base = *r;
+    base.op = is_float(r->type) ? CLREDUCE_OP_SUM : CLREDUCE_OP_MIN;
+    if ((status = plan_start(ctx, &base, p)) != CLREDUCE_SUCCESS)
+        return status;
+    int sum_layer = is_float(r->type) && has_op(r, CLREDUCE_OP_SUM);
+    clreduce_variant v = clreduce_auto_variant(ctx, p->type);
+    /* As plan_operator(): accumulators of up to ACCUMULATOR_MAX bytes in
+     * half of local memory. */
+    while (p->t.work_group_size > 64 &&
+           p->t.work_group_size * ACCUMULATOR_MAX > ctx->info.local_mem_size / 2)
+        p->t.work_group_size /= 2;
+    p->variant = v;
+    p->work_group_size = p->t.work_group_size;
+    p->unroll = p->t.loads_per_work_item;
+    const char *lacks;
+    p->path = sum_layer && path_usable(&ctx->info, ctx->subgroup_path, &lacks)
+                  ? ctx->subgroup_path
+                  : CLREDUCE_SUBGROUP_PATH_NONE;
+    pthread_once(&programs_once, fill_programs);
+    p->program = &programs.specs[v == CLREDUCE_SINGLE_PASS][r->num_ops - 1];
+    int used = snprintf(p->family_options, sizeof p->family_options,
+                        "-DCLR_VARIANT=%d -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d "
+                        "-DCLR_M_SUM_LAYER=%d -DCLR_M_COUNT=%zu",
+                        (int)v, p->t.segmented, p->t.nv_load, sum_layer, r->num_ops);
+    for (size_t i = 0; i < r->num_ops; i++)
+        used += snprintf(p->family_options + used, sizeof p->family_options - (size_t)used,
+                         " -DCLR_M_OP%zu=%d", i, (int)r->ops[i]);
+    /* One output of all results packed, as a host call lays them out. */
+    p->output_size = 0;
+    for (size_t i = 0; i < r->num_ops; i++) {
+        size_t align = result_alignment(r->ops[i], r->type);
+        p->output_size = div_up(p->output_size, align) * align;
+        empty_result(r->ops[i], r->type, p->empty_output + p->output_size);
+        p->output_size += clreduce_result_size(r->ops[i], r->type);
+    }
+    return CLREDUCE_SUCCESS;
+}
+
+/* Where a host call's results lie in its packed output (as multi_plan()
+ * counts output_size). */
+static void packed_offsets(const clreduce_op *ops, size_t num_ops, clreduce_type type,
+                           size_t *offsets)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < num_ops; i++) {
+        size_t align = result_alignment(ops[i], type);
+        at = div_up(at, align) * align;
+        offsets[i] = at;
+        at += clreduce_result_size(ops[i], type);
+    }
+}
+
+/* ---- the results' places ------------------------------------------------------------ */
+
+static clreduce_status multi_check_outputs(clreduce_ctx *ctx, const request *r, const plan *p)
+{
+    size_t size;
+    clreduce_status status = mem_size(ctx, r->output, "result", &size);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    for (size_t i = 0; i < r->num_ops; i++) {
+        clreduce_op op = r->ops[i];
+        size_t at = r->result_offsets[i], bytes = clreduce_result_size(op, r->type);
+        size_t align = result_alignment(op, r->type);
+        if (at % align != 0)
+            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                             "result_offsets[%zu] is %zu, not a multiple of %zu (the alignment "
+                             "of a result of %s on %s)",
+                             i, at, align, clreduce_op_name(op), clreduce_type_name(r->type));
+        if (at > size || bytes > size - at)
+            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                             "result_offsets[%zu] is %zu: the %zu bytes of the result of %s end "
+                             "past the end of result (%zu bytes)",
+                             i, at, bytes, clreduce_op_name(op), size);
+        for (size_t j = 0; j < i; j++) {
+            size_t other = r->result_offsets[j];
+            if (at < other + clreduce_result_size(r->ops[j], r->type) && other < at + bytes)
+                return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                                 "the results of ops[%zu] (%s, bytes [%zu, %zu)) and ops[%zu] "
+                                 "(%s, at byte %zu) overlap",
+                                 i, clreduce_op_name(op), at, at + bytes, j,
+                                 clreduce_op_name(r->ops[j]), other);
+        }
+        char name[64];
+        snprintf(name, sizeof name, "the result of ops[%zu] (%s)", i, clreduce_op_name(op));
+        if ((status = check_disjoint(ctx, r->input, "the input range",
+                                     r->input_offset * p->element_size,
+                                     r->count * p->element_size, r->output, name, at, bytes)) !=
+            CLREDUCE_SUCCESS)
+            return status;
+    }
+    return CLREDUCE_SUCCESS;
+}
+
+/* ---- launches -------------------------------------------------------------------------- */
+
+static clreduce_status multi_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                     const plan *p, cached_kernel *k, int in_order)
+{
+    size_t wg = p->work_group_size;
+    size_t groups = grid_groups(ctx, p, r->count);
+    cl_ulong at[MULTI_MAX];
+    for (size_t i = 0; i < r->num_ops; i++)
+        at[i] = r->result_offsets[i];
+    cl_ulong in_off = r->input_offset, n = r->count;
+    cl_mem ticket = NULL, partials = NULL;
+    clreduce_status status = CLREDUCE_SUCCESS;
+
+    if (p->variant == CLREDUCE_SINGLE_PASS)
+        status = scratch_for_queue(ctx, c->queue, in_order, single_pass_scratch_size(ctx),
+                                   &ticket);
+    if (status == CLREDUCE_SUCCESS && (p->variant == CLREDUCE_SINGLE_PASS || groups > 1))
+        status = create_temp(ctx, c, r->num_ops * groups * ACCUMULATOR_MAX, &partials);
+    if (status == CLREDUCE_SUCCESS) {
+        kernel_arg args[] = {ARG(r->input), ARG(in_off),  ARG(n),       ARG(r->output),
+                             {r->num_ops * sizeof *at, at}, ARG(ticket), ARG(partials)};
+        status = enqueue_kernel_args(ctx, c, k, 0, groups, wg, args, 7);
+    }
+    if (status == CLREDUCE_SUCCESS && p->variant == CLREDUCE_GRID_STRIDE && groups > 1) {
+        cl_ulong count = groups;
+        kernel_arg args[] = {ARG(partials), ARG(count), ARG(r->output),
+                             {r->num_ops * sizeof *at, at}};
+        status = enqueue_kernel_args(ctx, c, k, 1, 1, wg, args, 4);
+    }
+    if (partials)
+        clReleaseMemObject(partials);
+    if (ticket)
+        clReleaseMemObject(ticket);
+    return status;
+}
+
+/* A reduction of nothing writes each operator's result of no element: a
+ * fill per aligned word of it, as fill patterns must start at a multiple of
+ * their size. */
+static clreduce_status multi_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
+                                           const plan *p, int wants_event)
+{
+    (void)p;
+    (void)wants_event;
+    for (size_t i = 0; i < r->num_ops; i++) {
+        unsigned char empty[RESULT_MAX];
+        empty_result(r->ops[i], r->type, empty);
+        size_t word = result_alignment(r->ops[i], r->type);
+        size_t bytes = clreduce_result_size(r->ops[i], r->type);
+        for (size_t at = 0; at < bytes; at += word) {
+            clreduce_status status = enqueue_fill(ctx, c, r->output, empty + at, word,
+                                                  r->result_offsets[i] + at, word);
+            if (status != CLREDUCE_SUCCESS)
+                return status;
+        }
+    }
+    return CLREDUCE_SUCCESS;
+}
+
+static const op_family multi_reductions = {
+    .output_name = "result", .output_offset_name = "result_offsets", .host_input_name = "data",
+    .outputs = OUTPUT_ONE, .in_place = 0, .two_inputs = 0,
+    .plan = multi_plan, .enqueue_empty = multi_enqueue_empty, .enqueue = multi_enqueue,
+    .check_outputs = multi_check_outputs,
+};
+
+/* ---- API ------------------------------------------------------------------------------- */
+
+clreduce_status clreduce_reduce_multi(clreduce_ctx *ctx, cl_command_queue queue,
+                                      const clreduce_op *ops, size_t num_ops, clreduce_type type,
+                                      cl_mem input, size_t offset, size_t count, cl_mem result,
+                                      const size_t *result_offsets, cl_uint num_wait,
+                                      const cl_event *wait, cl_event *done)
+{
+    request r = {.queue = queue, .type = type, .input = input, .input_offset = offset,
+                 .count = count, .output = result, .num_wait = num_wait, .wait = wait,
+                 .ops = ops, .num_ops = num_ops, .result_offsets = result_offsets};
+    return request_enqueue(ctx, &multi_reductions, &r, NULL, done);
+}
+
+/* Whether host arrays [a, a + a_bytes) and [b, b + b_bytes) share a byte. */
+static int host_overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes)
+{
+    const unsigned char *pa = a, *pb = b;
+    return a_bytes && b_bytes && pa < pb + b_bytes && pb < pa + a_bytes;
+}
+
+/* The results' places in host memory: none NULL, none sharing a byte with
+ * another or with the data. */
+static clreduce_status check_host_results(clreduce_ctx *ctx, const clreduce_op *ops,
+                                          size_t num_ops, clreduce_type type, const void *data,
+                                          size_t count, void *const *results)
+{
+    if (!results)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "results is NULL");
+    size_t data_bytes = count * clreduce_type_size(type);
+    for (size_t i = 0; i < num_ops; i++) {
+        size_t bytes = clreduce_result_size(ops[i], type);
+        if (!results[i])
+            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "results[%zu] is NULL", i);
+        if (data && host_overlap(data, data_bytes, results[i], bytes))
+            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                             "results[%zu] (%s) overlaps data", i, clreduce_op_name(ops[i]));
+        for (size_t j = 0; j < i; j++)
+            if (host_overlap(results[i], bytes, results[j],
+                             clreduce_result_size(ops[j], type)))
+                return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                                 "results[%zu] (%s) and results[%zu] (%s) overlap", i,
+                                 clreduce_op_name(ops[i]), j, clreduce_op_name(ops[j]));
+    }
+    return CLREDUCE_SUCCESS;
+}
+
+clreduce_status clreduce_reduce_multi_host(clreduce_ctx *ctx, const clreduce_op *ops,
+                                           size_t num_ops, clreduce_type type, const void *data,
+                                           size_t count, void *const *results)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    clreduce_status status = check_ops(ctx, ops, num_ops, type);
+    if (status == CLREDUCE_SUCCESS)
+        status = check_host_results(ctx, ops, num_ops, type, data, count, results);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    /* The results travel packed, as one output, and are copied out once
+     * they all arrived. */
+    size_t offsets[MULTI_MAX];
+    packed_offsets(ops, num_ops, type, offsets);
+    unsigned char packed[PLAN_OUTPUT_MAX];
+    request r = {.type = type, .count = count, .ops = ops, .num_ops = num_ops,
+                 .result_offsets = offsets};
+    if ((status = request_host(ctx, &multi_reductions, &r, data, packed)) != CLREDUCE_SUCCESS)
+        return status;
+    for (size_t i = 0; i < num_ops; i++)
+        memcpy(results[i], packed + offsets[i], clreduce_result_size(ops[i], type));
+    return CLREDUCE_SUCCESS;
+}
