@@ -1,7 +1,7 @@
 /* Several operators over one input in one pass (cl/reduce_multi.cl), as an
  * operation family of the request pipeline: the checks of an operator set
- * and of its results' places, the plan (the grid of CLREDUCE_AUTO's
- * variant, one program per operator set), and the launches. */
+ * and of its results' places, the plan (the grid of the operators'
+ * reductions, one program per operator set), and the launches. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -151,8 +151,16 @@ static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
     base.op = is_float(r->type) ? CLREDUCE_OP_SUM : CLREDUCE_OP_MIN;
     if ((status = plan_start(ctx, &base, p)) != CLREDUCE_SUCCESS)
         return status;
+    if ((unsigned)r->variant >= CLREDUCE_VARIANT_COUNT)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown variant %d", r->variant);
+    clreduce_variant v = r->variant == CLREDUCE_AUTO ? clreduce_auto_variant(ctx, p->type)
+                                                     : (clreduce_variant)r->variant;
+    if (v != CLREDUCE_GRID_STRIDE && v != CLREDUCE_SINGLE_PASS)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "several operators run on variants auto, grid_stride and single_pass, "
+                         "not %s",
+                         clreduce_variant_name(v));
     int sum_layer = is_float(r->type) && has_op(r, CLREDUCE_OP_SUM);
-    clreduce_variant v = clreduce_auto_variant(ctx, p->type);
     /* As plan_operator(): accumulators of up to ACCUMULATOR_MAX bytes in
      * half of local memory. */
     while (p->t.work_group_size > 64 &&
@@ -312,13 +320,14 @@ static const op_family multi_reductions = {
 
 clreduce_status clreduce_reduce_multi(clreduce_ctx *ctx, cl_command_queue queue,
                                       const clreduce_op *ops, size_t num_ops, clreduce_type type,
-                                      cl_mem input, size_t offset, size_t count, cl_mem result,
-                                      const size_t *result_offsets, cl_uint num_wait,
-                                      const cl_event *wait, cl_event *done)
+                                      clreduce_variant variant, cl_mem input, size_t offset,
+                                      size_t count, cl_mem result, const size_t *result_offsets,
+                                      cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
-    request r = {.queue = queue, .type = type, .input = input, .input_offset = offset,
-                 .count = count, .output = result, .num_wait = num_wait, .wait = wait,
-                 .ops = ops, .num_ops = num_ops, .result_offsets = result_offsets};
+    request r = {.queue = queue, .type = type, .variant = (int)variant, .input = input,
+                 .input_offset = offset, .count = count, .output = result,
+                 .num_wait = num_wait, .wait = wait, .ops = ops, .num_ops = num_ops,
+                 .result_offsets = result_offsets};
     return request_enqueue(ctx, &multi_reductions, &r, NULL, done);
 }
 
@@ -356,7 +365,8 @@ static clreduce_status check_host_results(clreduce_ctx *ctx, const clreduce_op *
 }
 
 clreduce_status clreduce_reduce_multi_host(clreduce_ctx *ctx, const clreduce_op *ops,
-                                           size_t num_ops, clreduce_type type, const void *data,
+                                           size_t num_ops, clreduce_type type,
+                                           clreduce_variant variant, const void *data,
                                            size_t count, void *const *results)
 {
     clear_error(ctx);
@@ -372,8 +382,8 @@ clreduce_status clreduce_reduce_multi_host(clreduce_ctx *ctx, const clreduce_op 
     size_t offsets[MULTI_MAX];
     packed_offsets(ops, num_ops, type, offsets);
     unsigned char packed[PLAN_OUTPUT_MAX];
-    request r = {.type = type, .count = count, .ops = ops, .num_ops = num_ops,
-                 .result_offsets = offsets};
+    request r = {.type = type, .variant = (int)variant, .count = count, .ops = ops,
+                 .num_ops = num_ops, .result_offsets = offsets};
     if ((status = request_host(ctx, &multi_reductions, &r, data, packed)) != CLREDUCE_SUCCESS)
         return status;
     for (size_t i = 0; i < num_ops; i++)

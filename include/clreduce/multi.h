@@ -11,10 +11,11 @@
  *                                CLREDUCE_OP_MAX, CLREDUCE_OP_ARGMAX};
  *     struct { float sum, min, max; clreduce_arg_float argmax; } r;
  *     void *const results[] = {&r.sum, &r.min, &r.max, &r.argmax};
- *     clreduce_reduce_multi_host(ctx, ops, 4, CLREDUCE_FLOAT, data, n, results);
+ *     clreduce_reduce_multi_host(ctx, ops, 4, CLREDUCE_FLOAT, CLREDUCE_AUTO, data, n,
+ *                                results);
  *
  * Every result has the bits clreduce_reduce() with that operator alone and
- * CLREDUCE_AUTO gives on the same device (the kernel feeds each operator
+ * the same variant gives on the same device (the kernel feeds each operator
  * the same elements, and combines them in the same order, as the
  * operator's own reduction), but for two cases:
  *  - a NaN result of MIN or MAX of floats is the quiet NaN with no payload
@@ -52,7 +53,8 @@ extern "C" {
  *    maps to offsetof() of its members. No two results may share a byte,
  *    and none may overlap the input range (judged where they lie in
  *    memory, as clreduce_reduce() does).
- * The variant is CLREDUCE_AUTO's for the type; the call is asynchronous as
+ * variant: CLREDUCE_AUTO, CLREDUCE_GRID_STRIDE or CLREDUCE_SINGLE_PASS, as
+ * for the operators past CLREDUCE_OP_MAX. The call is asynchronous as
  * clreduce_reduce() is, with its wait list and completion event, on an
  * in-order or out-of-order queue of the context's device. count == 0
  * writes each operator's result of no element.
@@ -60,13 +62,13 @@ extern "C" {
  *   CLREDUCE_SUCCESS;
  *   CLREDUCE_ERROR_INVALID_ARGUMENT  NULL ctx, queue, input, result, ops
  *       or result_offsets; num_ops 0 or above CLREDUCE_MULTI_MAX; an unknown
- *       op or type; CLREDUCE_OP_DOT; an operator given twice; a result
- *       offset not aligned, or whose result ends past the end of `result`;
- *       two results that share a byte; a result overlapping the input
- *       range; a range past the end of `input`; a queue of another context
- *       or device; num_wait and wait disagree;
+ *       op, type or variant; CLREDUCE_OP_DOT; an operator given twice; a
+ *       result offset not aligned, or whose result ends past the end of
+ *       `result`; two results that share a byte; a result overlapping the
+ *       input range; a range past the end of `input`; a queue of another
+ *       context or device; num_wait and wait disagree;
  *   CLREDUCE_ERROR_UNSUPPORTED  double without fp64; NORM2 or MEAN_VAR of
- *       an integer type;
+ *       an integer type; a variant other than the three above;
  *   CLREDUCE_ERROR_BUILD, CLREDUCE_ERROR_OPENCL, CLREDUCE_ERROR_OUT_OF_MEMORY.
  * On any error found before enqueueing (every one above, except a failure
  * of the OpenCL runtime itself) nothing has been enqueued, *done is
@@ -76,9 +78,9 @@ extern "C" {
  * filled one command each, those filled before the failure are written). */
 CLREDUCE_API clreduce_status clreduce_reduce_multi(clreduce_ctx *ctx, cl_command_queue queue,
                                                    const clreduce_op *ops, size_t num_ops,
-                                                   clreduce_type type, cl_mem input,
-                                                   size_t offset, size_t count, cl_mem result,
-                                                   const size_t *result_offsets,
+                                                   clreduce_type type, clreduce_variant variant,
+                                                   cl_mem input, size_t offset, size_t count,
+                                                   cl_mem result, const size_t *result_offsets,
                                                    cl_uint num_wait, const cl_event *wait,
                                                    cl_event *done);
 
@@ -92,8 +94,8 @@ CLREDUCE_API clreduce_status clreduce_reduce_multi(clreduce_ctx *ctx, cl_command
  * result overlapping `data`. On error no result is written. */
 CLREDUCE_API clreduce_status clreduce_reduce_multi_host(clreduce_ctx *ctx, const clreduce_op *ops,
                                                         size_t num_ops, clreduce_type type,
-                                                        const void *data, size_t count,
-                                                        void *const *results);
+                                                        clreduce_variant variant, const void *data,
+                                                        size_t count, void *const *results);
 
 #ifdef __cplusplus
 }
