@@ -239,7 +239,7 @@ static clreduce_status multi_check_outputs(clreduce_ctx *ctx, const request *r, 
                                  clreduce_op_name(r->ops[j]), other);
         }
         char name[64];
-        snprintf(name, sizeof name, "the result of ops[%zu] (%s)", i, clreduce_op_name(op));
+        snprintf(name, sizeof name, "the result of ops[%zu] = %s", i, clreduce_op_name(op));
         if ((status = check_disjoint(ctx, r->input, "the input range",
                                      r->input_offset * p->element_size,
                                      r->count * p->element_size, r->output, name, at, bytes)) !=

@@ -18,10 +18,10 @@
  * the same variant gives on the same device (the kernel feeds each operator
  * the same elements, and combines them in the same order, as the
  * operator's own reduction), but for two cases:
- *  - a NaN result of MIN or MAX of floats is the quiet NaN with no payload
- *    (0x7fc00000, 0x7ff8000000000000), where clreduce_reduce() may return
- *    another NaN of the input as it is (a NaN among its last count %
- *    vector width elements); every other result, NaN or not, is the same;
+ *  - where MIN or MAX of floats is a NaN, its bits may differ: the call
+ *    alone may return a NaN of the input bit for bit (one among its last
+ *    count % vector width elements), where the multi call returns the
+ *    device's NAN; every other result, NaN or not, is the same;
  *  - on a device with less than 16 KiB of local memory, where the
  *    operators past CLREDUCE_OP_MAX run smaller work-groups than sum, min
  *    and max, a floating-point SUM may differ in its last bits (within the
