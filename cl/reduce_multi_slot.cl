@@ -47,6 +47,7 @@
 #define clr_m_finish CLR_X_SLOT(clr_m_finish)
 #define clr_m_put CLR_X_SLOT(clr_m_put)
 #define clr_m_store CLR_X_SLOT(clr_m_store)
+#define clr_m_fits_32_bytes CLR_X_SLOT(clr_m_fits_32_bytes)
 
 #if CLR_OP == CLR_OP_SUM && CLR_M_SUM_LAYER
 
@@ -150,3 +151,7 @@ void clr_m_put(volatile global uchar *partials, uint group, clr_m_a v)
 void clr_m_store(global uchar *out, clr_m_a v) { clr_a_store(out, v); }
 
 #endif
+
+/* reduce_multi.cl keeps 32 bytes (CLR_M_PARTIAL_BYTES) per accumulator in
+ * local memory and per partial. */
+typedef char clr_m_fits_32_bytes[sizeof(clr_m_a) <= 32 ? 1 : -1];
