@@ -1,5 +1,6 @@
 /* oclgrind.kernels, oclgrind.uninitialized: every kernel of the library (each
- * reduction variant, each scan variant inclusive and exclusive) run under
+ * reduction variant, each scan variant inclusive and exclusive, several
+ * operators in one pass on both its variants) run under
  * Oclgrind, the OpenCL device simulator, with its checks on (see
  * tests/oclgrind.sh and tests/meson.build), for every operator and type at
  * small awkward sizes, every result checked against the CPU reference.
@@ -154,7 +155,7 @@ static void test_target(void **state)
     assert_non_null(data);
     int failures = 0, cases = 0, combos = 0;
     g_accepted = 0;
-    size_t nops = t->only_op ? 1 : ARRAY_SIZE(ops);
+    size_t nops = t->only_op || t->multi ? 1 : ARRAY_SIZE(ops);
     for (size_t oi = 0; oi < nops; oi++) {
         for (size_t ti = 0; ti < ARRAY_SIZE(types); ti++) {
             clreduce_op op = t->only_op ? t->only_op : ops[oi];
@@ -187,6 +188,8 @@ static void test_target(void **state)
                 c.result_offset = si & 1;
                 if (t->only_op)
                     tc_op_fill(op, type, data, c.n);
+                else if (t->multi)
+                    tc_op_fill(CLREDUCE_OP_SUM_SQUARES, type, data, c.n);
                 else
                     tc_fill_random(type, data, c.n);
                 char what[160];
@@ -244,19 +247,21 @@ int main(int argc, char **argv)
     /* --vector-width=N: elements per vector load (tests/meson.build says
      * which run uses which). */
     unsigned vector_width = 2;
-    /* --families=batched: the rows and segments kernels only; =flat: the
-     * others. Oclgrind numbers the buffers of a process in a space of a few
-     * thousand, which the buffers kept for all of them would overflow. */
+    /* --families=batched: the rows and segments kernels only; =multi: those
+     * of several operators in one pass; =flat: the others. Oclgrind numbers
+     * the buffers of a process in a space of a few thousand, which the
+     * buffers kept for all of them would overflow. */
     const char *families = "all";
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--vector-width=", 15) == 0) {
             vector_width = (unsigned)strtoul(argv[i] + 15, NULL, 10);
         } else if (strncmp(argv[i], "--families=", 11) == 0 &&
                    (strcmp(argv[i] + 11, "all") == 0 || strcmp(argv[i] + 11, "batched") == 0 ||
-                    strcmp(argv[i] + 11, "flat") == 0)) {
+                    strcmp(argv[i] + 11, "flat") == 0 || strcmp(argv[i] + 11, "multi") == 0)) {
             families = argv[i] + 11;
         } else {
-            fprintf(stderr, "usage: %s [--vector-width=N] [--families=all|batched|flat]\n",
+            fprintf(stderr,
+                    "usage: %s [--vector-width=N] [--families=all|batched|flat|multi]\n",
                     argv[0]);
             return 1;
         }
@@ -331,15 +336,17 @@ int main(int argc, char **argv)
     int failed = 0;
     if (!og_log_clean(NULL, "set-up"))
         failed++;
-    /* The flat families, then the batched ones, as --families asks. */
+    /* The flat families, the batched ones, then several operators, as
+     * --families asks. */
     struct {
         target *targets;
         size_t count;
         const char *family;
     } families_run[] = {{og_flat_targets, og_flat_target_count, "flat"},
-                        {og_batched_targets, og_batched_target_count, "batched"}};
-    struct CMUnitTest *tests = calloc(og_flat_target_count + og_batched_target_count,
-                                      sizeof *tests);
+                        {og_batched_targets, og_batched_target_count, "batched"},
+                        {og_multi_targets, og_multi_target_count, "multi"}};
+    struct CMUnitTest *tests = calloc(
+        og_flat_target_count + og_batched_target_count + og_multi_target_count, sizeof *tests);
     if (!tests)
         return 1;
     size_t ntests = 0;

@@ -5,7 +5,8 @@
  *   test_oclgrind.c          set-up, buffers, the test of one target, main
  *   test_oclgrind_log.c      Oclgrind's log: reports read, judged, accepted
  *   test_oclgrind_flat.c     reductions and scans: their runs and targets
- *   test_oclgrind_batched.c  rows and segments: their runs and targets */
+ *   test_oclgrind_batched.c  rows and segments: their runs and targets
+ *   test_oclgrind_multi.c    several operators in one pass: its run and targets */
 #ifndef CLREDUCE_TEST_OCLGRIND_H
 #define CLREDUCE_TEST_OCLGRIND_H
 
@@ -56,6 +57,9 @@ struct target {
     /* run_batched: one of the operators past max (0: sum, min and max),
      * on the types it takes and the sizes up to 257. */
     clreduce_op only_op;
+    /* run_multi: every one-input operator the type takes at once (the
+     * case's op is unused). */
+    int multi;
     /* run_scan_rows: poisoned elements between rows, and whether the scan
      * is in place (else into rows of their own between sentinels). */
     size_t padding;
@@ -74,6 +78,8 @@ extern target og_flat_targets[];
 extern const size_t og_flat_target_count;
 extern target og_batched_targets[];
 extern const size_t og_batched_target_count;
+extern target og_multi_targets[];
+extern const size_t og_multi_target_count;
 
 /* ---- test_oclgrind.c: the context and the buffers ------------------------- */
 

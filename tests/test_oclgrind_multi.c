@@ -1,0 +1,121 @@
+/* The Oclgrind test's family of several operators in one pass
+ * (clreduce_reduce_multi) on both its variants: every operator the type
+ * takes in one call, each result checked against the CPU reference and the
+ * sentinels between the results. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "test_oclgrind.h"
+
+static clreduce_status multi_support(const target *t, clreduce_op op, clreduce_type type)
+{
+    (void)op;
+    return clreduce_check_support(g_ctx, CLREDUCE_OP_ARGMAX, type, (clreduce_variant)t->variant);
+}
+
+/* Whether result j of the set (at got) matches the CPU reference. */
+static int multi_result_matches(const og_case *c, clreduce_op op, const unsigned char *got,
+                                char *why, size_t size)
+{
+    if (op > CLREDUCE_OP_MAX)
+        return tc_op_check_result(op, c->type, c->data, NULL, c->n, got,
+                                  tc_op_variance_tolerance(c->type), why, size);
+    tc_value ref, g;
+    long double abs_sum;
+    tc_reference(op, c->type, c->data, c->n, &ref, &abs_sum);
+    memset(&g, 0, sizeof g);
+    memcpy(g.bytes, got, clreduce_type_size(c->type));
+    if (tc_matches(op, c->type, &g, &ref, abs_sum))
+        return 1;
+    tc_got_want text = tc_format_got_want(c->type, &g, &ref);
+    snprintf(why, size, "got %s, expected %s", text.got, text.want);
+    return 0;
+}
+
+/* Every one-input operator the type takes, the results packed at their
+ * alignments from byte 8 of a buffer of sentinels, each checked against the
+ * CPU reference, the bytes between them untouched. */
+static int run_multi(const target *t, og_case *c)
+{
+    static const clreduce_op all[] = {
+        CLREDUCE_OP_MEAN_VAR, CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX,
+        CLREDUCE_OP_ARGMIN, CLREDUCE_OP_ARGMAX, CLREDUCE_OP_MINMAX, CLREDUCE_OP_SUM_SQUARES,
+        CLREDUCE_OP_SUM_ABS, CLREDUCE_OP_NORM2};
+    clreduce_op set[CLREDUCE_MULTI_MAX];
+    size_t offsets[CLREDUCE_MULTI_MAX], k = 0, at = 8;
+    for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+        size_t rs = clreduce_result_size(all[i], c->type);
+        if (!rs)
+            continue;
+        size_t align = all[i] == CLREDUCE_OP_ARGMIN || all[i] == CLREDUCE_OP_ARGMAX ||
+                               all[i] == CLREDUCE_OP_MEAN_VAR
+                           ? 8
+                           : clreduce_type_size(c->type);
+        at = (at + align - 1) / align * align;
+        set[k] = all[i];
+        offsets[k++] = at;
+        at += rs;
+    }
+    size_t bytes = at + 8;
+    static unsigned char host[MAX_COUNT * 8], res[CLREDUCE_MULTI_MAX * 24 + 64];
+    tc_value poison;
+    tc_poison(CLREDUCE_OP_MAX, c->type, &poison);
+    og_lay_out_input(c, &poison, host);
+    memset(res, TC_SENTINEL_BYTE, bytes);
+    cl_mem in, out;
+    if (!og_create_buffers(c, host, res, bytes, &in, &out))
+        return 0;
+    cl_event done = NULL;
+    clreduce_status st = clreduce_reduce_multi(g_ctx, g_queue, set, k, c->type,
+                                               (clreduce_variant)t->variant, in, c->offset, c->n,
+                                               out, offsets, 0, NULL, &done);
+    cl_int err = og_read_output(out, bytes, res, done);
+    if (err != CL_SUCCESS || st != CLREDUCE_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "status %s%s%s, reading the results: %s",
+                 clreduce_status_string(st), st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
+                 clreduce_opencl_error_name(err));
+        return 0;
+    }
+    for (size_t j = 0; j < k; j++) {
+        char why[256] = "";
+        if (!multi_result_matches(c, set[j], res + offsets[j], why, sizeof why)) {
+            snprintf(c->detail, sizeof c->detail, "%s: %s", tc_op_name(set[j]), why);
+            return 0;
+        }
+    }
+    for (size_t i = 0; i < bytes; i++) {
+        int inside = 0;
+        for (size_t j = 0; j < k; j++)
+            inside |= i >= offsets[j] && i < offsets[j] + clreduce_result_size(set[j], c->type);
+        if (!inside && res[i] != TC_SENTINEL_BYTE) {
+            snprintf(c->detail, sizeof c->detail, "byte %zu beside the results changed", i);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The single pass of several operators hands each operator's partials to
+ * the last work-group as the single pass of one does: a float sum's as
+ * reduce_grid.cl, the others' as accumulators. */
+static const accepted_races multi_hand_off = {
+    "the single pass's hand-off of partial results between work-groups",
+    {{"((volatile global T *)partials)[group] = v;", "v = clr_op(v, p[k]);"},
+     {"((volatile global clr_a *)partials)[group] = v;", "clr_a p = partials[k];"}}};
+
+target og_multi_targets[] = {
+    {.name = "multi_grid_stride", .variant = CLREDUCE_GRID_STRIDE, .run = run_multi,
+     .support = multi_support, .multi = 1},
+    /* The single pass's ticket is zero-filled. */
+    {.name = "multi_single_pass", .variant = CLREDUCE_SINGLE_PASS, .run = run_multi,
+     .support = multi_support, .fills_part_of_a_buffer = 1, .accepted = &multi_hand_off,
+     .multi = 1},
+};
+const size_t og_multi_target_count = ARRAY_SIZE(og_multi_targets);
