@@ -36,6 +36,9 @@ static void usage(FILE *f)
         "                      scans; for reductions also argmin, argmax, minmax,\n"
         "                      sum_squares, sum_abs, norm2, mean_var and dot (scans\n"
         "                      and --shapes skip them) (default: sum)\n"
+        "  --multi LIST        also one clreduce_reduce_multi() call of these operators\n"
+        "                      (of one input, or all), a reduction row of its own per\n"
+        "                      variant: e.g. --multi sum,min,max,argmax\n"
         "  --types LIST        float, double, int32, uint32, int64, uint64 or all\n"
         "                      (default: float)\n"
         "  --sizes LIST        element counts: 1048576, 2^20, 2^20+1, 1e8, 64Mi (default:\n"
@@ -271,6 +274,22 @@ static void add_op(const char *name, void *arg)
               "");
 }
 
+/* "all": every operator of one input. */
+static void add_multi_op(const char *name, void *arg)
+{
+    options *o = arg;
+    if (strcmp(name, "all") == 0) {
+        for (int op = 0; op < CLREDUCE_OP_COUNT; op++)
+            if (op != CLREDUCE_OP_DOT)
+                add_multi_op(clreduce_op_name((clreduce_op)op), arg);
+        return;
+    }
+    if (strcmp(name, "dot") == 0)
+        usage_error("--multi takes operators of one input, not dot");
+    ADD_NAMED(clreduce_op, o->multi_list, o->multi_count, CLREDUCE_OP_COUNT, clreduce_op_name,
+              name, "op", "");
+}
+
 static void add_type(const char *name, void *arg)
 {
     options *o = arg;
@@ -362,6 +381,8 @@ void cli_parse(int argc, char **argv, options *o)
             o->user_sum = 1;
         } else if (VALUE("--ops")) {
             for_each_item(value, "--ops", add_op, o);
+        } else if (VALUE("--multi")) {
+            for_each_item(value, "--multi", add_multi_op, o);
         } else if (VALUE("--types")) {
             for_each_item(value, "--types", add_type, o);
         } else if (VALUE("--shapes")) {

@@ -31,6 +31,8 @@ typedef struct options {
     int user_sum; /* also time sum as a user-defined operator */
     clreduce_op op_list[BENCH_NUM_OPS];
     size_t op_count;
+    clreduce_op multi_list[CLREDUCE_MULTI_MAX]; /* --multi: one call's operators */
+    size_t multi_count;
     clreduce_type type_list[BENCH_NUM_TYPES];
     size_t type_count;
     shape shape_list[BENCH_MAX_SHAPES];

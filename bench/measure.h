@@ -88,6 +88,11 @@ void measure_user_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *d
                             clreduce_op op, clreduce_operator *user, const measure_config *c,
                             measurement *m);
 
+/* As measure_reduction(), of one clreduce_reduce_multi() call of ops[0 ..
+ * nops) per copy, every result checked. */
+void measure_multi(const bench_device *d, clreduce_ctx *ctx, dataset *ds, const clreduce_op *ops,
+                   size_t nops, clreduce_variant variant, const measure_config *c, measurement *m);
+
 /* Where scans of a dataset write: a second buffer as large as the input's
  * copies (rotated with them, poisoned again after every timed call), or the
  * input itself (each copy restored from a pristine one after every timed

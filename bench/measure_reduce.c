@@ -2,9 +2,11 @@
  * says how). Each call reduces the next copy of the input into a slot of
  * its own (clreduce_result_size() bytes) in a result buffer poisoned
  * beforehand, so that a call that writes nothing cannot pass for one that
- * wrote the right value. Dot reads the same copy of the dataset's second
- * input as of the first; clreduce_dot() and clreduce_reduce_custom() give no
- * `first` event, so their span_us is not measured. */
+ * wrote the right value; a multi call's results lie in its slot packed at
+ * their alignments. Dot reads the same copy of the dataset's second input
+ * as of the first; clreduce_dot(), clreduce_reduce_custom() and
+ * clreduce_reduce_multi() give no `first` event, so their span_us is not
+ * measured. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +22,43 @@ typedef struct reduce_job {
     clreduce_op op;
     clreduce_variant variant;
     clreduce_operator *user; /* NULL: the built-in op */
-    size_t rsize;   /* bytes of one result */
+    size_t rsize;   /* bytes of one slot */
     cl_mem results; /* slot 0: untimed calls; 1 ..: timed and back-to-back calls */
+    const clreduce_op *multi; /* a multi call's operators (nmulti of them), else NULL */
+    size_t nmulti;
+    size_t at[CLREDUCE_MULTI_MAX]; /* where each one's result lies in a slot */
 } reduce_job;
+
+/* The most bytes a slot takes: every one-input operator's result. */
+#define SLOT_MAX 256
+
+/* A multi call's results packed in a slot, each at its alignment. */
+static void place_multi_results(reduce_job *j)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < j->nmulti; i++) {
+        clreduce_op op = j->multi[i];
+        size_t align = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX ||
+                               op == CLREDUCE_OP_MEAN_VAR
+                           ? 8
+                           : j->ds->esize;
+        at = (at + align - 1) / align * align;
+        j->at[i] = at;
+        at += clreduce_result_size(op, j->ds->type);
+    }
+    j->rsize = (at + 7) / 8 * 8;
+}
+
+/* Whether a slot holds the reference's result(s); msg says what differs. */
+static int check_slot(const reduce_job *j, const unsigned char *slot, char *msg, size_t size)
+{
+    if (!j->multi)
+        return dataset_check(j->ds, j->op, slot, msg, size);
+    for (size_t i = 0; i < j->nmulti; i++)
+        if (!dataset_check(j->ds, j->multi[i], slot + j->at[i], msg, size))
+            return 0;
+    return 1;
+}
 
 static const cl_uint poison_word = 0xffffffffu; /* NaN for floats */
 
@@ -38,6 +74,14 @@ static clreduce_status reduce_call(reduce_job *j, cl_command_queue queue, size_t
                                    cl_event *first, cl_event *done)
 {
     size_t offset = dataset_next_offset(j->ds);
+    if (j->multi) {
+        size_t at[CLREDUCE_MULTI_MAX];
+        for (size_t i = 0; i < j->nmulti; i++)
+            at[i] = slot * j->rsize + j->at[i];
+        return clreduce_reduce_multi(j->ctx, queue, j->multi, j->nmulti, j->ds->type, j->variant,
+                                     j->ds->buffer, offset, j->ds->count, j->results, at, 0,
+                                     NULL, done);
+    }
     if (j->user)
         return clreduce_reduce_custom(j->ctx, queue, j->user, j->variant, j->ds->buffer, offset,
                                       NULL, 0, j->ds->count, j->results, slot, 0, NULL, done);
@@ -105,7 +149,7 @@ static int measure_b2b(reduce_job *j, const measure_config *c, measurement *m)
                  "clEnqueueReadBuffer (back-to-back results)");
         for (int i = 0; i < calls; i++) {
             char why[sizeof m->message - 64];
-            if (!dataset_check(j->ds, j->op, values + (size_t)i * esize, why, sizeof why)) {
+            if (!check_slot(j, values + (size_t)i * esize, why, sizeof why)) {
                 snprintf(m->message, sizeof m->message, "back-to-back batch %d, call %d: %s",
                          b + 1, i + 1, why);
                 m->status = MEASURE_WRONG;
@@ -140,7 +184,8 @@ void measure_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds, cl
         snprintf(m->message, sizeof m->message, "no room for dot's second input");
         return;
     }
-    reduce_job j = {d, ctx, ds, op, variant, NULL, clreduce_result_size(op, ds->type), NULL};
+    reduce_job j = {.d = d, .ctx = ctx, .ds = ds, .op = op, .variant = variant,
+                    .rsize = clreduce_result_size(op, ds->type)};
     measure_job(&j, c, m);
 }
 
@@ -149,8 +194,18 @@ void measure_user_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *d
                             measurement *m)
 {
     measurement_init(m);
-    reduce_job j = {d, ctx, ds, op, CLREDUCE_AUTO, user, clreduce_operator_result_size(user),
-                    NULL};
+    reduce_job j = {.d = d, .ctx = ctx, .ds = ds, .op = op, .variant = CLREDUCE_AUTO,
+                    .user = user, .rsize = clreduce_operator_result_size(user)};
+    measure_job(&j, c, m);
+}
+
+void measure_multi(const bench_device *d, clreduce_ctx *ctx, dataset *ds, const clreduce_op *ops,
+                   size_t nops, clreduce_variant variant, const measure_config *c, measurement *m)
+{
+    measurement_init(m);
+    reduce_job j = {.d = d, .ctx = ctx, .ds = ds, .variant = variant, .multi = ops,
+                    .nmulti = nops};
+    place_multi_results(&j);
     measure_job(&j, c, m);
 }
 
@@ -159,8 +214,6 @@ static void measure_job(reduce_job *job, const measure_config *c, measurement *m
     reduce_job j = *job;
     const bench_device *d = j.d;
     clreduce_ctx *ctx = j.ctx;
-    dataset *ds = j.ds;
-    clreduce_op op = j.op;
     clreduce_status s;
     int most = c->runs > MEASURE_B2B_MAX_CALLS ? c->runs : MEASURE_B2B_MAX_CALLS;
     size_t slots = (size_t)most + 1;
@@ -171,7 +224,7 @@ static void measure_job(reduce_job *job, const measure_config *c, measurement *m
     check_cl(clFinish(d->queue), "clFinish (after poisoning the results)");
 
     /* The checked first call (it builds the kernel). */
-    unsigned char value[32]; /* the largest result: mean_var of double, 24 bytes */
+    unsigned char value[SLOT_MAX];
     double call_ns, span_ns, host_ns;
     int late;
     run_times times;
@@ -181,7 +234,7 @@ static void measure_job(reduce_job *job, const measure_config *c, measurement *m
         measurement_fail(m, ctx, s);
         goto out;
     }
-    if (!dataset_check(ds, op, value, m->message, sizeof m->message)) {
+    if (!check_slot(&j, value, m->message, sizeof m->message)) {
         m->status = MEASURE_WRONG;
         goto out;
     }
@@ -205,7 +258,7 @@ static void measure_job(reduce_job *job, const measure_config *c, measurement *m
             goto out;
         }
         char why[sizeof m->message - 64];
-        if (!dataset_check(ds, op, value, why, sizeof why)) {
+        if (!check_slot(&j, value, why, sizeof why)) {
             snprintf(m->message, sizeof m->message, "timed run %d: %s", r + 1, why);
             m->status = MEASURE_WRONG;
             goto out;

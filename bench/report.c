@@ -189,7 +189,8 @@ void report_row(const row *r)
         snprintf(pct, sizeof pct, "-");
     else
         snprintf(pct, sizeof pct, "%.1f%%", r->pct_peak);
-    const char *op = clreduce_op_name(r->op), *type = clreduce_type_name(r->type);
+    const char *op = r->op_label ? r->op_label : clreduce_op_name(r->op);
+    const char *type = clreduce_type_name(r->type);
     if (r->kind == ROW_SEGMENTS) {
         char segs[32];
         size_label(r->segments, segs, sizeof segs);
@@ -210,7 +211,7 @@ static const char *row_op(const row *r)
 {
     switch (r->kind) {
     case ROW_REDUCTION:
-    case ROW_SEGMENTS: return clreduce_op_name(r->op);
+    case ROW_SEGMENTS: return r->op_label ? r->op_label : clreduce_op_name(r->op);
     case ROW_SCAN: return r->scan_kind == CLREDUCE_INCLUSIVE ? "inclusive_scan" : "exclusive_scan";
     case ROW_FLOOR: break;
     }

@@ -26,6 +26,7 @@ typedef struct row {
     const char *shape;            /* segments only: shape.label */
     size_t segments;              /* segments only */
     clreduce_op op;
+    const char *op_label; /* a multi call's operators ("sum+min+max"), else NULL */
     clreduce_type type;
     size_t elements;
     size_t bytes;  /* read (reductions), read + written (scans) */

@@ -144,7 +144,8 @@ static size_t scan_op_count(const options *o)
     return n;
 }
 
-/* Whether --ops names an operator past CLREDUCE_OP_MAX (*dot: dot itself). */
+/* Whether --ops or --multi names an operator past CLREDUCE_OP_MAX (*dot:
+ * dot itself). */
 static int wants_operators(const options *o, int *dot)
 {
     int any = 0;
@@ -153,6 +154,8 @@ static int wants_operators(const options *o, int *dot)
         any |= !scans_op(o->op_list[oi]);
         *dot |= o->op_list[oi] == CLREDUCE_OP_DOT;
     }
+    for (size_t oi = 0; oi < o->multi_count; oi++)
+        any |= !scans_op(o->multi_list[oi]);
     return any;
 }
 
@@ -171,6 +174,10 @@ static size_plan plan_size(const bench_device *d, clreduce_ctx *ctx, const optio
     if (o->scan_variant_count && !p.scan_fits)
         skip_line("scans of ", label, type, 2.0 * (double)count * (double)esize, limit);
     p.any = p.any_scan = 0;
+    for (size_t oi = 0; oi < o->multi_count; oi++)
+        for (size_t vi = 0; vi < o->variant_count && p.reduce_fits; vi++)
+            p.any |= clreduce_check_support(ctx, o->multi_list[oi], type, o->variant_list[vi]) ==
+                     CLREDUCE_SUCCESS;
     for (size_t oi = 0; oi < o->op_count; oi++) {
         for (size_t vi = 0; vi < o->variant_count && p.reduce_fits; vi++)
             p.any |= clreduce_check_support(ctx, o->op_list[oi], type, o->variant_list[vi]) ==
@@ -194,6 +201,7 @@ typedef struct run_state {
     size_t done, total;
     int failed;
     int defer_scans; /* the scans' table follows the reductions' at the end */
+    char multi_label[160]; /* --multi's operators: "sum+min+max" */
 } run_state;
 
 /* Sum written as a user-defined operator over `type` (the accumulator the
@@ -239,6 +247,33 @@ static void run_user_sum(run_state *st, dataset *ds, int supported, const char *
     fflush(stdout);
 }
 
+/* The row of --multi's call on variant v. */
+static void run_multi(run_state *st, dataset *ds, int supported, const char *label,
+                      clreduce_variant v)
+{
+    const options *o = st->o;
+    char what[256];
+    snprintf(what, sizeof what, "%s %s %s %s", clreduce_variant_name(v),
+             clreduce_type_name(ds->type), st->multi_label, label);
+    progress("[%zu/%zu] %s", ++st->done, st->total, what);
+    measurement m;
+    if (supported) {
+        measure_multi(st->d, st->ctx, ds, o->multi_list, o->multi_count, v, &st->config, &m);
+    } else {
+        measurement_init(&m);
+        measurement_fail(&m, st->ctx,
+                         clreduce_check_support(st->ctx, o->multi_list[0], ds->type, v));
+    }
+    st->failed |= m.status == MEASURE_WRONG || m.status == MEASURE_ERROR;
+    announce_failure(&m, what);
+    row *r = row_list_add(&st->rows);
+    fill_row(r, st->ctx, v, o->multi_list[0], ds, &m, st->peak);
+    r->op_label = st->multi_label;
+    progress_done();
+    report_row(r);
+    fflush(stdout);
+}
+
 static void run_reductions(run_state *st, dataset *ds, int supported, const char *label)
 {
     const options *o = st->o;
@@ -268,6 +303,8 @@ static void run_reductions(run_state *st, dataset *ds, int supported, const char
         if (op == CLREDUCE_OP_SUM && o->user_sum)
             run_user_sum(st, ds, supported, label);
     }
+    for (size_t vi = 0; vi < o->variant_count && o->multi_count; vi++)
+        run_multi(st, ds, supported, label, o->variant_list[vi]);
 }
 
 static void run_scans(run_state *st, dataset *ds, int supported, const char *label)
@@ -434,9 +471,14 @@ int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options *o,
     /* (the rows-and-segments table prints its own columns, last) */
     fflush(stdout);
 
-    size_t per_size = o->op_count * o->variant_count;
+    size_t per_size = (o->op_count + (o->multi_count > 0)) * o->variant_count;
     for (size_t oi = 0; oi < o->op_count; oi++)
         per_size += o->user_sum && o->op_list[oi] == CLREDUCE_OP_SUM;
+    for (size_t i = 0; i < o->multi_count; i++) {
+        size_t used = strlen(st.multi_label);
+        snprintf(st.multi_label + used, sizeof st.multi_label - used, "%s%s", i ? "+" : "",
+                 clreduce_op_name(o->multi_list[i]));
+    }
     size_t per_size_scans = scan_op_count(o) * o->kind_count * o->scan_variant_count;
     int dot, operators = wants_operators(o, &dot);
     st.total = o->type_count * o->size_count * (per_size + per_size_scans);
