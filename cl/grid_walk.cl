@@ -10,8 +10,8 @@
  * Compile-time parameters: those of types.cl (its aligned loads where
  * CLR_NV_LOAD), CLR_WG, CLR_UNROLL and CLR_SEGMENTED (1: each work-group
  * walks one contiguous run of the input; 0: the whole grid strides over it
- * together). Where operators.cl precedes it with
- * CLR_X_TWO_INPUTS set (dot), the walk reads a second input `in2` too.
+ * together). Where operators.cl precedes it with CLR_X_TWO_INPUTS set
+ * (dot), the walk reads a second input `in2` too.
  *
  * Provides:
  *   clr_share clr_grid_share(nv)  this work-item's vectors of the nv of the

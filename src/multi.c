@@ -169,8 +169,15 @@ static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
     p->variant = v;
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
+    /* A floating-point sum takes the sub-group path of its own reduction,
+     * but on CPUs with cl_khr_subgroups (Intel's CPU runtime), whose
+     * compiler crashes on some such kernels (reading memory it never
+     * wrote, in its pass over values that cross barriers): there it takes
+     * the work-group tree (multi.h says what that costs). */
     const char *lacks;
-    p->path = sum_layer && path_usable(&ctx->info, ctx->subgroup_path, &lacks)
+    int khr_on_cpu = (ctx->info.type & CL_DEVICE_TYPE_CPU) &&
+                     ctx->subgroup_path != CLREDUCE_SUBGROUP_PATH_NV_PTX;
+    p->path = sum_layer && !khr_on_cpu && path_usable(&ctx->info, ctx->subgroup_path, &lacks)
                   ? ctx->subgroup_path
                   : CLREDUCE_SUBGROUP_PATH_NONE;
     pthread_once(&programs_once, fill_programs);

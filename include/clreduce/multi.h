@@ -17,15 +17,22 @@
  * Every result has the bits clreduce_reduce() with that operator alone and
  * the same variant gives on the same device (the kernel feeds each operator
  * the same elements, and combines them in the same order, as the
- * operator's own reduction), but for two cases:
+ * operator's own reduction), but for three cases:
  *  - where MIN or MAX of floats is a NaN, its bits may differ: the call
  *    alone may return a NaN of the input bit for bit (one among its last
  *    count % vector width elements), where the multi call returns the
  *    device's NAN; every other result, NaN or not, is the same;
- *  - on a device with less than 16 KiB of local memory, where the
- *    operators past CLREDUCE_OP_MAX run smaller work-groups than sum, min
- *    and max, a floating-point SUM may differ in its last bits (within the
- *    numerical contract of clreduce.h).
+ *  - where the operators past CLREDUCE_OP_MAX run smaller work-groups than
+ *    sum, min and max (their 32 bytes a work-item exceed half the device's
+ *    local memory: below 16 KiB of it with the default 256 work-items, or
+ *    a work_group_size setting of 1024 with 48 KiB), the multi call takes
+ *    theirs, and a floating-point SUM may differ in its last bits (within
+ *    the numerical contract of clreduce.h);
+ *  - on a CPU device whose sub-groups come from cl_khr_subgroups (Intel's
+ *    CPU runtime), a floating-point SUM is combined over each work-group by
+ *    a tree in local memory where the call alone uses sub-group shuffles
+ *    (that runtime's compiler fails on some kernels of several operators
+ *    with shuffles): its last bits may differ, within the same contract.
  */
 #ifndef CLREDUCE_MULTI_H
 #define CLREDUCE_MULTI_H
