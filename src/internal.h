@@ -235,6 +235,10 @@ void operator_empty_result(clreduce_op op, clreduce_type type, unsigned char *ou
  * check that theirs fit). */
 #define ACCUMULATOR_MAX 32
 
+/* Halves the plan's work-group size until a work-group's accumulators of
+ * ACCUMULATOR_MAX bytes fit in half of the device's local memory. */
+void fit_accumulators(const clreduce_ctx *ctx, plan *p);
+
 /* For any family that reduces with one of those operators: checks that the
  * operator is defined for the type (UNSUPPORTED otherwise, naming `family`),
  * sets the plan's output_size and empty_output to the operator's result,

@@ -161,11 +161,7 @@ static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
                          "not %s",
                          clreduce_variant_name(v));
     int sum_layer = is_float(r->type) && has_op(r, CLREDUCE_OP_SUM);
-    /* As plan_operator(): accumulators of up to ACCUMULATOR_MAX bytes in
-     * half of local memory. */
-    while (p->t.work_group_size > 64 &&
-           p->t.work_group_size * ACCUMULATOR_MAX > ctx->info.local_mem_size / 2)
-        p->t.work_group_size /= 2;
+    fit_accumulators(ctx, p);
     p->variant = v;
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;

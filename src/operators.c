@@ -87,18 +87,23 @@ void operator_empty_result(clreduce_op op, clreduce_type type, unsigned char *ou
 
 /* ---- plan ------------------------------------------------------------------------ */
 
-clreduce_status plan_operator(clreduce_ctx *ctx, const request *r, plan *p, const char *family)
+void fit_accumulators(const clreduce_ctx *ctx, plan *p)
 {
-    if (clreduce_result_size(r->op, r->type) == 0)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "%sop %s is defined for float and double only, not %s", family,
-                         clreduce_op_name(r->op), clreduce_type_name(r->type));
     /* Work-groups reduce their accumulators (up to ACCUMULATOR_MAX bytes) in
      * local memory: keep them to half of it, as tuning.c does for
      * elements. */
     while (p->t.work_group_size > 64 &&
            p->t.work_group_size * ACCUMULATOR_MAX > ctx->info.local_mem_size / 2)
         p->t.work_group_size /= 2;
+}
+
+clreduce_status plan_operator(clreduce_ctx *ctx, const request *r, plan *p, const char *family)
+{
+    if (clreduce_result_size(r->op, r->type) == 0)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "%sop %s is defined for float and double only, not %s", family,
+                         clreduce_op_name(r->op), clreduce_type_name(r->type));
+    fit_accumulators(ctx, p);
     p->output_size = clreduce_result_size(r->op, r->type);
     operator_empty_result(r->op, r->type, p->empty_output);
     size_t used = strlen(p->family_options);
