@@ -43,12 +43,6 @@
 #define clr_combine_partials CLR_X_SLOT(clr_combine_partials)
 #endif
 
-#if CLR_OP == CLR_OP_CUSTOM
-#define CLR_ORDERED (!CLR_U_COMMUTATIVE)
-#else
-#define CLR_ORDERED 0
-#endif
-
 #if CLR_X_TWO_INPUTS
 #define CLR_ITEM_OF(in, in2, i) clr_a_of((in)[i], (in2)[i], (i))
 #else

@@ -20,8 +20,14 @@
  *   CLR_LOAD_ANY(p, k)   vector k of p at any element alignment (vloadN)
  *   CLR_WALK_ALL(ADD, share)  the work-item's vectors in order: vector k
  *                  of `in` (and `in2`) passed to ADD(x, y, tag, k), tags 0,
- *                  1, 2, ... (ulong; y is zero with one input)
+ *                  1, 2, ... (of type CLR_WALK_TAG: the operator's own
+ *                  CLR_X_TAG unless the program sets it, as reduce_multi.cl's
+ *                  do; y is zero with one input)
  */
+
+#ifndef CLR_WALK_TAG
+#define CLR_WALK_TAG CLR_X_TAG
+#endif
 
 #ifndef CLR_UNROLL
 #define CLR_UNROLL 1
@@ -75,7 +81,7 @@ clr_share clr_grid_share(ulong nv)
     {                                                                          \
         const ulong nv_ = (share).end, stride_ = (share).stride;               \
         ulong i = (share).first;                                               \
-        ulong tag = 0;                                                         \
+        CLR_WALK_TAG tag = 0;                                                  \
         for (; i + (CLR_UNROLL - 1) * CLR_WG < nv_; i += stride_, tag += CLR_UNROLL) { \
             VT x[CLR_UNROLL], y[CLR_UNROLL];                                   \
             _Pragma("unroll") for (uint u = 0; u < CLR_UNROLL; u++) {          \

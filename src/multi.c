@@ -180,7 +180,7 @@ static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
     p->program = &programs.specs[v == CLREDUCE_SINGLE_PASS][r->num_ops - 1];
     int used = snprintf(p->family_options, sizeof p->family_options,
                         "-DCLR_VARIANT=%d -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d "
-                        "-DCLR_M_SUM_LAYER=%d -DCLR_M_COUNT=%zu",
+                        "-DCLR_WALK_TAG=ulong -DCLR_M_SUM_LAYER=%d -DCLR_M_COUNT=%zu",
                         (int)v, p->t.segmented, p->t.nv_load, sum_layer, r->num_ops);
     for (size_t i = 0; i < r->num_ops; i++)
         used += snprintf(p->family_options + used, sizeof p->family_options - (size_t)used,
