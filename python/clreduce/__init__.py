@@ -9,6 +9,7 @@ NumPy arrays in host memory, blocking::
     ctx.reduce(np.arange(10, dtype=np.int32))              # np.int32(45)
     ctx.reduce(np.array([3., 7., 7., 1.]), "argmax")       # ArgResult(value=7.0, index=1)
     ctx.dot(np.arange(3.0), np.ones(3))                    # 3.0
+    ctx.reduce_multi(np.arange(4.0), ["sum", "max"])       # (6.0, 3.0)
     ctx.scan(np.arange(5.0), op="sum", kind="exclusive")   # [0. 0. 1. 3. 6.]
     ctx.reduce_rows(np.ones((3, 4)), op="sum")             # [4. 4. 4.]
     ctx.scan_rows(np.ones((2, 3)))                         # [[1. 2. 3.] [1. 2. 3.]]
@@ -67,6 +68,7 @@ The library is found through $CLREDUCE_LIBRARY (a path), else the dynamic
 loader's search (ldconfig, LD_LIBRARY_PATH).
 """
 
+import ctypes
 import threading
 import weakref
 from ctypes import byref, c_void_p
@@ -82,7 +84,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Context", "Error", "InvalidArgumentError", "UnsupportedError", "BuildError",
     "OpenCLError", "OutOfMemoryError", "NoDeviceError", "LibraryNotFoundError",
-    "reduce", "dot", "scan", "reduce_rows", "scan_rows", "reduce_segments", "default_context",
+    "reduce", "reduce_multi", "dot", "scan", "reduce_rows", "scan_rows", "reduce_segments", "default_context",
     "library_version", "ops", "dtypes", "result_dtype", "reduce_variants", "scan_variants",
     "scan_kinds", "ArgResult", "MinMax", "MeanVar", "Operator",
 ]
@@ -488,6 +490,26 @@ class Context(_Handle):
             array.size, result.ctypes.data), "clreduce_reduce_host", self._h)
         return _results.unpack_one(op, result)
 
+    def reduce_multi(self, array, ops, variant="auto"):
+        """Reduces every element of a NumPy array by each operator of `ops`
+        (names, as reduce() takes them; dot aside) in one pass over the
+        array: a tuple of reduce()'s results, in the order of ops. Each
+        result has the bits of reduce() with that operator alone, but for
+        the cases clreduce/multi.h lists. Blocking."""
+        array = _host_array(array, "array")
+        ops = list(ops)
+        if not ops:
+            raise _invalid("ops must name at least one operator")
+        codes = (ctypes.c_int * len(ops))(*[_reduce_op(op) for op in ops])
+        variant_code = _lookup("variant", "variant", variant)
+        results = [self._results("clreduce_reduce_multi_host", op, array.dtype, 1, variant)
+                   for op in ops]
+        pointers = (ctypes.c_void_p * len(ops))(*[r.ctypes.data for r in results])
+        _check(self._lib.clreduce_reduce_multi_host(
+            self._h, codes, len(ops), _TYPES[array.dtype], variant_code, array.ctypes.data,
+            array.size, pointers), "clreduce_reduce_multi_host", self._h)
+        return tuple(_results.unpack_one(op, r) for op, r in zip(ops, results))
+
     def dot(self, x, y, variant="auto"):
         """The dot product sum(x[i] * y[i]) of two NumPy arrays of one dtype
         and size, their elements taken in C order (numpy.vdot of real
@@ -739,6 +761,11 @@ def scan(array, op="sum", kind="inclusive", variant="auto", out=None):
 def dot(x, y, variant="auto"):
     """Context.dot() on default_context()."""
     return default_context().dot(x, y, variant)
+
+
+def reduce_multi(array, ops, variant="auto"):
+    """Context.reduce_multi() on default_context()."""
+    return default_context().reduce_multi(array, ops, variant)
 
 
 def reduce_rows(matrix, op="sum"):
