@@ -178,6 +178,8 @@ for p in "${platforms[@]}"; do
     # time: they always run on PoCL.
     [ "$p" = 'Intel(R) OpenCL' ] && [ "${CLREDUCE_FULL_TESTS:-0}" != 1 ] &&
         skip+=(--no-suite faults --no-suite extended)
+    # unit.multi (suite 'heavy'): only with CLREDUCE_FULL_TESTS=1, anywhere.
+    [ "${CLREDUCE_FULL_TESTS:-0}" != 1 ] && skip+=(--no-suite heavy)
     CLREDUCE_DEVICE=$p run_suite "$build" "device suite on ${p:-the default device}" \
         --suite device "${skip[@]}"
 done
