@@ -1,16 +1,13 @@
-/* unit.multi: several operators over one input in one pass
- * (clreduce_reduce_multi, clreduce_reduce_multi_host). Every result must
- * have the bits of clreduce_reduce() with its operator alone and the same
- * variant (but where multi.h says otherwise) and pass the CPU reference:
- * every type, sets of 1 to 10 operators in varied orders, both variants,
- * sizes 1 to 2^20 + 7 between poisoned elements, results at aligned offsets
- * between sentinels; NaN, signed zeros and infinities first, in the bulk
- * and in the tail; count 0; host calls with results anywhere; results
- * beside the input, sub-buffers, an out-of-order queue, a wait list; other
- * tunings; bad arguments, which leave everything untouched.
- *
- * CLREDUCE_TEST_SEED=n repeats a run's random data; CLREDUCE_TEST_FILTER=glob
- * runs only the matching tests. */
+/* unit.multi: clreduce_reduce_multi(_host). Every result must have the bits
+ * of clreduce_reduce() with its operator alone and the same variant (but
+ * where multi.h says otherwise) and pass the CPU reference: every type, sets
+ * of 1 to 10 operators in varied orders, both variants, sizes 1 to 2^20 + 7
+ * between poisoned elements, results at aligned offsets between sentinels;
+ * NaN, signed zeros and infinities first, in the bulk and in the tail; count
+ * 0; host calls with results anywhere; results beside the input,
+ * sub-buffers, an out-of-order queue, a wait list; other tunings; bad
+ * arguments, which leave everything untouched. CLREDUCE_TEST_SEED=n repeats
+ * a run's random data; CLREDUCE_TEST_FILTER=glob runs the matching tests. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
