@@ -486,6 +486,9 @@ clreduce_status custom_check_operator(clreduce_ctx *ctx, const clreduce_operator
                                       int has_input2, const char *input2_name,
                                       custom_facts *facts)
 {
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
     if (!op)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "op is NULL");
     if (op->ctx != ctx)
@@ -506,9 +509,6 @@ clreduce_status clreduce_reduce_custom(clreduce_ctx *ctx, cl_command_queue queue
                                        size_t result_offset, cl_uint num_wait,
                                        const cl_event *wait, cl_event *done)
 {
-    clear_error(ctx);
-    if (!ctx)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
     clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", NULL);
     if (status != CLREDUCE_SUCCESS)
         return status;
@@ -529,9 +529,6 @@ clreduce_status clreduce_reduce_custom_host(clreduce_ctx *ctx, clreduce_operator
                                             clreduce_variant variant, const void *data,
                                             const void *data2, size_t count, void *result)
 {
-    clear_error(ctx);
-    if (!ctx)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
     clreduce_status status = custom_check_operator(ctx, op, data2 != NULL, "data2", NULL);
     if (status != CLREDUCE_SUCCESS)
         return status;
@@ -667,9 +664,6 @@ clreduce_status clreduce_scan_custom(clreduce_ctx *ctx, cl_command_queue queue,
                                      size_t count, cl_mem output, size_t output_offset,
                                      cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
-    clear_error(ctx);
-    if (!ctx)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
     clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", NULL);
     if (status != CLREDUCE_SUCCESS)
         return status;
@@ -689,9 +683,6 @@ clreduce_status clreduce_scan_custom_host(clreduce_ctx *ctx, clreduce_operator *
                                           const void *input, const void *input2, size_t count,
                                           void *output)
 {
-    clear_error(ctx);
-    if (!ctx)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
     clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", NULL);
     if (status != CLREDUCE_SUCCESS)
         return status;

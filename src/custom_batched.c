@@ -37,9 +37,6 @@ clreduce_status clreduce_reduce_rows_custom(clreduce_ctx *ctx, cl_command_queue 
                                             size_t result_offset, cl_uint num_wait,
                                             const cl_event *wait, cl_event *done)
 {
-    clear_error(ctx);
-    if (!ctx)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
     custom_facts facts;
     clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", &facts);
     if (status != CLREDUCE_SUCCESS)
@@ -56,9 +53,6 @@ clreduce_status clreduce_reduce_rows_custom_host(clreduce_ctx *ctx, clreduce_ope
                                                  size_t rows, size_t row_length,
                                                  size_t row_pitch, void *results)
 {
-    clear_error(ctx);
-    if (!ctx)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
     custom_facts facts;
     clreduce_status status = custom_check_operator(ctx, op, data2 != NULL, "data2", &facts);
     if (status != CLREDUCE_SUCCESS)
@@ -82,9 +76,6 @@ clreduce_status clreduce_reduce_segments_custom(clreduce_ctx *ctx, cl_command_qu
                                                 size_t result_offset, cl_uint num_wait,
                                                 const cl_event *wait, cl_event *done)
 {
-    clear_error(ctx);
-    if (!ctx)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
     custom_facts facts;
     clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", &facts);
     if (status != CLREDUCE_SUCCESS)
@@ -103,9 +94,6 @@ clreduce_status clreduce_reduce_segments_custom_host(clreduce_ctx *ctx, clreduce
                                                      clreduce_type offsets_type, size_t segments,
                                                      void *results)
 {
-    clear_error(ctx);
-    if (!ctx)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
     custom_facts facts;
     clreduce_status status = custom_check_operator(ctx, op, data2 != NULL, "data2", &facts);
     if (status != CLREDUCE_SUCCESS)

@@ -333,9 +333,10 @@ typedef struct custom_facts {
     int has_identity;
 } custom_facts;
 
-/* The checks every call with op makes (not NULL, of ctx, no second input,
- * named input2_name, for an operator of one) and, where facts is not NULL,
- * op's facts. */
+/* The checks every call with op makes first, after clearing the thread's
+ * last error (ctx and op not NULL, op of ctx, no second input, named
+ * input2_name, for an operator of one) and, where facts is not NULL, op's
+ * facts. */
 clreduce_status custom_check_operator(clreduce_ctx *ctx, const clreduce_operator *op,
                                       int has_input2, const char *input2_name,
                                       custom_facts *facts);
