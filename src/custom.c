@@ -417,14 +417,8 @@ size_t clreduce_operator_result_size(const clreduce_operator *op)
 /* ---- plan and launches ------------------------------------------------------------ */
 
 /* Work-groups combine accumulators of up to CLREDUCE_OPERATOR_ACC_MAX bytes
- * in local memory: the tuning's work-group size halved until they fit in
- * half of it. */
-static void fit_work_group(const clreduce_ctx *ctx, plan *p)
-{
-    while (p->t.work_group_size > 64 &&
-           p->t.work_group_size * CLREDUCE_OPERATOR_ACC_MAX > ctx->info.local_mem_size / 2)
-        p->t.work_group_size /= 2;
-}
+ * in local memory, as the built-in operators' do (fit_accumulators()). */
+typedef char clr_custom_accumulators_fit[CLREDUCE_OPERATOR_ACC_MAX <= ACCUMULATOR_MAX ? 1 : -1];
 
 static clreduce_status custom_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
@@ -449,7 +443,7 @@ static clreduce_status custom_plan(clreduce_ctx *ctx, const request *r, plan *p)
                          op->name, clreduce_variant_name(v));
     p->op = (clreduce_op)CLR_OP_CUSTOM;
     p->variant = v;
-    fit_work_group(ctx, p);
+    fit_accumulators(ctx, p);
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
     p->program = v == CLREDUCE_SINGLE_PASS ? &op->single_pass_program : &op->grid_program;
@@ -559,7 +553,7 @@ clreduce_status plan_custom_teams(clreduce_ctx *ctx, const request *r, plan *p,
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                          "%soperator %s has no kernels of this family", family, op->name);
     p->op = (clreduce_op)CLR_OP_CUSTOM;
-    fit_work_group(ctx, p);
+    fit_accumulators(ctx, p);
     p->path = CLREDUCE_SUBGROUP_PATH_NONE;
     p->output_size = op->acc_size;
     memcpy(p->empty_output, op->identity, op->acc_size);
@@ -595,7 +589,7 @@ static clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, pla
                          op->name, clreduce_scan_variant_name((clreduce_scan_variant)r->variant));
     p->op = (clreduce_op)CLR_OP_CUSTOM;
     p->variant = CLREDUCE_SCAN_REDUCE_THEN_SCAN;
-    fit_work_group(ctx, p);
+    fit_accumulators(ctx, p);
     p->work_group_size = p->t.work_group_size;
     p->unroll = 1;
     p->program = &op->scan_program;
