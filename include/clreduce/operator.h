@@ -98,7 +98,9 @@ typedef struct clreduce_operator_desc {
     const char *combine;
     /* Non-zero if combine is also commutative: the kernels may then combine
      * in any order they like (lane by lane of vector loads, work-items
-     * interleaved), as fast as the built-in sum. Zero (the default) keeps
+     * interleaved), with the built-in sum's loads and grid (its speed
+     * against the built-in sum is not yet measured on a GPU: clreduce-bench
+     * --user-sum times it). Zero (the default) keeps
      * the elements' order, for operators such as matrix products: each
      * work-item then walks a run of its own, which costs bandwidth on GPUs. */
     int commutative;
