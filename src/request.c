@@ -214,14 +214,25 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
 }
 
 /* Reads the output rows of r (output_pitch apart) into host memory `out`
- * at the same pitch, after `done`, blocking. */
+ * at the same pitch, after `done`, blocking. All rows but the last go as
+ * one rectangle and the last alone: NVIDIA's driver (580) refuses a
+ * rectangle whose last row's pitch runs past the buffer, although the row
+ * itself does not. */
 static cl_int read_rows(const request *r, size_t element_size, void *out, cl_event done)
 {
     size_t origin[3] = {0, 0, 0};
-    size_t region[3] = {r->row_length * element_size, r->rows, 1};
-    size_t pitch = r->output_pitch * element_size;
-    return clEnqueueReadBufferRect(r->queue, r->output, CL_TRUE, origin, origin, region, pitch,
-                                   0, pitch, 0, out, 1, &done, NULL);
+    size_t region[3] = {r->row_length * element_size, r->rows - 1, 1};
+    size_t pitch = r->output_pitch * element_size, last = (r->rows - 1) * pitch;
+    cl_int err = CL_SUCCESS;
+    if (r->rows > 1)
+        err = clEnqueueReadBufferRect(r->queue, r->output, CL_FALSE, origin, origin, region,
+                                      pitch, 0, pitch, 0, out, 1, &done, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueReadBuffer(r->queue, r->output, CL_TRUE, last, region[0],
+                                  (unsigned char *)out + last, 1, &done, NULL);
+    if (err != CL_SUCCESS)
+        clFinish(r->queue); /* nothing may still write into out */
+    return err;
 }
 
 /* Whether host arrays [a, a + a_bytes) and [b, b + b_bytes) share a byte. */
