@@ -23,9 +23,18 @@
  * elsewhere or in a descriptor's high word, so data can never pass for a
  * status.
  *
+ * A wait for a predecessor's state is bounded: after `spins` polls in vain
+ * the look-back gives up on that tile and names it, so that its work-group can
+ * reduce the tile itself from the input (scan_lookback.cl). Nothing then
+ * depends on the predecessor's work-group ever running again.
+ *
  * Compile-time parameters: those of types.cl, subgroup.cl and device_order.cl;
  * CLR_PACKED (default: PTX ordering and a 4-byte type) packs value and status
- * into one 64-bit descriptor.
+ * into one 64-bit descriptor. For tests only: CLR_TEST_LOOKBACK_SPINS
+ * replaces every bounded wait's count of polls, and CLR_TEST_LOOKBACK_HIDE=1
+ * makes the states of tiles 0, 3, 6, ... invisible to bounded waits, as if
+ * their work-groups had stalled (=2 as 1, and scan_lookback.cl's fallback
+ * then counts the tile it reduced twice: a wrong result the tests must see).
  */
 
 /* On NVIDIA a 4-byte value and its status word travel together in one
@@ -46,6 +55,13 @@ typedef struct clr_tiles {
 /* The state bits of a status word, and the status word's half of an 8-byte
  * slot: its low word, as a descriptor holds it. */
 #define CLR_STATE_MASK ((1u << CLR_STATUS_STATE_BITS) - 1u)
+#define CLR_STATUS_NONE 0u  /* no state of this epoch yet */
+#define CLR_NO_TILE (~0ul)  /* the look-back met an inclusive prefix */
+#define CLR_FOREVER (~0u)   /* polls of a wait that never gives up */
+
+#ifndef CLR_TEST_LOOKBACK_HIDE
+#define CLR_TEST_LOOKBACK_HIDE 0
+#endif
 #ifdef __ENDIAN_LITTLE__
 #define CLR_STATUS_HALF 0
 #else
@@ -71,12 +87,13 @@ void clr_publish(clr_tiles d, ulong tile, uint epoch, uint state, T v)
     clr_relaxed_store64(d.descriptors + tile, w);
 }
 
-uint clr_wait_status(clr_tiles d, ulong p, uint epoch, T *value)
+/* Tile p's state of this epoch, or CLR_STATUS_NONE; *value gets the value
+ * it announces. */
+uint clr_read_status(clr_tiles d, ulong p, uint epoch, T *value)
 {
-    ulong w;
-    do
-        w = clr_relaxed_load64(d.descriptors + p);
-    while (((uint)w >> CLR_STATUS_STATE_BITS) != epoch);
+    ulong w = clr_relaxed_load64(d.descriptors + p);
+    if (((uint)w >> CLR_STATUS_STATE_BITS) != epoch)
+        return CLR_STATUS_NONE;
     *value = CLR_AS_T((uint)(w >> 32));
     return (uint)w & CLR_STATE_MASK;
 }
@@ -89,49 +106,86 @@ void clr_publish(clr_tiles d, ulong tile, uint epoch, uint state, T v)
     clr_status_store(d.status + 2 * tile, (epoch << CLR_STATUS_STATE_BITS) | state);
 }
 
-/* Waits for tile p's status word of this epoch; returns its state and puts
- * the value it announces in *value. */
-uint clr_wait_status(clr_tiles d, ulong p, uint epoch, T *value)
+/* Tile p's state of this epoch, or CLR_STATUS_NONE; *value gets the value
+ * it announces. */
+uint clr_read_status(clr_tiles d, ulong p, uint epoch, T *value)
 {
-    uint s;
-    do
-        s = clr_status_load(d.status + 2 * p);
-    while ((s >> CLR_STATUS_STATE_BITS) != epoch);
+    uint s = clr_status_load(d.status + 2 * p);
+    if ((s >> CLR_STATUS_STATE_BITS) != epoch)
+        return CLR_STATUS_NONE;
     s &= CLR_STATE_MASK;
     *value = clr_value_load(s == CLR_STATUS_INCLUSIVE ? d.inclusives + p : d.aggregates + p);
     return s;
 }
 #endif
 
-/* The combination of all tiles before `tile`: walks back from tile - 1,
- * combining aggregates until a tile with its inclusive prefix published.
- * Called by sub-group 0, or by work-item 0 without sub-groups. */
-T clr_look_back(clr_tiles d, ulong tile, uint epoch)
+/* Polls tile p's state at most `spins` times after the first (CLR_FOREVER:
+ * until it comes); returns it, or CLR_STATUS_NONE if it did not come. */
+uint clr_wait_status(clr_tiles d, ulong p, uint epoch, uint spins, T *value)
 {
-    T prefix = CLR_IDENTITY;
+#ifdef CLR_TEST_LOOKBACK_SPINS
+    if (spins != CLR_FOREVER)
+        spins = CLR_TEST_LOOKBACK_SPINS;
+#endif
+#if CLR_TEST_LOOKBACK_HIDE
+    if (spins != CLR_FOREVER && p % 3 == 0)
+        return CLR_STATUS_NONE;
+#endif
+    for (;;) {
+        uint s = clr_read_status(d, p, epoch, value);
+        if (s != CLR_STATUS_NONE || spins == 0)
+            return s;
+        spins -= spins != CLR_FOREVER;
+    }
+}
+
+/* Whether this work-item takes part in the look-back: sub-group 0, or
+ * work-item 0 without sub-groups. */
+int clr_is_looker(void)
+{
+#if CLR_HAS_SUBGROUPS
+    return clr_sg_id() == 0;
+#else
+    return get_local_id(0) == 0;
+#endif
+}
+
+/* Looks back from tile `from` - 1 towards tile 0, combining into *prefix
+ * (which holds the tiles from `from` up to the caller's) the aggregates of
+ * the tiles it passes, until it meets a tile with its inclusive prefix
+ * published: then returns CLR_NO_TILE. If a tile's state does not come
+ * within `spins` polls, it returns that tile, *prefix holding everything
+ * after it. Called by the lookers (clr_is_looker); `from` >= 1. */
+ulong clr_look_back(clr_tiles d, ulong from, uint epoch, uint spins, T *prefix)
+{
 #if CLR_HAS_SUBGROUPS
     /* Lane k at tile p - k. */
     uint lane = clr_sg_lane(), size = clr_sg_size();
-    for (ulong p = tile - 1;; p -= size) {
+    for (ulong p = from - 1;; p -= size) {
         T v = CLR_IDENTITY;
         uint s = CLR_STATUS_INCLUSIVE; /* before tile 0: an inclusive identity */
         if (p >= lane)
-            s = clr_wait_status(d, p - lane, epoch, &v);
+            s = clr_wait_status(d, p - lane, epoch, spins, &v);
         uint stop = clr_sg_first_lane(s == CLR_STATUS_INCLUSIVE);
-        T window = clr_sg_broadcast(clr_sg_reduce(lane <= stop ? v : CLR_IDENTITY), 0);
-        prefix = clr_op(window, prefix);
+        uint gap = clr_sg_first_lane(s == CLR_STATUS_NONE);
+        T window =
+            clr_sg_broadcast(clr_sg_reduce(lane <= stop && lane < gap ? v : CLR_IDENTITY), 0);
+        *prefix = clr_op(window, *prefix);
+        if (gap < stop)
+            return p - gap;
         if (stop < size)
-            break;
+            return CLR_NO_TILE;
     }
 #else
-    for (ulong p = tile;;) {
+    for (ulong p = from;;) {
         p--;
         T v;
-        uint s = clr_wait_status(d, p, epoch, &v);
-        prefix = clr_op(v, prefix);
+        uint s = clr_wait_status(d, p, epoch, spins, &v);
+        if (s == CLR_STATUS_NONE)
+            return p;
+        *prefix = clr_op(v, *prefix);
         if (s == CLR_STATUS_INCLUSIVE)
-            break;
+            return CLR_NO_TILE;
     }
 #endif
-    return prefix;
 }

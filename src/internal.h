@@ -150,6 +150,9 @@ typedef struct plan {
      * call of count 0 writes there (plan_start: the operator's identity). */
     size_t output_size;
     unsigned char empty_output[PLAN_OUTPUT_MAX];
+    /* Set by validation, after the family's plan: the output is the input's
+     * very range (an in-place call of a family that allows it). */
+    int in_place;
 } plan;
 
 typedef struct chain chain;
@@ -538,15 +541,22 @@ clreduce_status check_buffers(clreduce_ctx *ctx, cl_command_queue queue, cl_mem 
 clreduce_status check_range(clreduce_ctx *ctx, const char *what, const char *offset_name,
                             size_t offset, size_t count, size_t elems, clreduce_type type);
 
+/* Whether byte a_at of buffer a and byte b_at of buffer b are one place in
+ * memory, sub-buffers counted as the bytes of their parent they cover; 1
+ * where a query fails (validation reports that). Sets no error. */
+int same_place(clreduce_ctx *ctx, cl_mem a, size_t a_at, cl_mem b, size_t b_at);
+
 /* CLREDUCE_ERROR_INVALID_ARGUMENT where elements [out_offset, out_offset +
- * out_count) of `output` share bytes with elements [in_offset, in_offset +
- * in_count) of `input`, judged where they lie in memory: a sub-buffer
- * counts as the bytes of its parent it covers. Exactly the same bytes pass
- * when allow_same is set (an in-place scan). Call after check_range() of
- * both ranges. */
-clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset, size_t in_count,
-                              cl_mem output, const char *output_name, size_t out_offset,
-                              size_t out_count, size_t element_size, int allow_same);
+ * out_count) of `output` (out_size bytes each) share bytes with elements
+ * [in_offset, in_offset + in_count) of `input` (in_size bytes each, named
+ * input_name in messages), judged where they lie in memory: a sub-buffer
+ * counts as the bytes of its parent it covers. With `same` non-NULL exactly
+ * the same bytes pass too (an in-place scan), and *same says whether the two
+ * are those. Call after check_range() of both ranges. */
+clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, const char *input_name,
+                              size_t in_offset, size_t in_count, size_t in_size, cl_mem output,
+                              const char *output_name, size_t out_offset, size_t out_count,
+                              size_t out_size, int *same);
 
 /* CLREDUCE_ERROR_INVALID_ARGUMENT where `a_bytes` bytes from byte `a_at` of
  * buffer a and `b_bytes` bytes from byte `b_at` of buffer b share a byte,
@@ -555,13 +565,6 @@ clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset,
 clreduce_status check_disjoint(clreduce_ctx *ctx, cl_mem a, const char *a_name, size_t a_at,
                                size_t a_bytes, cl_mem b, const char *b_name, size_t b_at,
                                size_t b_bytes);
-
-/* check_overlap() with elements of their own size in each range, the input
- * named `input_name` in messages. */
-clreduce_status check_overlap_sized(clreduce_ctx *ctx, cl_mem input, const char *input_name,
-                                    size_t in_offset, size_t in_count, size_t in_size,
-                                    cl_mem output, const char *output_name, size_t out_offset,
-                                    size_t out_count, size_t out_size, int allow_same);
 
 /* ---- chain.c ---------------------------------------------------------------- */
 

@@ -99,9 +99,9 @@ static clreduce_status validate_index(clreduce_ctx *ctx, const op_family *f, con
 }
 
 /* Checks the request against the queue and its buffers: sizes, ranges,
- * overlap. */
+ * overlap; sets p->in_place. */
 static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, const request *r,
-                                        const plan *p, int *in_order)
+                                        plan *p, int *in_order)
 {
     size_t in_elems, out_elems;
     clreduce_status status;
@@ -124,10 +124,10 @@ static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, c
         return status;
     if (f->index_name && (status = validate_index(ctx, f, r, p, out_count)) != CLREDUCE_SUCCESS)
         return status;
-    if ((status = check_overlap_sized(ctx, r->input, "input", r->input_offset, r->count,
-                                      p->element_size, r->output, f->output_name,
-                                      r->output_offset, out_count, p->output_size,
-                                      f->in_place)) != CLREDUCE_SUCCESS)
+    if ((status = check_overlap(ctx, r->input, "input", r->input_offset, r->count,
+                                p->element_size, r->output, f->output_name, r->output_offset,
+                                out_count, p->output_size,
+                                f->in_place ? &p->in_place : NULL)) != CLREDUCE_SUCCESS)
         return status;
     if (!f->two_inputs)
         return CLREDUCE_SUCCESS;
@@ -138,9 +138,9 @@ static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, c
         (status = check_range(ctx, "input2", "input2 offset", r->input2_offset, r->count,
                               in2_size / p->element_size, p->type)) != CLREDUCE_SUCCESS)
         return status;
-    return check_overlap_sized(ctx, r->input2, "input2", r->input2_offset, r->count,
-                               p->element_size, r->output, f->output_name, r->output_offset,
-                               out_count, p->output_size, 0);
+    return check_overlap(ctx, r->input2, "input2", r->input2_offset, r->count, p->element_size,
+                         r->output, f->output_name, r->output_offset, out_count, p->output_size,
+                         NULL);
 }
 
 clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const request *r,

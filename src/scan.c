@@ -57,19 +57,33 @@ static int is_tiled_variant(clreduce_scan_variant v)
 
 /* ---- plan ------------------------------------------------------------------------ */
 
+/* Whether a started work-group keeps running while others wait for it:
+ * true of NVIDIA GPUs and of CPUs; ARM Mali and Apple GPUs, for two, do not
+ * promise it. */
+static int keeps_work_groups_running(const clreduce_ctx *ctx)
+{
+    return ctx->info.vendor == VENDOR_NVIDIA || (ctx->info.type & CL_DEVICE_TYPE_CPU);
+}
+
 clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx *ctx, clreduce_type type)
 {
     (void)type;
-    /* A look-back tile waits for tiles of work-groups that started before
-     * it (tickets are drawn in start order), so it cannot hang where a
-     * started work-group keeps running: NVIDIA GPUs and CPUs. Other GPUs
-     * promise no such forward progress between work-groups (ARM Mali and
-     * Apple GPUs are known not to), so AUTO gives them reduce-then-scan,
-     * which never waits for another work-group. */
-    if (ctx && context_orders_work_groups(ctx) &&
-        (ctx->info.vendor == VENDOR_NVIDIA || (ctx->info.type & CL_DEVICE_TYPE_CPU)))
+    /* The look-back never waits for ever (scan_lookback.cl), so it needs
+     * only memory ordered between work-groups. */
+    if (ctx && context_orders_work_groups(ctx))
         return CLREDUCE_SCAN_LOOKBACK;
     return CLREDUCE_SCAN_REDUCE_THEN_SCAN;
+}
+
+/* Polls of a look-back wait before a work-group reduces the tile it waits
+ * for itself. Where work-groups keep running, a wait that long means a
+ * predecessor the operating system has descheduled, not one the device
+ * will not schedule; elsewhere, give up sooner. */
+static cl_uint lookback_spins(const clreduce_ctx *ctx, const plan *p)
+{
+    if (p->in_place)
+        return CL_UINT_MAX; /* CLR_FOREVER: the tile waited for may have overwritten its input */
+    return keeps_work_groups_running(ctx) ? 1u << 14 : 1u << 6;
 }
 
 static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
@@ -89,6 +103,14 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
     clreduce_scan_variant v = r->variant == CLREDUCE_SCAN_AUTO
                                   ? clreduce_auto_scan_variant(ctx, p->type)
                                   : (clreduce_scan_variant)r->variant;
+    /* In place, a look-back tile must wait for its predecessors' states
+     * (lookback_spins), which may hang where work-groups are not kept
+     * running. */
+    if (r->variant == CLREDUCE_SCAN_AUTO && v == CLREDUCE_SCAN_LOOKBACK &&
+        !keeps_work_groups_running(ctx) &&
+        same_place(ctx, r->input, r->input_offset * p->element_size, r->output,
+                   r->output_offset * p->element_size))
+        v = CLREDUCE_SCAN_REDUCE_THEN_SCAN;
     if (v == CLREDUCE_SCAN_LOOKBACK && !context_orders_work_groups(ctx))
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                          "scan variant lookback needs a device that orders memory between "
@@ -222,10 +244,11 @@ static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const plan 
         return status;
     cl_ulong in_off64 = r->input_offset, n64 = r->count, out_off64 = r->output_offset;
     cl_uint capacity = lookback_capacity(lease.size), epoch = lease.epoch;
-    kernel_arg args[] = {ARG(r->input),     ARG(in_off64), ARG(n64),
-                         ARG(r->output),    ARG(out_off64), ARG(lease.buffer),
-                         ARG(capacity),     ARG(epoch),    ARG(exclusive)};
-    status = enqueue_kernel_args(ctx, c, k, K_LOOKBACK, tiles, p->work_group_size, args, 9);
+    cl_uint spins = lookback_spins(ctx, p);
+    kernel_arg args[] = {ARG(r->input),  ARG(in_off64),     ARG(n64),      ARG(r->output),
+                         ARG(out_off64), ARG(lease.buffer), ARG(capacity), ARG(epoch),
+                         ARG(exclusive), ARG(spins)};
+    status = enqueue_kernel_args(ctx, c, k, K_LOOKBACK, tiles, p->work_group_size, args, 10);
     scan_scratch_release(&lease);
     return status;
 }

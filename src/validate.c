@@ -118,19 +118,28 @@ static clreduce_status mem_origin(clreduce_ctx *ctx, cl_mem mem, const char *wha
     return CLREDUCE_SUCCESS;
 }
 
-clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, size_t in_offset, size_t in_count,
-                              cl_mem output, const char *output_name, size_t out_offset,
-                              size_t out_count, size_t element_size, int allow_same)
+int same_place(clreduce_ctx *ctx, cl_mem a, size_t a_at, cl_mem b, size_t b_at)
 {
-    return check_overlap_sized(ctx, input, "input", in_offset, in_count, element_size, output,
-                               output_name, out_offset, out_count, element_size, allow_same);
+    if (a == b)
+        return a_at == b_at;
+    cl_mem a_root, b_root;
+    size_t a_base, b_base;
+    if (mem_origin(ctx, a, "a", &a_root, &a_base) != CLREDUCE_SUCCESS ||
+        mem_origin(ctx, b, "b", &b_root, &b_base) != CLREDUCE_SUCCESS) {
+        clear_error(ctx);
+        return 1;
+    }
+    return a_root == b_root && a_base + a_at == b_base + b_at;
 }
 
-clreduce_status check_overlap_sized(clreduce_ctx *ctx, cl_mem input, const char *input_name,
-                                    size_t in_offset, size_t in_count, size_t in_size,
-                                    cl_mem output, const char *output_name, size_t out_offset,
-                                    size_t out_count, size_t out_size, int allow_same)
+clreduce_status check_overlap(clreduce_ctx *ctx, cl_mem input, const char *input_name,
+                              size_t in_offset, size_t in_count, size_t in_size, cl_mem output,
+                              const char *output_name, size_t out_offset, size_t out_count,
+                              size_t out_size, int *same)
 {
+    int allow_same = same != NULL;
+    if (same)
+        *same = 0;
     if (in_count == 0 || out_count == 0)
         return CLREDUCE_SUCCESS;
     /* One handle needs no query: both ranges are relative to the same
@@ -153,8 +162,10 @@ clreduce_status check_overlap_sized(clreduce_ctx *ctx, cl_mem input, const char 
     size_t out_lo = out_base + out_offset * out_size, out_hi = out_lo + out_count * out_size;
     if (in_lo >= out_hi || out_lo >= in_hi)
         return CLREDUCE_SUCCESS;
-    if (allow_same && in_lo == out_lo && in_hi == out_hi)
+    if (allow_same && in_lo == out_lo && in_hi == out_hi) {
+        *same = 1;
         return CLREDUCE_SUCCESS;
+    }
     char where[160] = "";
     if (input != output)
         snprintf(where, sizeof where,

@@ -252,6 +252,10 @@ int main(int argc, char **argv)
      * the buffers of a process in a space of a few thousand, which the
      * buffers kept for all of them would overflow. */
     const char *families = "all";
+    /* --build-options=TEXT: the context's extra build options (the forced
+     * look-back fallback's test options); --only=GLOB: the targets whose
+     * names match. */
+    const char *build_options = NULL, *only = getenv("CLREDUCE_TEST_FILTER");
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--vector-width=", 15) == 0) {
             vector_width = (unsigned)strtoul(argv[i] + 15, NULL, 10);
@@ -259,9 +263,14 @@ int main(int argc, char **argv)
                    (strcmp(argv[i] + 11, "all") == 0 || strcmp(argv[i] + 11, "batched") == 0 ||
                     strcmp(argv[i] + 11, "flat") == 0 || strcmp(argv[i] + 11, "multi") == 0)) {
             families = argv[i] + 11;
+        } else if (strncmp(argv[i], "--build-options=", 16) == 0) {
+            build_options = argv[i] + 16;
+        } else if (strncmp(argv[i], "--only=", 7) == 0) {
+            only = argv[i] + 7;
         } else {
             fprintf(stderr,
-                    "usage: %s [--vector-width=N] [--families=all|batched|flat|multi]\n",
+                    "usage: %s [--vector-width=N] [--families=all|batched|flat|multi] "
+                    "[--build-options=TEXT] [--only=GLOB]\n",
                     argv[0]);
             return 1;
         }
@@ -307,6 +316,7 @@ int main(int argc, char **argv)
     settings.groups_per_compute_unit = 1;
     settings.loads_per_work_item = 2;
     settings.vector_width = vector_width;
+    settings.build_options = build_options;
     clreduce_status s = clreduce_create_with_settings(cl, device, &settings, &g_ctx);
     clReleaseContext(cl);
     if (s != CLREDUCE_SUCCESS) {
@@ -363,8 +373,8 @@ int main(int argc, char **argv)
             ntests++;
         }
     }
-    if (getenv("CLREDUCE_TEST_FILTER"))
-        cmocka_set_test_filter(getenv("CLREDUCE_TEST_FILTER"));
+    if (only)
+        cmocka_set_test_filter(only);
     failed += _cmocka_run_group_tests("oclgrind", tests, ntests, NULL, NULL);
     free(tests);
 

@@ -42,11 +42,10 @@ typedef enum clreduce_scan_kind {
 
 /* Scan algorithms, each selectable by name. */
 typedef enum clreduce_scan_variant {
-    /* The library's choice for the device: LOOKBACK on NVIDIA GPUs and
-     * CPUs, where it needs nothing a started work-group is not given;
-     * REDUCE_THEN_SCAN elsewhere, since a look-back tile waits for its
-     * predecessors and other GPUs do not promise that every started
-     * work-group keeps making progress. */
+    /* The library's choice for the device: LOOKBACK wherever the device
+     * orders memory between work-groups (see LOOKBACK), except an in-place
+     * scan on a GPU other than NVIDIA's, which gets REDUCE_THEN_SCAN;
+     * REDUCE_THEN_SCAN elsewhere. */
     CLREDUCE_SCAN_AUTO = 0,
     /* Hillis-Steele: log2(block) steps in local memory in which every
      * element adds the one 2^k before it (O(n log n) work); block totals are
@@ -66,8 +65,14 @@ typedef enum clreduce_scan_variant {
      * and writes every element once. Needs a device that orders memory
      * between work-groups (NVIDIA through PTX fences, OpenCL C 2.0 devices,
      * OpenCL C 3.0 devices with acquire-release atomics and fences at device
-     * scope, CPUs), and, not to wait for ever, one on which a started
-     * work-group keeps running while others wait for it. */
+     * scope, CPUs). It does not rely on a started work-group to keep running
+     * while others wait for it (ARM Mali and Apple GPUs, for two, do not
+     * promise that): a tile waits for a predecessor's state a bounded number
+     * of polls, then reduces the predecessor's tile itself from the input
+     * (the decoupled fallback of Smith, Levien and Owens, SPAA 2025). In
+     * place that input may already be overwritten, so an in-place LOOKBACK
+     * waits as long as it takes, and can hang on such a GPU (AUTO does not
+     * choose it there). */
     CLREDUCE_SCAN_LOOKBACK = 4
 } clreduce_scan_variant;
 
