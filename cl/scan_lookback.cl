@@ -9,6 +9,7 @@
  * (0 or 1) and `spins` at run time; input and output may be the same range.
  */
 
+#if CLR_LOOKBACK_FALLBACK
 /* The rest of the look-back once the state of tile *l_stalled has not come,
  * *l_prefix holding the tiles after it: the work-group reduces that tile
  * itself, from the input, with the code its own work-group runs (so to the
@@ -63,15 +64,17 @@ T clr_fall_back(global const T *in, global T *out, ulong n, clr_tiles d, uint ep
     barrier(CLK_LOCAL_MEM_FENCE);
     return before;
 }
+#endif
 
 /* Tiles in the order work-groups start: a tile waits only for tiles whose
  * work-groups are already running. (Drawing a second ticket ahead, for a
  * work-group to take when done, made the H200 slower: a tile claimed early
  * holds up every later tile's look-back until its work-group gets to it.)
  *
- * Not even that wait is needed for the scan to finish: `spins` bounds each
- * wait for a predecessor's state (CLR_FOREVER: unbounded), and when one does
- * not come, the work-group reduces that tile itself (clr_fall_back). A
+ * With CLR_LOOKBACK_FALLBACK (tile_state.cl) not even that wait is needed
+ * for the scan to finish: `spins` bounds each wait for a predecessor's state
+ * (CLR_FOREVER: unbounded), and when one does not come, the work-group
+ * reduces that tile itself (clr_fall_back). A
  * device that stops scheduling a started work-group (no forward progress
  * between work-groups) then costs time, never a hang. The fallback reads the
  * predecessor's input, so the caller passes CLR_FOREVER where input and
@@ -127,7 +130,9 @@ CLR_KERNEL clr_scan_lookback(global const T *in, ulong in_off, ulong n, global T
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#if CLR_LOOKBACK_FALLBACK
     if (l_stalled != CLR_NO_TILE)
         before = clr_fall_back(in, out, n, d, epoch, spins, tile, l, &l_stalled, &l_prefix, x, pre);
+#endif
     clr_tile_store(out, base, n, fast, x, pre, clr_op(l_prefix, before), exclusive);
 }

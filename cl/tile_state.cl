@@ -23,14 +23,18 @@
  * elsewhere or in a descriptor's high word, so data can never pass for a
  * status.
  *
- * A wait for a predecessor's state is bounded: after `spins` polls in vain
- * the look-back gives up on that tile and names it, so that its work-group can
- * reduce the tile itself from the input (scan_lookback.cl). Nothing then
- * depends on the predecessor's work-group ever running again.
+ * With CLR_LOOKBACK_FALLBACK=1 a wait for a predecessor's state is bounded:
+ * after `spins` polls in vain the look-back gives up on that tile and names
+ * it, so that its work-group can reduce the tile itself from the input
+ * (scan_lookback.cl). Nothing then depends on the predecessor's work-group
+ * ever running again. With 0 (the default) waits last as long as it takes:
+ * for devices that keep a started work-group running, where the fallback's
+ * registers cost the H200's look-back 1 to 7%.
  *
  * Compile-time parameters: those of types.cl, subgroup.cl and device_order.cl;
- * CLR_PACKED (default: PTX ordering and a 4-byte type) packs value and status
- * into one 64-bit descriptor. For tests only: CLR_TEST_LOOKBACK_SPINS
+ * CLR_LOOKBACK_FALLBACK as above; CLR_PACKED (default: PTX ordering and a
+ * 4-byte type) packs value and status into one 64-bit descriptor. For tests
+ * only (each implies CLR_LOOKBACK_FALLBACK=1): CLR_TEST_LOOKBACK_SPINS
  * replaces every bounded wait's count of polls, and CLR_TEST_LOOKBACK_HIDE=1
  * makes the states of tiles 0, 3, 6, ... invisible to bounded waits, as if
  * their work-groups had stalled (=2 as 1, and scan_lookback.cl's fallback
@@ -61,6 +65,13 @@ typedef struct clr_tiles {
 
 #ifndef CLR_TEST_LOOKBACK_HIDE
 #define CLR_TEST_LOOKBACK_HIDE 0
+#endif
+#if defined(CLR_TEST_LOOKBACK_SPINS) || CLR_TEST_LOOKBACK_HIDE
+#undef CLR_LOOKBACK_FALLBACK
+#define CLR_LOOKBACK_FALLBACK 1
+#endif
+#ifndef CLR_LOOKBACK_FALLBACK
+#define CLR_LOOKBACK_FALLBACK 0
 #endif
 #ifdef __ENDIAN_LITTLE__
 #define CLR_STATUS_HALF 0
@@ -119,10 +130,19 @@ uint clr_read_status(clr_tiles d, ulong p, uint epoch, T *value)
 }
 #endif
 
-/* Polls tile p's state at most `spins` times after the first (CLR_FOREVER:
- * until it comes); returns it, or CLR_STATUS_NONE if it did not come. */
+/* Polls tile p's state at most `spins` times after the first (CLR_FOREVER,
+ * or without CLR_LOOKBACK_FALLBACK: until it comes); returns it, or
+ * CLR_STATUS_NONE if it did not come. */
 uint clr_wait_status(clr_tiles d, ulong p, uint epoch, uint spins, T *value)
 {
+#if !CLR_LOOKBACK_FALLBACK
+    uint s;
+    (void)spins;
+    do
+        s = clr_read_status(d, p, epoch, value);
+    while (s == CLR_STATUS_NONE);
+    return s;
+#else
 #ifdef CLR_TEST_LOOKBACK_SPINS
     if (spins != CLR_FOREVER)
         spins = CLR_TEST_LOOKBACK_SPINS;
@@ -137,6 +157,7 @@ uint clr_wait_status(clr_tiles d, ulong p, uint epoch, uint spins, T *value)
             return s;
         spins -= spins != CLR_FOREVER;
     }
+#endif
 }
 
 /* Whether this work-item takes part in the look-back: sub-group 0, or
@@ -167,12 +188,18 @@ ulong clr_look_back(clr_tiles d, ulong from, uint epoch, uint spins, T *prefix)
         if (p >= lane)
             s = clr_wait_status(d, p - lane, epoch, spins, &v);
         uint stop = clr_sg_first_lane(s == CLR_STATUS_INCLUSIVE);
+#if CLR_LOOKBACK_FALLBACK
         uint gap = clr_sg_first_lane(s == CLR_STATUS_NONE);
-        T window =
-            clr_sg_broadcast(clr_sg_reduce(lane <= stop && lane < gap ? v : CLR_IDENTITY), 0);
+        int counts = lane <= stop && lane < gap;
+#else
+        int counts = lane <= stop;
+#endif
+        T window = clr_sg_broadcast(clr_sg_reduce(counts ? v : CLR_IDENTITY), 0);
         *prefix = clr_op(window, *prefix);
+#if CLR_LOOKBACK_FALLBACK
         if (gap < stop)
             return p - gap;
+#endif
         if (stop < size)
             return CLR_NO_TILE;
     }
@@ -181,8 +208,10 @@ ulong clr_look_back(clr_tiles d, ulong from, uint epoch, uint spins, T *prefix)
         p--;
         T v;
         uint s = clr_wait_status(d, p, epoch, spins, &v);
+#if CLR_LOOKBACK_FALLBACK
         if (s == CLR_STATUS_NONE)
             return p;
+#endif
         *prefix = clr_op(v, *prefix);
         if (s == CLR_STATUS_INCLUSIVE)
             return CLR_NO_TILE;

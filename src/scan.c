@@ -76,9 +76,10 @@ clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx *ctx, clredu
 }
 
 /* Polls of a look-back wait before a work-group reduces the tile it waits
- * for itself. Where work-groups keep running, a wait that long means a
- * predecessor the operating system has descheduled, not one the device
- * will not schedule; elsewhere, give up sooner. */
+ * for itself, where the kernel has the fallback (scan_plan; the tests force
+ * it on any device). Where work-groups keep running, a wait that long
+ * means a predecessor the operating system has descheduled, not one the
+ * device will not schedule; elsewhere, give up sooner. */
 static cl_uint lookback_spins(const clreduce_ctx *ctx, const plan *p)
 {
     if (p->in_place)
@@ -125,7 +126,10 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
     p->path = is_tiled_variant(v) && path_usable(&ctx->info, ctx->subgroup_path, &lacks)
                   ? ctx->subgroup_path
                   : CLREDUCE_SUBGROUP_PATH_NONE;
-    snprintf(p->family_options, sizeof p->family_options, "-DCLR_SCAN=%d", (int)v);
+    /* The look-back's bounded waits and fallback only where a started
+     * work-group may stop running: they cost the H200 1 to 7%. */
+    snprintf(p->family_options, sizeof p->family_options, "-DCLR_SCAN=%d -DCLR_LOOKBACK_FALLBACK=%d",
+             (int)v, v == CLREDUCE_SCAN_LOOKBACK && !keeps_work_groups_running(ctx));
     return CLREDUCE_SUCCESS;
 }
 

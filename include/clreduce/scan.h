@@ -65,14 +65,15 @@ typedef enum clreduce_scan_variant {
      * and writes every element once. Needs a device that orders memory
      * between work-groups (NVIDIA through PTX fences, OpenCL C 2.0 devices,
      * OpenCL C 3.0 devices with acquire-release atomics and fences at device
-     * scope, CPUs). It does not rely on a started work-group to keep running
-     * while others wait for it (ARM Mali and Apple GPUs, for two, do not
-     * promise that): a tile waits for a predecessor's state a bounded number
-     * of polls, then reduces the predecessor's tile itself from the input
-     * (the decoupled fallback of Smith, Levien and Owens, SPAA 2025). In
-     * place that input may already be overwritten, so an in-place LOOKBACK
-     * waits as long as it takes, and can hang on such a GPU (AUTO does not
-     * choose it there). */
+     * scope, CPUs). On NVIDIA GPUs and CPUs, which keep a started
+     * work-group running while others wait for it, a tile waits for its
+     * predecessors' states as long as it takes. Elsewhere (ARM Mali and
+     * Apple GPUs, for two, do not promise that) a wait is bounded, and a
+     * tile whose predecessor does not answer reduces that tile itself from
+     * the input (the decoupled fallback of Smith, Levien and Owens, SPAA
+     * 2025). In place that input may already be overwritten, so an in-place
+     * LOOKBACK waits as long as it takes, and can hang on such a GPU (AUTO
+     * does not choose it there). */
     CLREDUCE_SCAN_LOOKBACK = 4
 } clreduce_scan_variant;
 
