@@ -266,6 +266,12 @@ clreduce_status plan_teams(clreduce_ctx *ctx, const request *r, plan *p, const c
 clreduce_status enqueue_empty_results(clreduce_ctx *ctx, chain *c, cl_mem out, const plan *p,
                                       size_t first, size_t count);
 
+/* The commands of a rows or segments call over no elements: the identity in
+ * every result; with no rows, nothing but a marker, when an event is
+ * wanted (an op_family's enqueue_empty). */
+clreduce_status enqueue_empty_rows(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                   int wants_event);
+
 /* The family of the reductions with those operators (one input), and of
  * dot (two). */
 extern const op_family operator_reductions;

@@ -282,6 +282,14 @@ clreduce_status enqueue_empty_results(clreduce_ctx *ctx, chain *c, cl_mem out, c
     return status;
 }
 
+clreduce_status enqueue_empty_rows(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                   int wants_event)
+{
+    if (r->rows == 0)
+        return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
+    return enqueue_empty_results(ctx, c, r->output, p, r->output_offset, r->rows);
+}
+
 /* A reduction of nothing writes the result of no element. */
 static clreduce_status operator_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
                                               const plan *p, int wants_event)

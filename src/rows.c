@@ -219,20 +219,10 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
     return status;
 }
 
-/* Rows of nothing: the identity in every result. No rows: nothing but a
- * marker, when an event is wanted. */
-static clreduce_status rows_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
-                                          const plan *p, int wants_event)
-{
-    if (r->rows == 0)
-        return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
-    return enqueue_empty_results(ctx, c, r->output, p, r->output_offset, r->rows);
-}
-
 const op_family rows_family = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
     .index_name = NULL, .outputs = OUTPUT_PER_ROW, .in_place = 0,
-    .plan = rows_plan, .enqueue_empty = rows_enqueue_empty, .enqueue = rows_enqueue,
+    .plan = rows_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = rows_enqueue,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

@@ -117,20 +117,10 @@ static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const reque
     return status;
 }
 
-/* No elements: every segment is empty, the identity. No segments: nothing
- * but a marker, when an event is wanted. */
-static clreduce_status segments_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
-                                              const plan *p, int wants_event)
-{
-    if (r->rows == 0)
-        return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
-    return enqueue_empty_results(ctx, c, r->output, p, r->output_offset, r->rows);
-}
-
 const op_family segments_family = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
     .index_name = "offsets", .outputs = OUTPUT_PER_ROW, .in_place = 0,
-    .plan = segments_plan, .enqueue_empty = segments_enqueue_empty, .enqueue = segments_enqueue,
+    .plan = segments_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = segments_enqueue,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */
