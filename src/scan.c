@@ -68,23 +68,21 @@ static int keeps_work_groups_running(const clreduce_ctx *ctx)
 clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx *ctx, clreduce_type type)
 {
     (void)type;
-    /* The look-back never waits for ever (scan_lookback.cl), so it needs
-     * only memory ordered between work-groups. */
+    /* Out of place the look-back cannot hang: where a started work-group
+     * may stop running, its waits are bounded (scan_plan, scan_lookback.cl).
+     * So it needs only memory ordered between work-groups. */
     if (ctx && context_orders_work_groups(ctx))
         return CLREDUCE_SCAN_LOOKBACK;
     return CLREDUCE_SCAN_REDUCE_THEN_SCAN;
 }
 
 /* Polls of a look-back wait before a work-group reduces the tile it waits
- * for itself, where the kernel has the fallback (scan_plan; the tests force
- * it on any device). Where work-groups keep running, a wait that long
- * means a predecessor the operating system has descheduled, not one the
- * device will not schedule; elsewhere, give up sooner. */
-static cl_uint lookback_spins(const clreduce_ctx *ctx, const plan *p)
+ * for itself, where the kernel has the fallback (scan_plan; tests force it
+ * on any device). In place, CLR_FOREVER: the tile waited for may have
+ * overwritten its input. (2^6 is not tuned on any GPU that needs it.) */
+static cl_uint lookback_spins(const plan *p)
 {
-    if (p->in_place)
-        return CL_UINT_MAX; /* CLR_FOREVER: the tile waited for may have overwritten its input */
-    return keeps_work_groups_running(ctx) ? 1u << 14 : 1u << 6;
+    return p->in_place ? CL_UINT_MAX : 1u << 6;
 }
 
 static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
@@ -128,8 +126,9 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
                   : CLREDUCE_SUBGROUP_PATH_NONE;
     /* The look-back's bounded waits and fallback only where a started
      * work-group may stop running: they cost the H200 1 to 7%. */
-    snprintf(p->family_options, sizeof p->family_options, "-DCLR_SCAN=%d -DCLR_LOOKBACK_FALLBACK=%d",
-             (int)v, v == CLREDUCE_SCAN_LOOKBACK && !keeps_work_groups_running(ctx));
+    snprintf(p->family_options, sizeof p->family_options,
+             "-DCLR_SCAN=%d -DCLR_LOOKBACK_FALLBACK=%d", (int)v,
+             v == CLREDUCE_SCAN_LOOKBACK && !keeps_work_groups_running(ctx));
     return CLREDUCE_SUCCESS;
 }
 
@@ -248,7 +247,7 @@ static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const plan 
         return status;
     cl_ulong in_off64 = r->input_offset, n64 = r->count, out_off64 = r->output_offset;
     cl_uint capacity = lookback_capacity(lease.size), epoch = lease.epoch;
-    cl_uint spins = lookback_spins(ctx, p);
+    cl_uint spins = lookback_spins(p);
     kernel_arg args[] = {ARG(r->input),  ARG(in_off64),     ARG(n64),      ARG(r->output),
                          ARG(out_off64), ARG(lease.buffer), ARG(capacity), ARG(epoch),
                          ARG(exclusive), ARG(spins)};
