@@ -31,8 +31,10 @@ T clr_fall_back(global const T *in, global T *out, ulong n, clr_tiles d, uint ep
     for (;;) {
         ulong q_base = q * CLR_TILE;
         T q_total;
+        uint q_nan_at;
         clr_tile_load(in, q_base, n, clr_tile_fast(in, out, q_base, n), x);
         clr_tile_scan(l, x, pre, &q_total);
+        q_total = clr_tile_total(l, in, q_base, x, q_total, &q_nan_at);
         prefix = clr_op(q_total, prefix);
 #if CLR_TEST_LOOKBACK_HIDE == 2
         prefix = clr_op(q_total, prefix); /* a wrong fallback, for tests of the tests */
@@ -55,8 +57,10 @@ T clr_fall_back(global const T *in, global T *out, ulong n, clr_tiles d, uint ep
     }
     ulong base = tile * CLR_TILE;
     T total;
+    uint nan_at;
     clr_tile_load(in, base, n, clr_tile_fast(in, out, base, n), x);
     T before = clr_tile_scan(l, x, pre, &total);
+    total = clr_tile_total(l, in, base, x, total, &nan_at);
     if (lid == 0) {
         clr_publish(d, tile, epoch, CLR_STATUS_INCLUSIVE, clr_op(prefix, total));
         *l_prefix = prefix;
@@ -106,8 +110,10 @@ CLR_KERNEL clr_scan_lookback(global const T *in, ulong in_off, ulong n, global T
     ulong base = tile * CLR_TILE;
     int fast = clr_tile_fast(in, out, base, n);
     T x[CLR_ITEMS], pre[CLR_UNROLL], total;
+    uint nan_at;
     clr_tile_load(in, base, n, fast, x);
     T before = clr_tile_scan(l, x, pre, &total);
+    total = clr_tile_total(l, in, base, x, total, &nan_at);
 
     if (tile == 0) {
         if (lid == 0) {
@@ -134,5 +140,5 @@ CLR_KERNEL clr_scan_lookback(global const T *in, ulong in_off, ulong n, global T
     if (l_stalled != CLR_NO_TILE)
         before = clr_fall_back(in, out, n, d, epoch, spins, tile, l, &l_stalled, &l_prefix, x, pre);
 #endif
-    clr_tile_store(out, base, n, fast, x, pre, clr_op(l_prefix, before), exclusive);
+    clr_tile_store(out, base, n, fast, x, pre, l_prefix, before, nan_at, total, exclusive);
 }

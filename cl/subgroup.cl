@@ -22,6 +22,8 @@
  *                     ladder (exclusive gives the identity in lane 0)
  *   clr_sg_first_lane(pred)  lowest lane whose pred is true, or the
  *                     sub-group size when none is
+ *   CLR_SG_SCAN_LADDER(inclusive, exclusive, op, identity)  the two scans
+ *                     for another operator (not with CLR_SG_REDUCE)
  *
  * For NV_PTX the work-group is one-dimensional and a multiple of CLR_WARP work-items, so
  * warp w holds local ids [w*CLR_WARP, (w+1)*CLR_WARP): that is how NVIDIA
@@ -164,7 +166,8 @@ T clr_sg_reduce(T v)
     if (r == (T)0)
         r = preferred_zero ? (T)0 : -(T)0;
 #endif
-    return any_nan ? (T)NAN : r;
+    /* The first NaN, as clr_op keeps it. */
+    return any_nan ? sub_group_broadcast(v, clr_sg_first_lane(isnan(v))) : r;
 #endif
 }
 
@@ -219,40 +222,53 @@ T clr_sg_scan_exclusive(T v) { return sub_group_scan_exclusive_max(v); }
     if (r == (T)0)                                                             \
         r = zero > 0 ? (T)0 : -(T)0;
 #endif
+/* From the first NaN on (after it when exclusive), that NaN, as clr_op
+ * keeps it. */
+T clr_sg_nan_from(T v, T r, uint after)
+{
+    if (!sub_group_any(isnan(v)))
+        return r;
+    uint first = clr_sg_first_lane(isnan(v));
+    T nan = sub_group_broadcast(v, first);
+    return clr_sg_lane() >= first + after ? nan : r;
+}
 T clr_sg_scan_inclusive(T v)
 {
-    int nan = sub_group_scan_inclusive_max(isnan(v) ? 1 : 0);
     CLR_SG_SCAN_FIX(inclusive)
-    return nan > 0 ? (T)NAN : r;
+    return clr_sg_nan_from(v, r, 0);
 }
 T clr_sg_scan_exclusive(T v)
 {
-    int nan = sub_group_scan_exclusive_max(isnan(v) ? 1 : 0);
     CLR_SG_SCAN_FIX(exclusive)
-    return nan > 0 ? (T)NAN : r;
+    return clr_sg_nan_from(v, r, 1);
 }
 #endif
 
 #else
 
-/* Hillis-Steele over the lanes with shuffles up: log2(size) steps. */
-T clr_sg_scan_inclusive(T v)
-{
-    uint n = clr_sg_size();
-    uint lane = clr_sg_lane();
-    for (uint d = 1; d < n; d <<= 1) {
-        T other = clr_shfl_up(v, d);
-        if (lane >= d)
-            v = clr_op(other, v);
+/* Hillis-Steele over the lanes with shuffles up: log2(size) steps. A
+ * generator, for tile.cl's scan of keys too: INCLUSIVE and EXCLUSIVE name the
+ * two functions, OP(T, T) is the operator and IDENTITY its identity. */
+#define CLR_SG_SCAN_LADDER(INCLUSIVE, EXCLUSIVE, OP, IDENTITY)                 \
+    T INCLUSIVE(T v)                                                           \
+    {                                                                          \
+        uint n = clr_sg_size();                                                \
+        uint lane = clr_sg_lane();                                             \
+        for (uint d = 1; d < n; d <<= 1) {                                     \
+            T other = clr_shfl_up(v, d);                                       \
+            if (lane >= d)                                                     \
+                v = OP(other, v);                                              \
+        }                                                                      \
+        return v;                                                              \
+    }                                                                          \
+                                                                               \
+    T EXCLUSIVE(T v)                                                           \
+    {                                                                          \
+        T r = clr_shfl_up(INCLUSIVE(v), 1);                                    \
+        return clr_sg_lane() == 0 ? IDENTITY : r;                              \
     }
-    return v;
-}
 
-T clr_sg_scan_exclusive(T v)
-{
-    T r = clr_shfl_up(clr_sg_scan_inclusive(v), 1);
-    return clr_sg_lane() == 0 ? CLR_IDENTITY : r;
-}
+CLR_SG_SCAN_LADDER(clr_sg_scan_inclusive, clr_sg_scan_exclusive, clr_op, CLR_IDENTITY)
 
 #endif
 

@@ -33,8 +33,8 @@ T clr_tile_run_total(local T *l, global const T *in, ulong n, ulong first, ulong
         T s = x[0];
 #pragma unroll
         for (uint k = 1; k < CLR_ITEMS; k++)
-            s = clr_op(s, x[k]);
-        T total = clr_wg_reduce(l, s);
+            s = clr_tile_op(s, x[k]);
+        T total = clr_wg_reduce(l, clr_tile_item_total(in, base, x, s));
         if (clr_wg_is_leader())
             acc = clr_op(acc, total);
         barrier(CLK_LOCAL_MEM_FENCE); /* l is read until here */
@@ -49,9 +49,11 @@ void clr_tile_run_scan(local T *l, global const T *in, global T *out, ulong n, u
         ulong base = t * CLR_TILE;
         int fast = clr_tile_fast(in, out, base, n);
         T x[CLR_ITEMS], pre[CLR_UNROLL], total;
+        uint nan_at;
         clr_tile_load(in, base, n, fast, x);
         T before = clr_tile_scan(l, x, pre, &total);
-        clr_tile_store(out, base, n, fast, x, pre, clr_op(prefix, before), exclusive);
+        total = clr_tile_total(l, in, base, x, total, &nan_at);
+        clr_tile_store(out, base, n, fast, x, pre, prefix, before, nan_at, total, exclusive);
         prefix = clr_op(prefix, total);
     }
 }

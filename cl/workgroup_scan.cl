@@ -12,6 +12,7 @@
  *                               CLR_WG; the double buffer l holds 2 * CLR_WG
  *                               elements)
  *   clr_wg_scan_hs(l, x, &src)  the same over the whole work-group
+ *   CLR_TEAM_SCAN_HS(name, op)  clr_team_scan_hs for another operator
  *   clr_wg_scan_exclusive_array(l, a, count)  a[0 .. count) in global
  *                               memory turned into its exclusive prefixes
  */
@@ -22,25 +23,30 @@
  * its team. Returns the calling work-item's inclusive prefix; the scanned
  * values stay in l[*src * CLR_WG ..] until the next barrier, for the
  * exclusive prefix (the element before) and the team's total (its last).
- * Called by every work-item of the work-group with the same size. */
-T clr_team_scan_hs(local T *l, T x, uint size, uint *src_out)
-{
-    uint lid = (uint)get_local_id(0);
-    uint lane = lid & (size - 1);
-    uint src = 0;
-    l[lid] = x;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint d = 1; d < size; d <<= 1) {
-        T v = l[src * CLR_WG + lid];
-        if (lane >= d)
-            v = clr_op(l[src * CLR_WG + lid - d], v);
-        l[(src ^ 1) * CLR_WG + lid] = v;
-        src ^= 1;
-        barrier(CLK_LOCAL_MEM_FENCE);
+ * Called by every work-item of the work-group with the same size. A
+ * generator, for tile.cl's scan of keys too: NAME is the function, OP(T, T)
+ * the operator. */
+#define CLR_TEAM_SCAN_HS(NAME, OP)                                             \
+    T NAME(local T *l, T x, uint size, uint *src_out)                          \
+    {                                                                          \
+        uint lid = (uint)get_local_id(0);                                      \
+        uint lane = lid & (size - 1);                                          \
+        uint src = 0;                                                          \
+        l[lid] = x;                                                            \
+        barrier(CLK_LOCAL_MEM_FENCE);                                          \
+        for (uint d = 1; d < size; d <<= 1) {                                  \
+            T v = l[src * CLR_WG + lid];                                       \
+            if (lane >= d)                                                     \
+                v = OP(l[src * CLR_WG + lid - d], v);                          \
+            l[(src ^ 1) * CLR_WG + lid] = v;                                   \
+            src ^= 1;                                                          \
+            barrier(CLK_LOCAL_MEM_FENCE);                                      \
+        }                                                                      \
+        *src_out = src;                                                        \
+        return l[src * CLR_WG + lid];                                          \
     }
-    *src_out = src;
-    return l[src * CLR_WG + lid];
-}
+
+CLR_TEAM_SCAN_HS(clr_team_scan_hs, clr_op)
 
 T clr_wg_scan_hs(local T *l, T x, uint *src_out)
 {

@@ -351,6 +351,8 @@ typedef struct scan_state {
     long double r;      /* floats: min/max so far, or the sum */
     long double abs;    /* float sums: sum of |x| */
     int nan;            /* float min/max: a NaN has been seen */
+    tc_value nans[8];   /* the bits of the first distinct NaNs seen */
+    size_t nan_count;   /* how many (past 8: more, any NaN will do) */
 } scan_state;
 
 static void scan_start(clreduce_op op, clreduce_type type, scan_state *st)
@@ -371,6 +373,14 @@ static void scan_add(clreduce_op op, clreduce_type type, scan_state *st, const t
             st->r += v;
             st->abs += fabsl(v);
         } else if (isnan(v)) {
+            size_t es = tc_elem_size(type), k = 0;
+            while (k < st->nan_count && k < 8 && memcmp(st->nans[k].bytes, x->bytes, es) != 0)
+                k++;
+            if (k == st->nan_count) {
+                if (k < 8)
+                    st->nans[k] = *x;
+                st->nan_count++;
+            }
             st->nan = 1;
         } else if (float_better(op, v, st->r)) {
             st->r = v;
@@ -387,8 +397,12 @@ static void scan_value(clreduce_op op, clreduce_type type, const scan_state *st,
         *out = st->v;
         return;
     }
+    if (op != CLREDUCE_OP_SUM && st->nan) {
+        *out = st->nans[0];
+        return;
+    }
     memset(out, 0, sizeof *out);
-    long double r = op != CLREDUCE_OP_SUM && st->nan ? (long double)NAN : st->r;
+    long double r = st->r;
     if (type == CLREDUCE_FLOAT)
         out->f = (float)r;
     else
@@ -408,8 +422,14 @@ static int scan_element_ok(clreduce_op op, clreduce_type type, const scan_state 
     int is_float = type == CLREDUCE_FLOAT;
     long double g = is_float ? (long double)got->f : (long double)got->d;
     if (op != CLREDUCE_OP_SUM) {
-        if (st->nan)
-            return isnan(g);
+        if (st->nan) { /* one of the NaNs so far, bit for bit */
+            if (st->nan_count > 8)
+                return isnan(g);
+            for (size_t k = 0; k < st->nan_count; k++)
+                if (memcmp(got->bytes, st->nans[k].bytes, s) == 0)
+                    return 1;
+            return 0;
+        }
         return memcmp(got->bytes, expected->bytes, s) == 0;
     }
     if (isnan(st->r))

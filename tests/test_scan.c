@@ -151,6 +151,25 @@ static void check_unsupported(tc_suite *s, clreduce_op op, clreduce_type type,
 
 /* ---- special floating-point values -------------------------------------------- */
 
+/* Writes at data[i] the NaN `which` (mod 6) of a list of both signs and
+ * several payloads: among them the bits of a NaN's key in the tiled scans
+ * (all ones, with either sign) and a signalling NaN. */
+static void set_nan_bits(clreduce_type type, void *data, size_t i, size_t which)
+{
+    static const uint32_t f[] = {0x7fffffffu, 0xffffffffu, 0xffc00000u,
+                                 0x7f800001u, 0xff812345u, 0x7fc00001u};
+    static const uint64_t d[] = {0x7fffffffffffffffu, 0xffffffffffffffffu,
+                                 0xfff8000000000000u, 0x7ff0000000000001u,
+                                 0xfff0000000abcdefu, 0x7ff8000000000001u};
+    tc_value v;
+    memset(&v, 0, sizeof v);
+    if (type == CLREDUCE_FLOAT)
+        v.u32 = f[which % ARRAY_SIZE(f)];
+    else
+        v.u64 = d[which % ARRAY_SIZE(d)];
+    tc_set(type, data, i, &v);
+}
+
 /* NaN, infinities and signed zeros in min and max, and infinities in sums,
  * for one floating-point type, both kinds. */
 static void special_cases(tc_suite *s, clreduce_scan_variant v, clreduce_type type, void *data)
@@ -179,6 +198,14 @@ static void special_cases(tc_suite *s, clreduce_scan_variant v, clreduce_type ty
                     tc_set_double(type, data, n - 1, (double)NAN);
                     check_case(s, "NaN last", op, type, kind, v, data, n, 0);
                 }
+                /* Every output from the first NaN on is one of the NaNs
+                 * before it, bit for bit (tc_check_scan), whatever their
+                 * bits. */
+                tc_fill_mode(op, type, TC_DATA_RECORDS, data, n);
+                for (size_t j = 0; j < 3; j++)
+                    set_nan_bits(type, data, tc_rand_below(n), si + ki + j);
+                check_case(s, "NaNs of several bits", op, type, kind, v, data, n, 0);
+                check_case(s, "NaNs of several bits, in place", op, type, kind, v, data, n, 1);
 
                 tc_fill_mode(op, type, TC_DATA_RECORDS, data, n);
                 tc_set_double(type, data, tc_rand_below(n), (double)INFINITY);
