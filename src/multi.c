@@ -161,6 +161,7 @@ static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
                          "not %s",
                          clreduce_variant_name(v));
     int sum_layer = is_float(r->type) && has_op(r, CLREDUCE_OP_SUM);
+    tuning_for_operators(&ctx->info, &ctx->settings, r->ops, r->num_ops, r->type, &p->t);
     fit_accumulators(ctx, p);
     p->variant = v;
     p->work_group_size = p->t.work_group_size;

@@ -112,23 +112,6 @@ clreduce_status plan_operator(clreduce_ctx *ctx, const request *r, plan *p, cons
     return CLREDUCE_SUCCESS;
 }
 
-/* Per-operator changes to the table's tuning, where the caller set none.
- * On the H200 (float, 2^28 elements, 2026-12-01) minmax and dot ran 4% and
- * 2% faster with 4 work-groups per compute unit instead of 8, and mean_var
- * 5% faster with 16 loads in flight instead of 4 (its accumulator, a count,
- * a mean and a sum of squares, leaves room for them); argmax, the sums and
- * the norm were fastest with the table's values. Other types and devices
- * are unmeasured and keep the table's. */
-static void tune_operator(const clreduce_ctx *ctx, clreduce_op op, clreduce_type type, tuning *t)
-{
-    if (ctx->info.vendor != VENDOR_NVIDIA || type != CLREDUCE_FLOAT)
-        return;
-    if (!ctx->settings.groups_per_compute_unit && (op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_DOT))
-        t->groups_per_compute_unit = 4;
-    if (!ctx->settings.loads_per_work_item && op == CLREDUCE_OP_MEAN_VAR)
-        t->loads_per_work_item = 16;
-}
-
 static clreduce_status operator_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     if ((unsigned)r->variant >= CLREDUCE_VARIANT_COUNT)
@@ -155,7 +138,7 @@ static clreduce_status operator_plan(clreduce_ctx *ctx, const request *r, plan *
              p->t.nv_load);
     if ((status = plan_operator(ctx, r, p, "")) != CLREDUCE_SUCCESS)
         return status;
-    tune_operator(ctx, r->op, p->type, &p->t);
+    tuning_for_operators(&ctx->info, &ctx->settings, &r->op, 1, p->type, &p->t);
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
     p->program = v == CLREDUCE_SINGLE_PASS ? &single_pass_program : &grid_program;
