@@ -68,6 +68,27 @@ typedef struct clr_m_offsets {
     CLR_M(clr_m_a, k) r##k =                                                   \
         CLR_M(clr_m_group, k)(l, CLR_M(clr_m_item, k)(acc##k, any, in, n, share));
 
+/* The walk over this work-item's share of in[0 .. n), every operator fed
+ * from each vector, then each operator's work-group value r<k>: the start
+ * of either variant's kernel. */
+#define CLR_M_WALK_AND_GROUP                                                   \
+    clr_share share = clr_grid_share(n / CLR_VEC);                             \
+    int any = share.first < share.end;                                         \
+    VT first = any ? CLR_LOAD_ANY(in, share.first) : (VT)0;                    \
+    CLR_M_EACH(CLR_M_START)                                                    \
+    CLR_WALK_ALL(CLR_M_ADD_ALL, share)                                         \
+    CLR_M_EACH(CLR_M_GROUP)
+
+/* Operator k's result from the partials of `groups` work-groups, combined
+ * by FN (clr_m_last or clr_m_finish, pasted as CLR_M does: those names are
+ * also macros) and stored by its leader. */
+#define CLR_M_RESULT(k, FN)                                                    \
+    {                                                                          \
+        CLR_M(clr_m_a, k) v = FN##_##k(l, CLR_M_PARTIALS(k, groups), groups);   \
+        if (CLR_M(clr_m_leader, k)())                                          \
+            CLR_M(clr_m_store, k)(out + at.at[k], v);                          \
+    }
+
 #if CLR_VARIANT == CLR_REDUCE_SINGLE_PASS
 
 /* Each operator's leader publishes the work-group's partial; then one
@@ -78,12 +99,7 @@ typedef struct clr_m_offsets {
         CLR_M(clr_m_put, k)(CLR_M_PARTIALS(k, groups), get_group_id(0), r##k); \
         clr_fence_device();                                                    \
     }
-#define CLR_M_LAST(k)                                                          \
-    {                                                                          \
-        CLR_M(clr_m_a, k) v = CLR_M(clr_m_last, k)(l, CLR_M_PARTIALS(k, groups), groups); \
-        if (CLR_M(clr_m_leader, k)())                                          \
-            CLR_M(clr_m_store, k)(out + at.at[k], v);                          \
-    }
+#define CLR_M_LAST(k) CLR_M_RESULT(k, clr_m_last)
 
 CLR_KERNEL clr_reduce_multi(global const T *restrict input, ulong in_off, ulong n,
                             global uchar *restrict out, clr_m_offsets at, global uchar *scratch,
@@ -95,12 +111,7 @@ CLR_KERNEL clr_reduce_multi(global const T *restrict input, ulong in_off, ulong 
     uint groups = (uint)get_num_groups(0);
     global const T *restrict in = input + in_off;
 
-    clr_share share = clr_grid_share(n / CLR_VEC);
-    int any = share.first < share.end;
-    VT first = any ? CLR_LOAD_ANY(in, share.first) : (VT)0;
-    CLR_M_EACH(CLR_M_START)
-    CLR_WALK_ALL(CLR_M_ADD_ALL, share)
-    CLR_M_EACH(CLR_M_GROUP)
+    CLR_M_WALK_AND_GROUP
     CLR_M_EACH(CLR_M_PUBLISH)
     /* The global fence too: a leader's partial may be read below by another
      * work-item of this work-group. */
@@ -127,12 +138,7 @@ CLR_KERNEL clr_reduce_multi(global const T *restrict input, ulong in_off, ulong 
         else                                                                   \
             CLR_M(clr_m_put, k)(CLR_M_PARTIALS(k, groups), get_group_id(0), r##k); \
     }
-#define CLR_M_FINISH(k)                                                        \
-    {                                                                          \
-        CLR_M(clr_m_a, k) v = CLR_M(clr_m_finish, k)(l, CLR_M_PARTIALS(k, groups), groups); \
-        if (CLR_M(clr_m_leader, k)())                                          \
-            CLR_M(clr_m_store, k)(out + at.at[k], v);                          \
-    }
+#define CLR_M_FINISH(k) CLR_M_RESULT(k, clr_m_finish)
 
 CLR_KERNEL clr_reduce_multi(global const T *restrict input, ulong in_off, ulong n,
                             global uchar *restrict out, clr_m_offsets at, global uchar *scratch,
@@ -142,12 +148,7 @@ CLR_KERNEL clr_reduce_multi(global const T *restrict input, ulong in_off, ulong 
     uint groups = (uint)get_num_groups(0);
     global const T *restrict in = input + in_off;
 
-    clr_share share = clr_grid_share(n / CLR_VEC);
-    int any = share.first < share.end;
-    VT first = any ? CLR_LOAD_ANY(in, share.first) : (VT)0;
-    CLR_M_EACH(CLR_M_START)
-    CLR_WALK_ALL(CLR_M_ADD_ALL, share)
-    CLR_M_EACH(CLR_M_GROUP)
+    CLR_M_WALK_AND_GROUP
     CLR_M_EACH(CLR_M_PUBLISH)
 }
 

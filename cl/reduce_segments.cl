@@ -61,6 +61,19 @@
  * of the mean length: the team's size is chosen from it. */
 #define CLR_LANE_ELEMENTS (4 * CLR_VEC)
 
+/* The team size for k segments in elements [lo, hi): a segment of their
+ * mean length gives each lane CLR_LANE_ELEMENTS to twice that, rounded
+ * down, so that the work-group's teams take all of the chunk's segments at
+ * once when they are that long. */
+uint clr_segment_team(ulong lo, ulong hi, ulong k)
+{
+    ulong mean = (hi - lo) / k;
+    uint team = 1;
+    while (team < CLR_WG && (ulong)team * 2 * CLR_LANE_ELEMENTS <= mean)
+        team <<= 1;
+    return team;
+}
+
 ulong clr_offset_at(global const OT *offsets, ulong s, ulong count)
 {
     return min((ulong)offsets[s], count);
@@ -186,14 +199,7 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
     if (k == 0)
         return;
 
-    /* Teams sized so that a segment of the chunk's mean length gives each
-     * lane CLR_LANE_ELEMENTS to twice that: rounded down, so that the
-     * work-group's teams take all of the chunk's segments at once when
-     * they are that long. */
-    ulong mean = (hi - lo) / k;
-    uint team = 1;
-    while (team < CLR_WG && (ulong)team * 2 * CLR_LANE_ELEMENTS <= mean)
-        team <<= 1;
+    uint team = clr_segment_team(lo, hi, k);
     uint teams = CLR_WG / team;
     ulong rounds = (k + teams - 1) / teams;
     for (ulong r = 0; r < rounds; r++) {
@@ -274,11 +280,7 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
     if (k == 0)
         return;
 
-    /* Teams as for sum, min and max. */
-    ulong mean = (hi - lo) / k;
-    uint team = 1;
-    while (team < CLR_WG && (ulong)team * 2 * CLR_LANE_ELEMENTS <= mean)
-        team <<= 1;
+    uint team = clr_segment_team(lo, hi, k);
     uint teams = CLR_WG / team;
     ulong rounds = (k + teams - 1) / teams;
     for (ulong r = 0; r < rounds; r++) {
