@@ -21,13 +21,13 @@
 #include <string.h>
 
 #include "test_common.h"
+#include "test_common_ops.h"
 
 static clreduce_ctx *g_ctx;
 static cl_command_queue g_queue;
 static cl_command_queue g_read_queue;
 
 #define RESULT_MAX 24
-#define MAX_REPORTS 20
 #define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static const size_t all_sizes[] = {1, 31, 33, 255, 257, 4097, TC_LARGE_COUNT};
@@ -66,20 +66,39 @@ static const op_set mixed_sets[] = {
      10},
 };
 
-static int op_takes(clreduce_op op, clreduce_type type)
-{
-    return clreduce_result_size(op, type) != 0;
-}
-
 /* The operators of ops[0 .. count) that the type takes, into out. */
 static size_t ops_for_type(const clreduce_op *ops, size_t count, clreduce_type type,
                            clreduce_op *out)
 {
     size_t k = 0;
     for (size_t i = 0; i < count; i++)
-        if (op_takes(ops[i], type))
+        if (tc_ops_takes(ops[i], type))
             out[k++] = ops[i];
     return k;
+}
+
+/* A type of tc_all_types that the device supports, with the operators of
+ * one_input_ops that it takes. */
+typedef struct type_ops {
+    size_t index; /* in tc_all_types */
+    clreduce_type type;
+    clreduce_op ops[CLREDUCE_MULTI_MAX];
+    size_t k;
+} type_ops;
+
+/* Sets t to the first type of tc_all_types[t->index .. end) that the device
+ * supports (end 2: float and double), with its operators; returns 0 when
+ * there is none. A loop steps t->index past it for the next. */
+static int next_type(type_ops *t, size_t end)
+{
+    for (; t->index < end; t->index++) {
+        t->type = tc_all_types[t->index];
+        if (tc_type_supported(g_ctx, t->type)) {
+            t->k = ops_for_type(one_input_ops, ARRAY_SIZE(one_input_ops), t->type, t->ops);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* The alignment multi.h asks of a result's offset. */
@@ -143,26 +162,6 @@ static int check_reference(clreduce_op op, clreduce_type type, const void *data,
 
 /* ---- one call and its checks ------------------------------------------------------ */
 
-typedef struct suite {
-    clreduce_ctx *ctx;
-    const char *label;
-    size_t cases;
-    int failures;
-} suite;
-
-static void report(suite *s, const char *fmt, ...)
-{
-    s->failures++;
-    if (s->failures > MAX_REPORTS)
-        return;
-    char text[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    print_error("FAILED [%s] %s\n", s->label, text);
-}
-
 /* What a case varies besides its data. */
 typedef struct case_shape {
     size_t lead, tail;  /* poisoned elements around the input range */
@@ -205,7 +204,7 @@ static int both_nan(clreduce_type type, const unsigned char *got, const unsigned
  * the CPU reference (of sum, min, max, argmin, argmax and minmax only where
  * the data holds NaN or infinities, the only references that take them),
  * the bytes around the results untouched, a done event. */
-static void run_set(suite *s, cl_command_queue queue, const clreduce_op *ops, size_t k,
+static void run_set(tc_suite *s, cl_command_queue queue, const clreduce_op *ops, size_t k,
                     clreduce_type type, clreduce_variant v, const void *data, size_t n,
                     const case_shape *c)
 {
@@ -242,8 +241,8 @@ static void run_set(suite *s, cl_command_queue queue, const clreduce_op *ops, si
                                                offsets, upload ? 1 : 0, upload ? &upload : NULL,
                                                &done);
     if (st != CLREDUCE_SUCCESS || done == TC_EVENT_SENTINEL) {
-        report(s, "%s: %s (%s)%s", what, clreduce_status_string(st), clreduce_last_error(ctx),
-             st == CLREDUCE_SUCCESS ? ", no done event" : "");
+        tc_ops_report(s, "%s: %s (%s)%s", what, clreduce_status_string(st),
+                      clreduce_last_error(ctx), st == CLREDUCE_SUCCESS ? ", no done event" : "");
         assert_int_equal(clFinish(queue), CL_SUCCESS);
         goto out;
     }
@@ -256,7 +255,7 @@ static void run_set(suite *s, cl_command_queue queue, const clreduce_op *ops, si
         for (size_t j = 0; j < k; j++)
             inside |= i >= offsets[j] && i < offsets[j] + clreduce_result_size(ops[j], type);
         if (!inside && res[i] != TC_SENTINEL_BYTE) {
-            report(s, "%s: byte %zu outside the results written", what, i);
+            tc_ops_report(s, "%s: byte %zu outside the results written", what, i);
             break;
         }
     }
@@ -267,8 +266,8 @@ static void run_set(suite *s, cl_command_queue queue, const clreduce_op *ops, si
         st = clreduce_reduce(ctx, queue, ops[j], type, v, in, c->lead, n, single, 0, 0, NULL,
                              &alone_done);
         if (st != CLREDUCE_SUCCESS) {
-            report(s, "%s: %s alone: %s (%s)", what, clreduce_op_name(ops[j]),
-                 clreduce_status_string(st), clreduce_last_error(ctx));
+            tc_ops_report(s, "%s: %s alone: %s (%s)", what, clreduce_op_name(ops[j]),
+                          clreduce_status_string(st), clreduce_last_error(ctx));
             continue;
         }
         tc_read_buffer(queue, single, alone, rs, 1, &alone_done);
@@ -285,9 +284,10 @@ static void run_set(suite *s, cl_command_queue queue, const clreduce_op *ops, si
             char g[80], a[80];
             format_bytes(got, rs, g, sizeof g);
             format_bytes(alone, rs, a, sizeof a);
-            report(s, "%s: %s gave bytes %s, alone %s", what, clreduce_op_name(ops[j]), g, a);
+            tc_ops_report(s, "%s: %s gave bytes %s, alone %s", what, clreduce_op_name(ops[j]),
+                          g, a);
         } else if (referenced && !check_reference(ops[j], type, data, n, got, why, sizeof why)) {
-            report(s, "%s: %s: %s", what, clreduce_op_name(ops[j]), why);
+            tc_ops_report(s, "%s: %s: %s", what, clreduce_op_name(ops[j]), why);
         }
     }
 out:
@@ -301,13 +301,6 @@ out:
     free(host);
     free(res);
     free(alone);
-}
-
-static void finish_suite(const suite *s)
-{
-    printf("[%s] %zu cases, %d failed\n", s->label, s->cases, s->failures);
-    fflush(stdout);
-    assert_int_equal(s->failures, 0);
 }
 
 /* ---- tests ---------------------------------------------------------------------------- */
@@ -330,24 +323,21 @@ static void test_sets(void **state)
     clreduce_variant v = other ? other_variant() : CLREDUCE_AUTO;
     char label[64];
     snprintf(label, sizeof label, "sets_%s", clreduce_variant_name(v));
-    tc_seed_for(label);
-    suite s = {g_ctx, label, 0, 0};
+    tc_suite s = tc_ops_seeded_suite(g_ctx, label);
     void *data = malloc(TC_LARGE_COUNT * 8);
-    for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
-        clreduce_type type = tc_all_types[ti];
-        if (!tc_type_supported(g_ctx, type))
-            continue;
-        clreduce_op ops[CLREDUCE_MULTI_MAX];
-        size_t k = ops_for_type(one_input_ops, ARRAY_SIZE(one_input_ops), type, ops);
+    for (type_ops t = {0}; next_type(&t, ARRAY_SIZE(tc_all_types)); t.index++) {
+        clreduce_type type = t.type;
+        size_t ti = t.index;
         for (size_t si = 0; si < ARRAY_SIZE(all_sizes); si++) {
             size_t n = all_sizes[si];
             fill_for_set(type, data, n, s.cases);
             case_shape c = shape_of_case(s.cases);
-            run_set(&s, g_queue, ops, k, type, v, data, n, &c);
+            run_set(&s, g_queue, t.ops, t.k, type, v, data, n, &c);
         }
         for (size_t j = 0; j < (other ? 1u : 2u); j++) {
             const op_set *set = &mixed_sets[(2 * ti + j) % ARRAY_SIZE(mixed_sets)];
-            k = ops_for_type(set->ops, set->count, type, ops);
+            clreduce_op ops[CLREDUCE_MULTI_MAX];
+            size_t k = ops_for_type(set->ops, set->count, type, ops);
             size_t n = (ti + j) & 1 ? TC_LARGE_COUNT : all_sizes[(ti + j) % 6];
             fill_for_set(type, data, n, s.cases);
             case_shape c = shape_of_case(s.cases);
@@ -356,7 +346,7 @@ static void test_sets(void **state)
         for (size_t oi = 0; oi < ARRAY_SIZE(one_input_ops) && !other; oi++) {
             clreduce_op op = one_input_ops[oi];
             if ((oi % ARRAY_SIZE(tc_all_types) != ti && type != CLREDUCE_FLOAT) ||
-                !op_takes(op, type))
+                !tc_ops_takes(op, type))
                 continue;
             size_t n = all_sizes[(oi + ti) % ARRAY_SIZE(all_sizes)];
             fill_for_set(type, data, n, s.cases);
@@ -365,7 +355,7 @@ static void test_sets(void **state)
         }
     }
     free(data);
-    finish_suite(&s);
+    tc_ops_finish_suite(&s);
 }
 
 /* Special values where each part of the kernel meets them: NaN, infinities
@@ -374,16 +364,11 @@ static void test_sets(void **state)
 static void test_special_values(void **state)
 {
     (void)state;
-    tc_seed_for("special_values");
-    suite s = {g_ctx, "special_values", 0, 0};
+    tc_suite s = tc_ops_seeded_suite(g_ctx, "special_values");
     static const size_t sizes[] = {1, 33, 4099, TC_LARGE_COUNT};
     void *data = malloc(TC_LARGE_COUNT * 8);
-    for (int ti = 0; ti < 2; ti++) {
-        clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
-        if (!tc_type_supported(g_ctx, type))
-            continue;
-        clreduce_op ops[CLREDUCE_MULTI_MAX];
-        size_t k = ops_for_type(one_input_ops, ARRAY_SIZE(one_input_ops), type, ops);
+    for (type_ops t = {0}; next_type(&t, 2); t.index++) {
+        clreduce_type type = t.type;
         for (int vi = 0; vi < 2; vi++) {
             clreduce_variant v = vi ? other_variant() : CLREDUCE_AUTO;
             for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
@@ -422,13 +407,13 @@ static void test_special_values(void **state)
                     }
                     case_shape c = shape_of_case(s.cases);
                     c.specials = pattern != 5;
-                    run_set(&s, g_queue, ops, k, type, v, data, n, &c);
+                    run_set(&s, g_queue, t.ops, t.k, type, v, data, n, &c);
                 }
             }
         }
     }
     free(data);
-    finish_suite(&s);
+    tc_ops_finish_suite(&s);
 }
 
 /* count 0: each operator's result of no element, as the operator alone
@@ -437,41 +422,37 @@ static void test_special_values(void **state)
 static void test_empty(void **state)
 {
     (void)state;
-    suite s = {g_ctx, "empty", 0, 0};
-    for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
-        clreduce_type type = tc_all_types[ti];
-        if (!tc_type_supported(g_ctx, type))
-            continue;
-        clreduce_op ops[CLREDUCE_MULTI_MAX];
-        size_t k = ops_for_type(one_input_ops, ARRAY_SIZE(one_input_ops), type, ops);
+    tc_suite s = {g_ctx, "empty", 0, 0};
+    for (type_ops t = {0}; next_type(&t, ARRAY_SIZE(tc_all_types)); t.index++) {
+        clreduce_type type = t.type;
         for (int vi = 0; vi < 2; vi++) {
             case_shape c = shape_of_case(s.cases);
             c.first = tc_elem_size(type);
-            run_set(&s, g_queue, ops, k, type, vi ? other_variant() : CLREDUCE_AUTO, NULL, 0,
-                    &c);
+            run_set(&s, g_queue, t.ops, t.k, type, vi ? other_variant() : CLREDUCE_AUTO, NULL,
+                    0, &c);
         }
         unsigned char got[CLREDUCE_MULTI_MAX][RESULT_MAX], alone[RESULT_MAX];
         void *results[CLREDUCE_MULTI_MAX];
-        for (size_t j = 0; j < k; j++)
+        for (size_t j = 0; j < t.k; j++)
             results[j] = got[j];
         clreduce_status st =
-            clreduce_reduce_multi_host(g_ctx, ops, k, type, CLREDUCE_AUTO, NULL, 0, results);
+            clreduce_reduce_multi_host(g_ctx, t.ops, t.k, type, CLREDUCE_AUTO, NULL, 0, results);
         s.cases++;
         if (st != CLREDUCE_SUCCESS) {
-            report(&s, "host, %s: %s (%s)", clreduce_type_name(type), clreduce_status_string(st),
-                 clreduce_last_error(g_ctx));
+            tc_ops_report(&s, "host, %s: %s (%s)", clreduce_type_name(type),
+                          clreduce_status_string(st), clreduce_last_error(g_ctx));
             continue;
         }
-        for (size_t j = 0; j < k; j++) {
-            assert_int_equal(clreduce_reduce_host(g_ctx, ops[j], type, CLREDUCE_AUTO, NULL, 0,
+        for (size_t j = 0; j < t.k; j++) {
+            assert_int_equal(clreduce_reduce_host(g_ctx, t.ops[j], type, CLREDUCE_AUTO, NULL, 0,
                                                   alone),
                              CLREDUCE_SUCCESS);
-            if (memcmp(got[j], alone, clreduce_result_size(ops[j], type)) != 0)
-                report(&s, "host, %s, %s: not the result of no element", clreduce_type_name(type),
-                     clreduce_op_name(ops[j]));
+            if (memcmp(got[j], alone, clreduce_result_size(t.ops[j], type)) != 0)
+                tc_ops_report(&s, "host, %s, %s: not the result of no element",
+                              clreduce_type_name(type), clreduce_op_name(t.ops[j]));
         }
     }
-    finish_suite(&s);
+    tc_ops_finish_suite(&s);
 }
 
 /* Host calls: results anywhere (unaligned, in a structure), the same bits
@@ -479,16 +460,11 @@ static void test_empty(void **state)
 static void test_host(void **state)
 {
     (void)state;
-    tc_seed_for("host");
-    suite s = {g_ctx, "host", 0, 0};
+    tc_suite s = tc_ops_seeded_suite(g_ctx, "host");
     static const size_t sizes[] = {1, 257, 4097, 65539};
     void *data = malloc(65539 * 8);
-    for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
-        clreduce_type type = tc_all_types[ti];
-        if (!tc_type_supported(g_ctx, type))
-            continue;
-        clreduce_op ops[CLREDUCE_MULTI_MAX];
-        size_t k = ops_for_type(one_input_ops, ARRAY_SIZE(one_input_ops), type, ops);
+    for (type_ops t = {0}; next_type(&t, ARRAY_SIZE(tc_all_types)); t.index++) {
+        clreduce_type type = t.type;
         for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
             size_t n = sizes[si];
             fill_for_set(type, data, n, si);
@@ -497,35 +473,35 @@ static void test_host(void **state)
             memset(block, TC_SENTINEL_BYTE, sizeof block);
             void *results[CLREDUCE_MULTI_MAX];
             size_t at = 1;
-            for (size_t j = 0; j < k; j++) {
+            for (size_t j = 0; j < t.k; j++) {
                 results[j] = block + at;
-                at += clreduce_result_size(ops[j], type);
+                at += clreduce_result_size(t.ops[j], type);
             }
-            clreduce_status st =
-                clreduce_reduce_multi_host(g_ctx, ops, k, type, CLREDUCE_AUTO, data, n, results);
+            clreduce_status st = clreduce_reduce_multi_host(g_ctx, t.ops, t.k, type, CLREDUCE_AUTO,
+                                                            data, n, results);
             s.cases++;
             if (st != CLREDUCE_SUCCESS) {
-                report(&s, "%s n=%zu: %s (%s)", clreduce_type_name(type), n,
-                     clreduce_status_string(st), clreduce_last_error(g_ctx));
+                tc_ops_report(&s, "%s n=%zu: %s (%s)", clreduce_type_name(type), n,
+                              clreduce_status_string(st), clreduce_last_error(g_ctx));
                 continue;
             }
             if (block[0] != TC_SENTINEL_BYTE || block[at] != TC_SENTINEL_BYTE)
-                report(&s, "%s n=%zu: bytes beside the results written", clreduce_type_name(type),
-                     n);
-            for (size_t j = 0; j < k; j++) {
-                size_t rs = clreduce_result_size(ops[j], type);
-                assert_int_equal(clreduce_reduce_host(g_ctx, ops[j], type, CLREDUCE_AUTO, data,
+                tc_ops_report(&s, "%s n=%zu: bytes beside the results written",
+                              clreduce_type_name(type), n);
+            for (size_t j = 0; j < t.k; j++) {
+                size_t rs = clreduce_result_size(t.ops[j], type);
+                assert_int_equal(clreduce_reduce_host(g_ctx, t.ops[j], type, CLREDUCE_AUTO, data,
                                                       n, alone),
                                  CLREDUCE_SUCCESS);
                 char why[512];
-                int may_differ = ops[j] == CLREDUCE_OP_SUM && tc_is_float_type(type) &&
+                int may_differ = t.ops[j] == CLREDUCE_OP_SUM && tc_is_float_type(type) &&
                                  float_sum_may_differ(g_ctx);
                 if (!may_differ && memcmp(results[j], alone, rs) != 0)
-                    report(&s, "%s n=%zu: %s differs from the call alone",
-                         clreduce_type_name(type), n, clreduce_op_name(ops[j]));
-                else if (!check_reference(ops[j], type, data, n, results[j], why, sizeof why))
-                    report(&s, "%s n=%zu: %s: %s", clreduce_type_name(type), n,
-                         clreduce_op_name(ops[j]), why);
+                    tc_ops_report(&s, "%s n=%zu: %s differs from the call alone",
+                                  clreduce_type_name(type), n, clreduce_op_name(t.ops[j]));
+                else if (!check_reference(t.ops[j], type, data, n, results[j], why, sizeof why))
+                    tc_ops_report(&s, "%s n=%zu: %s: %s", clreduce_type_name(type), n,
+                                  clreduce_op_name(t.ops[j]), why);
             }
         }
     }
@@ -546,7 +522,7 @@ static void test_host(void **state)
     assert_true(r.sum == -500.0f && r.min == -500.0f && r.max == 499.0f);
     assert_true(r.argmax.value == 499.0f && r.argmax.index == 27);
     free(data);
-    finish_suite(&s);
+    tc_ops_finish_suite(&s);
 }
 
 /* Results in the input's own buffer beside its range, in a sub-buffer of
@@ -620,72 +596,51 @@ static void test_layouts(void **state)
     if (tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
         cl_command_queue q = tc_create_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
         assert_non_null(q);
-        suite s = {g_ctx, "layouts_out_of_order", 0, 0};
+        tc_suite s = {g_ctx, "layouts_out_of_order", 0, 0};
         for (int vi = 0; vi < 2; vi++) {
             case_shape c = shape_of_case(3); /* with a wait list */
             run_set(&s, q, ops, 4, CLREDUCE_FLOAT, vi ? other_variant() : CLREDUCE_AUTO, data,
                     n, &c);
         }
         clReleaseCommandQueue(q);
-        finish_suite(&s);
+        tc_ops_finish_suite(&s);
     }
     free(host);
     free(back);
 }
 
-/* Other tunings change the grid (scalar loads and one load per work-item;
- * vectors of 8 and 3 loads): the multi call follows each operator's own
- * reduction there too. */
-static void test_tunings(void **state)
+/* The cases of each tuning: one set of operators on float and int32
+ * (tuning 0) or on float (tuning 1), at three sizes. */
+static void tuning_cases(tc_suite *s, size_t tuning)
 {
-    (void)state;
-    tc_seed_for("tunings");
     static const size_t sizes[] = {33, 4097, 65539};
-    static const unsigned widths[] = {1, 8};
+    static const clreduce_type types[] = {CLREDUCE_FLOAT, CLREDUCE_INT32};
+    static const clreduce_op some[] = {CLREDUCE_OP_ARGMAX, CLREDUCE_OP_SUM, CLREDUCE_OP_NORM2,
+                                       CLREDUCE_OP_MIN, CLREDUCE_OP_MEAN_VAR};
     void *data = malloc(65539 * 8);
-    for (size_t wi = 0; wi < ARRAY_SIZE(widths); wi++) {
-        clreduce_settings settings;
-        clreduce_default_settings(&settings);
-        settings.vector_width = widths[wi];
-        settings.loads_per_work_item = wi ? 3 : 1;
-        settings.work_group_size = 64;
-        settings.groups_per_compute_unit = 3;
-        clreduce_ctx *ctx;
-        assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(g_ctx),
-                                                       clreduce_get_cl_device(g_ctx), &settings,
-                                                       &ctx),
-                         CLREDUCE_SUCCESS);
-        char label[64];
-        snprintf(label, sizeof label, "tuning_vector_width_%u", widths[wi]);
-        suite s = {ctx, label, 0, 0};
-        static const clreduce_type types[] = {CLREDUCE_FLOAT, CLREDUCE_INT32};
-        static const clreduce_op some[] = {CLREDUCE_OP_ARGMAX, CLREDUCE_OP_SUM,
-                                           CLREDUCE_OP_NORM2, CLREDUCE_OP_MIN,
-                                           CLREDUCE_OP_MEAN_VAR};
-        for (size_t ti = 0; ti < (wi ? 1u : 2u); ti++) {
-            clreduce_op ops[CLREDUCE_MULTI_MAX];
-            size_t k = ops_for_type(some, ARRAY_SIZE(some), types[ti], ops);
-            for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
-                fill_for_set(types[ti], data, sizes[si], si);
-                case_shape c = shape_of_case(s.cases);
-                run_set(&s, g_queue, ops, k, types[ti], CLREDUCE_AUTO, data, sizes[si], &c);
-            }
+    for (size_t ti = 0; ti < (tuning ? 1u : 2u); ti++) {
+        clreduce_op ops[CLREDUCE_MULTI_MAX];
+        size_t k = ops_for_type(some, ARRAY_SIZE(some), types[ti], ops);
+        for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
+            fill_for_set(types[ti], data, sizes[si], si);
+            case_shape c = shape_of_case(s->cases);
+            run_set(s, g_queue, ops, k, types[ti], CLREDUCE_AUTO, data, sizes[si], &c);
         }
-        clreduce_destroy(ctx);
-        finish_suite(&s);
     }
     free(data);
 }
+
+/* Other tunings change the grid (scalar loads and one load per work-item;
+ * vectors of 8 and 3 loads): the multi call follows each operator's own
+ * reduction there too. */
+static const tc_ops_tunings tunings = {&g_ctx, {1, 3}, tuning_cases};
 
 /* Bad arguments: refused with their status and a message, nothing
  * enqueued, built or written. */
 static void test_errors(void **state)
 {
     (void)state;
-    float input[64];
-    unsigned char output[64];
-    tc_guarded g;
-    tc_make_guarded(g_ctx, g_queue, input, 64, output, sizeof output, &g);
+    tc_guarded g = tc_ops_guarded(g_ctx, g_queue);
     const clreduce_op four[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX,
                                 CLREDUCE_OP_ARGMAX};
     const size_t at[] = {0, 4, 8, 16};
@@ -893,7 +848,7 @@ int main(void)
     tc_add_test(tests, &nt, "empty", test_empty, NULL);
     tc_add_test(tests, &nt, "host", test_host, NULL);
     tc_add_test(tests, &nt, "layouts", test_layouts, NULL);
-    tc_add_test(tests, &nt, "tunings", test_tunings, NULL);
+    tc_add_test(tests, &nt, "tunings", tc_ops_test_tunings, (void *)&tunings);
     int failed = tc_run_tests("unit.multi", tests, nt);
     return tc_finish(g_ctx, failed, g_queue, g_read_queue, NULL);
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "test_common.h"
+#include "test_common_ops.h"
 
 static clreduce_ctx *g_ctx;
 static cl_command_queue g_queue;
@@ -38,15 +39,8 @@ static const clreduce_op all_ops[] = {CLREDUCE_OP_ARGMIN,      CLREDUCE_OP_ARGMA
                                       CLREDUCE_OP_SUM_ABS,     CLREDUCE_OP_NORM2,
                                       CLREDUCE_OP_MEAN_VAR,    CLREDUCE_OP_DOT};
 
-#define MAX_REPORTS 20
-
 #define RESULT_MAX 32
 #define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
-
-static int op_takes(clreduce_op op, clreduce_type type)
-{
-    return clreduce_result_size(op, type) != 0;
-}
 
 /* ---- one reduction on the device ---------------------------------------------- */
 
@@ -135,15 +129,8 @@ static void run_on_device(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op
     free(yhost);
 }
 
-typedef struct suite {
-    clreduce_ctx *ctx;
-    const char *label;
-    size_t cases;
-    int failures;
-} suite;
-
 /* Runs op on x (y) and checks the result against the reference. */
-static int check_case(suite *s, const char *tag, clreduce_op op, clreduce_type type,
+static int check_case(tc_suite *s, const char *tag, clreduce_op op, clreduce_type type,
                       clreduce_variant v, const void *x, const void *y, size_t n, alias_mode alias,
                       long double var_tol)
 {
@@ -156,56 +143,116 @@ static int check_case(suite *s, const char *tag, clreduce_op op, clreduce_type t
     int ok = run.status == CLREDUCE_SUCCESS && run.neighbours_untouched && !run.problem[0];
     if (ok)
         ok = tc_op_check_result(op, type, x, yref, n, run.result, var_tol, why, sizeof why);
-    if (!ok) {
-        s->failures++;
-        if (s->failures <= MAX_REPORTS)
-            print_error("FAILED [%s] %s: op=%s type=%s variant=%s n=%zu case=%zu: %s%s%s%s%s\n",
-                        s->label, tag, clreduce_op_name(op), clreduce_type_name(type),
-                        clreduce_variant_name(v), n, k, why,
-                        run.status != CLREDUCE_SUCCESS ? clreduce_status_string(run.status) : "",
-                        run.status != CLREDUCE_SUCCESS ? clreduce_last_error(s->ctx) : "",
-                        run.neighbours_untouched ? "" : " (results next to it written)",
-                        run.problem);
-    }
+    if (!ok)
+        tc_ops_report(s, "%s: op=%s type=%s variant=%s n=%zu case=%zu: %s%s%s%s%s", tag,
+                      clreduce_op_name(op), clreduce_type_name(type), clreduce_variant_name(v), n,
+                      k, why,
+                      run.status != CLREDUCE_SUCCESS ? clreduce_status_string(run.status) : "",
+                      run.status != CLREDUCE_SUCCESS ? clreduce_last_error(s->ctx) : "",
+                      run.neighbours_untouched ? "" : " (results next to it written)",
+                      run.problem);
     return ok;
 }
 
-static void finish_suite(const suite *s)
+/* check_case of op on x alone (no y), with mean_var's m2 exact. */
+static void check_x(tc_suite *s, const char *tag, clreduce_op op, clreduce_type type,
+                    clreduce_variant v, const void *x, size_t n)
 {
-    printf("[%s] %zu cases, %d failed\n", s->label, s->cases, s->failures);
-    fflush(stdout);
-    assert_int_equal(s->failures, 0);
+    check_case(s, tag, op, type, v, x, NULL, n, SEPARATE_Y, 0);
 }
 
 /* ---- tests ------------------------------------------------------------------------ */
+
+/* The suite of test `name` on variant v, labelled name_<variant> in label,
+ * its data seeded by that label. */
+static tc_suite variant_suite(const char *name, clreduce_variant v, char label[64])
+{
+    snprintf(label, 64, "%s_%s", name, clreduce_variant_name(v));
+    return tc_ops_seeded_suite(g_ctx, label);
+}
+
+/* An operator and a type it takes. */
+typedef struct op_type {
+    clreduce_op op;
+    clreduce_type type;
+} op_type;
+
+#define MAX_OP_TYPES (ARRAY_SIZE(all_ops) * ARRAY_SIZE(tc_all_types))
+
+/* Every operator of all_ops with each type that it and the device take,
+ * operator by operator, into pairs; returns how many. */
+static size_t op_types(op_type *pairs)
+{
+    size_t count = 0;
+    for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++)
+        for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
+            op_type p = {all_ops[oi], tc_all_types[ti]};
+            if (tc_type_supported(g_ctx, p.type) && tc_ops_takes(p.op, p.type))
+                pairs[count++] = p;
+        }
+    return count;
+}
+
+/* The cases of a test on float and double at one size n, on x (room for
+ * TC_LARGE_COUNT elements). */
+typedef void (*float_cases)(tc_suite *s, clreduce_type type, void *x, size_t n);
+
+/* Runs `cases` on float, then on double where the device has it, at each of
+ * sizes[0 .. 4), as the suite `label`, its data seeded by that name;
+ * returns the suite, for tc_ops_finish_suite. */
+static tc_suite run_float_cases(const char *label, const size_t sizes[4], float_cases cases)
+{
+    tc_suite s = tc_ops_seeded_suite(g_ctx, label);
+    void *x = malloc(TC_LARGE_COUNT * 8);
+    for (size_t ti = 0; ti < 2; ti++) {
+        clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
+        if (!tc_type_supported(g_ctx, type))
+            continue;
+        for (size_t si = 0; si < 4; si++)
+            cases(&s, type, x, sizes[si]);
+    }
+    free(x);
+    return s;
+}
+
+/* A test of run_float_cases: its name (the suite's), sizes and cases. */
+typedef struct float_test {
+    const char *name;
+    size_t sizes[4];
+    float_cases cases;
+} float_test;
+
+/* The test *state, a float_test. */
+static void test_float_cases(void **state)
+{
+    const float_test *t = *state;
+    tc_suite s = run_float_cases(t->name, t->sizes, t->cases);
+    tc_ops_finish_suite(&s);
+}
 
 /* Every operator, type and size against the reference, on one variant. */
 static void test_random(void **state)
 {
     clreduce_variant v = *(const clreduce_variant *)*state;
     char label[64];
-    snprintf(label, sizeof label, "random_%s", clreduce_variant_name(v));
-    tc_seed_for(label);
-    suite s = {g_ctx, label, 0, 0};
+    tc_suite s = variant_suite("random", v, label);
     void *x = malloc(TC_LARGE_COUNT * 8), *y = malloc(TC_LARGE_COUNT * 8);
-    for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++)
-        for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
-            clreduce_op op = all_ops[oi];
-            clreduce_type type = tc_all_types[ti];
-            if (!tc_type_supported(g_ctx, type) || !op_takes(op, type))
-                continue;
-            assert_int_equal(clreduce_check_support(g_ctx, op, type, v), CLREDUCE_SUCCESS);
-            for (size_t si = 0; si < ARRAY_SIZE(all_sizes); si++) {
-                size_t n = all_sizes[si];
-                tc_op_fill(op, type, x, n);
-                tc_op_fill(op, type, y, n);
-                check_case(&s, "random", op, type, v, x, y, n, SEPARATE_Y,
-                           tc_op_variance_tolerance(type));
-            }
+    op_type pairs[MAX_OP_TYPES];
+    for (size_t pi = 0, count = op_types(pairs); pi < count; pi++) {
+        clreduce_op op = pairs[pi].op;
+        clreduce_type type = pairs[pi].type;
+        assert_int_equal(clreduce_check_support(g_ctx, op, type, v), CLREDUCE_SUCCESS);
+        for (size_t si = 0; si < ARRAY_SIZE(all_sizes); si++) {
+            size_t n = all_sizes[si];
+            tc_op_fill(op, type, x, n);
+            tc_op_fill(op, type, y, n);
+            check_case(&s, "random", op, type, v, x, y, n, SEPARATE_Y,
+                       tc_op_variance_tolerance(type));
         }
+    }
     free(x);
     free(y);
-    finish_suite(&s);
+    tc_ops_finish_suite(&s);
 }
 
 /* The unsupported variants say so, in check_support and in the call, and
@@ -235,9 +282,7 @@ static void test_arg_special(void **state)
 {
     clreduce_variant v = *(const clreduce_variant *)*state;
     char label[64];
-    snprintf(label, sizeof label, "arg_special_%s", clreduce_variant_name(v));
-    tc_seed_for(label);
-    suite s = {g_ctx, label, 0, 0};
+    tc_suite s = variant_suite("arg_special", v, label);
     void *x = malloc(TC_LARGE_COUNT * 8);
     static const size_t sizes[] = {1, 2, 31, 33, 257, 4097, TC_LARGE_COUNT};
     for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
@@ -260,184 +305,143 @@ static void test_arg_special(void **state)
                         tc_set(type, x, i, &val);
                     }
                 }
-                check_case(&s, "ties", op, type, v, x, NULL, n, SEPARATE_Y, 0);
+                check_x(&s, "ties", op, type, v, x, n);
                 /* Every element equal to the identity's extreme value. */
                 tc_value id;
                 tc_identity(a ? CLREDUCE_OP_MAX : CLREDUCE_OP_MIN, type, &id);
                 for (size_t i = 0; i < n; i++)
                     tc_set(type, x, i, &id);
-                check_case(&s, "all the identity's value", op, type, v, x, NULL, n, SEPARATE_Y,
-                           0);
+                check_x(&s, "all the identity's value", op, type, v, x, n);
                 if (!fl)
                     continue;
                 tc_fill_random(type, x, n);
                 tc_set_double(type, x, 0, NAN);
-                check_case(&s, "NaN first", op, type, v, x, NULL, n, SEPARATE_Y, 0);
+                check_x(&s, "NaN first", op, type, v, x, n);
                 tc_fill_random(type, x, n);
                 tc_set_double(type, x, n - 1, NAN);
-                check_case(&s, "NaN last", op, type, v, x, NULL, n, SEPARATE_Y, 0);
+                check_x(&s, "NaN last", op, type, v, x, n);
                 tc_fill_random(type, x, n);
                 for (int j = 0; j < 3; j++)
                     tc_set_double(type, x, tc_rand_below(n), j == 1 ? -NAN : NAN);
-                check_case(&s, "NaN at random places", op, type, v, x, NULL, n, SEPARATE_Y, 0);
+                check_x(&s, "NaN at random places", op, type, v, x, n);
                 for (size_t i = 0; i < n; i++)
                     tc_set_double(type, x, i, (tc_rand64() & 1) ? -NAN : NAN);
-                check_case(&s, "all NaN", op, type, v, x, NULL, n, SEPARATE_Y, 0);
+                check_x(&s, "all NaN", op, type, v, x, n);
                 for (size_t i = 0; i < n; i++)
                     tc_set_double(type, x, i, (tc_rand64() & 1) ? -0.0 : 0.0);
-                check_case(&s, "zeros of both signs", op, type, v, x, NULL, n, SEPARATE_Y, 0);
+                check_x(&s, "zeros of both signs", op, type, v, x, n);
                 for (size_t i = 0; i < n; i++)
                     tc_set_double(type, x, i, 0.0);
                 tc_set_double(type, x, n - 1, -0.0);
-                check_case(&s, "-0.0 last among +0.0", op, type, v, x, NULL, n, SEPARATE_Y, 0);
+                check_x(&s, "-0.0 last among +0.0", op, type, v, x, n);
                 for (size_t i = 0; i < n; i++)
                     tc_set_double(type, x, i, a ? -INFINITY : INFINITY);
                 tc_set_double(type, x, n / 2, a ? INFINITY : -INFINITY);
-                check_case(&s, "one opposite infinity", op, type, v, x, NULL, n, SEPARATE_Y, 0);
+                check_x(&s, "one opposite infinity", op, type, v, x, n);
             }
         }
     }
     free(x);
-    finish_suite(&s);
+    tc_ops_finish_suite(&s);
 }
 
 /* minmax of special values: NaN, infinities, signed zeros. */
-static void test_minmax_special(void **state)
+static void minmax_special_cases(tc_suite *s, clreduce_type type, void *x, size_t n)
 {
-    (void)state;
-    tc_seed_for("minmax_special");
-    suite s = {g_ctx, "minmax_special", 0, 0};
-    void *x = malloc(TC_LARGE_COUNT * 8);
-    static const size_t sizes[] = {1, 33, 4097, TC_LARGE_COUNT};
-    for (int ti = 0; ti < 2; ti++) {
-        clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
-        if (!tc_type_supported(g_ctx, type))
-            continue;
-        for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
-            size_t n = sizes[si];
-            tc_fill_random(type, x, n);
-            tc_set_double(type, x, tc_rand_below(n), (tc_rand64() & 1) ? -NAN : NAN);
-            check_case(&s, "a NaN", CLREDUCE_OP_MINMAX, type, CLREDUCE_AUTO, x, NULL, n,
-                       SEPARATE_Y, 0);
-            for (size_t i = 0; i < n; i++)
-                tc_set_double(type, x, i, (tc_rand64() & 1) ? -0.0 : 0.0);
-            check_case(&s, "zeros", CLREDUCE_OP_MINMAX, type, CLREDUCE_AUTO, x, NULL, n,
-                       SEPARATE_Y, 0);
-            tc_fill_random(type, x, n);
-            tc_set_double(type, x, tc_rand_below(n), INFINITY);
-            tc_set_double(type, x, tc_rand_below(n), -INFINITY);
-            check_case(&s, "infinities", CLREDUCE_OP_MINMAX, type, CLREDUCE_AUTO, x, NULL, n,
-                       SEPARATE_Y, 0);
-        }
-    }
-    free(x);
-    finish_suite(&s);
+    tc_fill_random(type, x, n);
+    tc_set_double(type, x, tc_rand_below(n), (tc_rand64() & 1) ? -NAN : NAN);
+    check_x(s, "a NaN", CLREDUCE_OP_MINMAX, type, CLREDUCE_AUTO, x, n);
+    for (size_t i = 0; i < n; i++)
+        tc_set_double(type, x, i, (tc_rand64() & 1) ? -0.0 : 0.0);
+    check_x(s, "zeros", CLREDUCE_OP_MINMAX, type, CLREDUCE_AUTO, x, n);
+    tc_fill_random(type, x, n);
+    tc_set_double(type, x, tc_rand_below(n), INFINITY);
+    tc_set_double(type, x, tc_rand_below(n), -INFINITY);
+    check_x(s, "infinities", CLREDUCE_OP_MINMAX, type, CLREDUCE_AUTO, x, n);
 }
+
+static const float_test minmax_special = {"minmax_special", {1, 33, 4097, TC_LARGE_COUNT},
+                                          minmax_special_cases};
 
 /* norm2 where the squares overflow or underflow the type, but the norm
  * does not; where the norm itself overflows; NaN and infinities. */
-static void test_norm_extremes(void **state)
+static void norm_extremes_cases(tc_suite *s, clreduce_type type, void *x, size_t n)
 {
-    (void)state;
-    tc_seed_for("norm_extremes");
-    suite s = {g_ctx, "norm_extremes", 0, 0};
-    void *x = malloc(TC_LARGE_COUNT * 8);
-    static const size_t sizes[] = {1, 33, 4097, TC_LARGE_COUNT};
-    for (int ti = 0; ti < 2; ti++) {
-        clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
-        if (!tc_type_supported(g_ctx, type))
-            continue;
-        double big = ti ? DBL_MAX : FLT_MAX, tiny = ti ? 0x1p-1070 : 0x1p-145;
-        for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
-            size_t n = sizes[si];
-            /* Near the largest value, the norm below it: |x| <= max/sqrt(2n). */
-            double scale = big / sqrt(2.0 * (double)n);
-            for (size_t i = 0; i < n; i++)
-                tc_set_double(type, x, i, scale * (2 * tc_rand_unit() - 1));
-            tc_set_double(type, x, tc_rand_below(n), scale);
-            check_case(&s, "near the largest value", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO, x,
-                       NULL, n, SEPARATE_Y, 0);
-            check_case(&s, "near the largest value", CLREDUCE_OP_NORM2, type,
-                       CLREDUCE_GRID_STRIDE, x, NULL, n, SEPARATE_Y, 0);
-            /* Every element the largest value over sqrt(n) (norm ~ max). */
-            for (size_t i = 0; i < n; i++)
-                tc_set_double(type, x, i, (i & 1 ? -1 : 1) * big / sqrt((double)n) * 0.999);
-            check_case(&s, "norm just below the largest value", CLREDUCE_OP_NORM2, type,
-                       CLREDUCE_AUTO, x, NULL, n, SEPARATE_Y, 0);
-            /* The norm overflows: +inf. */
-            for (size_t i = 0; i < n; i++)
-                tc_set_double(type, x, i, big * 0.75);
-            if (n > 1)
-                check_case(&s, "norm past the largest value", CLREDUCE_OP_NORM2, type,
-                           CLREDUCE_AUTO, x, NULL, n, SEPARATE_Y, 0);
-            /* Subnormals and values whose squares underflow. */
-            for (size_t i = 0; i < n; i++)
-                tc_set_double(type, x, i, tiny * (double)(1 + tc_rand_below(1000)));
-            check_case(&s, "squares below the smallest value", CLREDUCE_OP_NORM2, type,
-                       CLREDUCE_AUTO, x, NULL, n, SEPARATE_Y, 0);
-            /* Mixed: one huge, the rest tiny or ordinary. */
-            for (size_t i = 0; i < n; i++)
-                tc_set_double(type, x, i, (tc_rand64() & 1) ? tiny * 3 : 2 * tc_rand_unit() - 1);
-            tc_set_double(type, x, tc_rand_below(n), big / 4);
-            check_case(&s, "one huge among small ones", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO,
-                       x, NULL, n, SEPARATE_Y, 0);
-            tc_fill_random(type, x, n);
-            tc_set_double(type, x, tc_rand_below(n), INFINITY);
-            check_case(&s, "an infinity", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO, x, NULL, n,
-                       SEPARATE_Y, 0);
-            tc_set_double(type, x, tc_rand_below(n), NAN);
-            check_case(&s, "a NaN", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO, x, NULL, n,
-                       SEPARATE_Y, 0);
-            for (size_t i = 0; i < n; i++)
-                tc_set_double(type, x, i, 0.0);
-            check_case(&s, "zeros", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO, x, NULL, n,
-                       SEPARATE_Y, 0);
-        }
-    }
-    free(x);
-    finish_suite(&s);
+    int dbl = type == CLREDUCE_DOUBLE;
+    double big = dbl ? DBL_MAX : FLT_MAX, tiny = dbl ? 0x1p-1070 : 0x1p-145;
+    /* Near the largest value, the norm below it: |x| <= max/sqrt(2n). */
+    double scale = big / sqrt(2.0 * (double)n);
+    for (size_t i = 0; i < n; i++)
+        tc_set_double(type, x, i, scale * (2 * tc_rand_unit() - 1));
+    tc_set_double(type, x, tc_rand_below(n), scale);
+    check_x(s, "near the largest value", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO, x, n);
+    check_x(s, "near the largest value", CLREDUCE_OP_NORM2, type, CLREDUCE_GRID_STRIDE, x, n);
+    /* Every element the largest value over sqrt(n) (norm ~ max). */
+    for (size_t i = 0; i < n; i++)
+        tc_set_double(type, x, i, (i & 1 ? -1 : 1) * big / sqrt((double)n) * 0.999);
+    check_x(s, "norm just below the largest value", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO, x,
+            n);
+    /* The norm overflows: +inf. */
+    for (size_t i = 0; i < n; i++)
+        tc_set_double(type, x, i, big * 0.75);
+    if (n > 1)
+        check_x(s, "norm past the largest value", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO, x, n);
+    /* Subnormals and values whose squares underflow. */
+    for (size_t i = 0; i < n; i++)
+        tc_set_double(type, x, i, tiny * (double)(1 + tc_rand_below(1000)));
+    check_x(s, "squares below the smallest value", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO, x,
+            n);
+    /* Mixed: one huge, the rest tiny or ordinary. */
+    for (size_t i = 0; i < n; i++)
+        tc_set_double(type, x, i, (tc_rand64() & 1) ? tiny * 3 : 2 * tc_rand_unit() - 1);
+    tc_set_double(type, x, tc_rand_below(n), big / 4);
+    check_x(s, "one huge among small ones", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO, x, n);
+    tc_fill_random(type, x, n);
+    tc_set_double(type, x, tc_rand_below(n), INFINITY);
+    check_x(s, "an infinity", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO, x, n);
+    tc_set_double(type, x, tc_rand_below(n), NAN);
+    check_x(s, "a NaN", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO, x, n);
+    for (size_t i = 0; i < n; i++)
+        tc_set_double(type, x, i, 0.0);
+    check_x(s, "zeros", CLREDUCE_OP_NORM2, type, CLREDUCE_AUTO, x, n);
 }
+
+static const float_test norm_extremes = {"norm_extremes", {1, 33, 4097, TC_LARGE_COUNT},
+                                         norm_extremes_cases};
 
 /* Mean 10^6 and spread 1, compared with a two-pass reference, within the
  * bound clreduce.h states; also with the spread's sign pattern ordered
  * (a rising ramp) and with every value equal. */
+static void variance_adversarial_cases(tc_suite *s, clreduce_type type, void *x, size_t n)
+{
+    for (int vi = 0; vi < 2; vi++) {
+        clreduce_variant v = vi ? CLREDUCE_GRID_STRIDE : CLREDUCE_AUTO;
+        for (size_t i = 0; i < n; i++)
+            tc_set_double(type, x, i, 1e6 + (2 * tc_rand_unit() - 1) * sqrt(3.0));
+        check_case(s, "mean 1e6, spread 1", CLREDUCE_OP_MEAN_VAR, type, v, x, NULL, n,
+                   SEPARATE_Y, tc_op_variance_tolerance(type));
+        for (size_t i = 0; i < n; i++)
+            tc_set_double(type, x, i, 1e6 + 2.0 * (double)i / (double)n - 1.0);
+        check_case(s, "mean 1e6, a ramp of width 2", CLREDUCE_OP_MEAN_VAR, type, v, x, NULL, n,
+                   SEPARATE_Y, tc_op_variance_tolerance(type));
+        for (size_t i = 0; i < n; i++)
+            tc_set_double(type, x, i, 1e6 + 0.5);
+        check_x(s, "all equal", CLREDUCE_OP_MEAN_VAR, type, v, x, n);
+    }
+}
+
+/* variance_adversarial_cases, then the largest error of m2 they met. */
 static void test_variance_adversarial(void **state)
 {
     (void)state;
-    tc_seed_for("variance_adversarial");
-    suite s = {g_ctx, "variance_adversarial", 0, 0};
-    void *x = malloc(TC_LARGE_COUNT * 8);
-    static const size_t sizes[] = {2, 33, 4097, TC_LARGE_COUNT};
+    static const size_t sizes[4] = {2, 33, 4097, TC_LARGE_COUNT};
     tc_op_worst_m2[0] = tc_op_worst_m2[1] = 0;
-    for (int ti = 0; ti < 2; ti++) {
-        clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
-        if (!tc_type_supported(g_ctx, type))
-            continue;
-        for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
-            size_t n = sizes[si];
-            for (int vi = 0; vi < 2; vi++) {
-                clreduce_variant v = vi ? CLREDUCE_GRID_STRIDE : CLREDUCE_AUTO;
-                for (size_t i = 0; i < n; i++)
-                    tc_set_double(type, x, i, 1e6 + (2 * tc_rand_unit() - 1) * sqrt(3.0));
-                check_case(&s, "mean 1e6, spread 1", CLREDUCE_OP_MEAN_VAR, type, v, x, NULL, n,
-                           SEPARATE_Y, tc_op_variance_tolerance(type));
-                for (size_t i = 0; i < n; i++)
-                    tc_set_double(type, x, i, 1e6 + 2.0 * (double)i / (double)n - 1.0);
-                check_case(&s, "mean 1e6, a ramp of width 2", CLREDUCE_OP_MEAN_VAR, type, v, x,
-                           NULL, n, SEPARATE_Y, tc_op_variance_tolerance(type));
-                for (size_t i = 0; i < n; i++)
-                    tc_set_double(type, x, i, 1e6 + 0.5);
-                check_case(&s, "all equal", CLREDUCE_OP_MEAN_VAR, type, v, x, NULL, n,
-                           SEPARATE_Y, 0);
-            }
-        }
-    }
+    tc_suite s = run_float_cases("variance_adversarial", sizes, variance_adversarial_cases);
     printf("largest relative error of m2: float %.3Lg (allowed %.3Lg), double %.3Lg (allowed "
            "%.3Lg)\n",
            tc_op_worst_m2[0], tc_op_variance_tolerance(CLREDUCE_FLOAT), tc_op_worst_m2[1],
            tc_op_variance_tolerance(CLREDUCE_DOUBLE));
-    free(x);
-    finish_suite(&s);
+    tc_ops_finish_suite(&s);
 }
 
 /* dot with one buffer for both inputs: the same range, and ranges that
@@ -445,8 +449,7 @@ static void test_variance_adversarial(void **state)
 static void test_dot_alias(void **state)
 {
     (void)state;
-    tc_seed_for("dot_alias");
-    suite s = {g_ctx, "dot_alias", 0, 0};
+    tc_suite s = tc_ops_seeded_suite(g_ctx, "dot_alias");
     void *x = malloc((TC_LARGE_COUNT + 2) * 8);
     static const size_t sizes[] = {1, 33, 4097, TC_LARGE_COUNT};
     for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
@@ -479,16 +482,14 @@ static void test_dot_alias(void **state)
             a += fabsl((long double)f[i] * f[i + 2]);
         }
         s.cases++;
-        if (!(fabsl(got - want) <= 1e-5L * a)) {
-            s.failures++;
-            print_error("FAILED dot of overlapping ranges, n=%zu: got %g, expected %Lg\n", n,
-                        (double)got, want);
-        }
+        if (!(fabsl(got - want) <= 1e-5L * a))
+            tc_ops_report(&s, "dot of overlapping ranges, n=%zu: got %g, expected %Lg", n,
+                          (double)got, want);
         clReleaseMemObject(in);
         clReleaseMemObject(out);
     }
     free(x);
-    finish_suite(&s);
+    tc_ops_finish_suite(&s);
 }
 
 /* Host calls: every operator through clreduce_reduce_host and
@@ -496,40 +497,35 @@ static void test_dot_alias(void **state)
 static void test_host(void **state)
 {
     (void)state;
-    tc_seed_for("host");
-    suite s = {g_ctx, "host", 0, 0};
+    tc_suite s = tc_ops_seeded_suite(g_ctx, "host");
     static const size_t sizes[] = {0, 1, 257, 4097};
     double x[4097], y[4097];
-    for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++)
-        for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
-            clreduce_op op = all_ops[oi];
-            clreduce_type type = tc_all_types[ti];
-            if (!tc_type_supported(g_ctx, type) || !op_takes(op, type))
-                continue;
-            for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
-                size_t n = sizes[si], rs = clreduce_result_size(op, type);
-                tc_op_fill(op, type, x, n);
-                tc_op_fill(op, type, y, n);
-                unsigned char got[RESULT_MAX + 8];
-                memset(got, TC_SENTINEL_BYTE, sizeof got);
-                clreduce_status st =
-                    op == CLREDUCE_OP_DOT
-                        ? clreduce_dot_host(g_ctx, type, CLREDUCE_AUTO, x, y, n, got)
-                        : clreduce_reduce_host(g_ctx, op, type, CLREDUCE_AUTO, x, n, got);
-                char why[512] = "";
-                int ok = st == CLREDUCE_SUCCESS && got[rs] == TC_SENTINEL_BYTE &&
-                         tc_op_check_result(op, type, x, y, n, got,
-                                            tc_op_variance_tolerance(type), why, sizeof why);
-                s.cases++;
-                if (!ok) {
-                    s.failures++;
-                    print_error("FAILED host op=%s type=%s n=%zu: %s %s %s\n",
-                                clreduce_op_name(op), clreduce_type_name(type), n, why,
-                                clreduce_status_string(st), clreduce_last_error(g_ctx));
-                }
-            }
+    op_type pairs[MAX_OP_TYPES];
+    for (size_t pi = 0, count = op_types(pairs); pi < count; pi++) {
+        clreduce_op op = pairs[pi].op;
+        clreduce_type type = pairs[pi].type;
+        for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
+            size_t n = sizes[si], rs = clreduce_result_size(op, type);
+            tc_op_fill(op, type, x, n);
+            tc_op_fill(op, type, y, n);
+            unsigned char got[RESULT_MAX + 8];
+            memset(got, TC_SENTINEL_BYTE, sizeof got);
+            clreduce_status st =
+                op == CLREDUCE_OP_DOT
+                    ? clreduce_dot_host(g_ctx, type, CLREDUCE_AUTO, x, y, n, got)
+                    : clreduce_reduce_host(g_ctx, op, type, CLREDUCE_AUTO, x, n, got);
+            char why[512] = "";
+            int ok = st == CLREDUCE_SUCCESS && got[rs] == TC_SENTINEL_BYTE &&
+                     tc_op_check_result(op, type, x, y, n, got, tc_op_variance_tolerance(type),
+                                        why, sizeof why);
+            s.cases++;
+            if (!ok)
+                tc_ops_report(&s, "op=%s type=%s n=%zu: %s %s %s", clreduce_op_name(op),
+                              clreduce_type_name(type), n, why, clreduce_status_string(st),
+                              clreduce_last_error(g_ctx));
         }
-    finish_suite(&s);
+    }
+    tc_ops_finish_suite(&s);
 }
 
 /* count 0 on the device: the result of no element, written at the offset,
@@ -537,18 +533,13 @@ static void test_host(void **state)
 static void test_empty(void **state)
 {
     (void)state;
-    suite s = {g_ctx, "empty", 0, 0};
-    for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++)
-        for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
-            clreduce_op op = all_ops[oi];
-            clreduce_type type = tc_all_types[ti];
-            if (!tc_type_supported(g_ctx, type) || !op_takes(op, type))
-                continue;
-            for (int vi = 0; vi < 2; vi++)
-                check_case(&s, "count 0", op, type, vi ? CLREDUCE_GRID_STRIDE : CLREDUCE_AUTO,
-                           NULL, NULL, 0, SEPARATE_Y, 0);
-        }
-    finish_suite(&s);
+    tc_suite s = {g_ctx, "empty", 0, 0};
+    op_type pairs[MAX_OP_TYPES];
+    for (size_t pi = 0, count = op_types(pairs); pi < count; pi++)
+        for (int vi = 0; vi < 2; vi++)
+            check_case(&s, "count 0", pairs[pi].op, pairs[pi].type,
+                       vi ? CLREDUCE_GRID_STRIDE : CLREDUCE_AUTO, NULL, NULL, 0, SEPARATE_Y, 0);
+    tc_ops_finish_suite(&s);
 }
 
 /* The same input gives the same bits, run after run. */
@@ -651,63 +642,44 @@ static void test_back_to_back(void **state)
     free(x);
 }
 
-/* Other tunings on a context of their own: one element per load (no
- * vectors), three loads in flight, small work-groups; and 8-wide vectors. */
-static void test_tunings(void **state)
+/* The cases of each tuning: every operator on float and double at three
+ * sizes, argmin and argmax on data with ties. */
+static void tuning_cases(tc_suite *s, size_t tuning)
 {
-    (void)state;
-    tc_seed_for("tunings");
-    static const unsigned widths[] = {1, 8};
-    void *x = malloc(TC_LARGE_COUNT * 8), *y = malloc(TC_LARGE_COUNT * 8);
+    (void)tuning;
     static const size_t sizes[] = {33, 4097, 65539};
-    for (size_t wi = 0; wi < ARRAY_SIZE(widths); wi++) {
-        clreduce_settings settings;
-        clreduce_default_settings(&settings);
-        settings.vector_width = widths[wi];
-        settings.loads_per_work_item = 3;
-        settings.work_group_size = 64;
-        settings.groups_per_compute_unit = 3;
-        clreduce_ctx *ctx;
-        assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(g_ctx),
-                                                       clreduce_get_cl_device(g_ctx), &settings,
-                                                       &ctx),
-                         CLREDUCE_SUCCESS);
-        char label[64];
-        snprintf(label, sizeof label, "tuning_vector_width_%u", widths[wi]);
-        suite s = {ctx, label, 0, 0};
-        for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++)
-            for (int ti = 0; ti < 2; ti++) {
-                clreduce_op op = all_ops[oi];
-                clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
-                if (!tc_type_supported(ctx, type))
-                    continue;
-                for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
-                    size_t n = sizes[si];
-                    tc_op_fill(op, type, x, n);
-                    tc_op_fill(op, type, y, n);
-                    if (op == CLREDUCE_OP_ARGMAX || op == CLREDUCE_OP_ARGMIN)
-                        for (size_t i = 0; i < n; i++)
-                            tc_set_double(type, x, i, (double)tc_rand_below(50));
-                    check_case(&s, "tuning", op, type, CLREDUCE_AUTO, x, y, n, SEPARATE_Y,
-                               tc_op_variance_tolerance(type));
-                }
+    void *x = malloc(TC_LARGE_COUNT * 8), *y = malloc(TC_LARGE_COUNT * 8);
+    for (size_t oi = 0; oi < ARRAY_SIZE(all_ops); oi++)
+        for (int ti = 0; ti < 2; ti++) {
+            clreduce_op op = all_ops[oi];
+            clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
+            if (!tc_type_supported(s->ctx, type))
+                continue;
+            for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
+                size_t n = sizes[si];
+                tc_op_fill(op, type, x, n);
+                tc_op_fill(op, type, y, n);
+                if (op == CLREDUCE_OP_ARGMAX || op == CLREDUCE_OP_ARGMIN)
+                    for (size_t i = 0; i < n; i++)
+                        tc_set_double(type, x, i, (double)tc_rand_below(50));
+                check_case(s, "tuning", op, type, CLREDUCE_AUTO, x, y, n, SEPARATE_Y,
+                           tc_op_variance_tolerance(type));
             }
-        clreduce_destroy(ctx);
-        finish_suite(&s);
-    }
+        }
     free(x);
     free(y);
 }
+
+/* Other tunings on a context of their own: one element per load (no
+ * vectors), three loads in flight, small work-groups; and 8-wide vectors. */
+static const tc_ops_tunings tunings = {&g_ctx, {3, 3}, tuning_cases};
 
 /* Bad arguments: each refused with its status and a message, nothing
  * enqueued, built or written. */
 static void test_errors(void **state)
 {
     (void)state;
-    float input[64];
-    unsigned char output[64];
-    tc_guarded g;
-    tc_make_guarded(g_ctx, g_queue, input, 64, output, sizeof output, &g);
+    tc_guarded g = tc_ops_guarded(g_ctx, g_queue);
 
     TC_EXPECT_FAILURE(&g, g_ctx, "dot through clreduce_reduce", CLREDUCE_ERROR_INVALID_ARGUMENT,
                       g_ctx, WORDS("dot", "clreduce_dot"),
@@ -804,8 +776,8 @@ static void test_errors(void **state)
     unsigned char res[32];
     memset(res, TC_SENTINEL_BYTE, sizeof res);
     tc_check_status_and_message(
-        "dot_host result over y", clreduce_dot_host(g_ctx, CLREDUCE_FLOAT, CLREDUCE_AUTO, input,
-                                                    data, 16, &data[15]),
+        "dot_host result over y", clreduce_dot_host(g_ctx, CLREDUCE_FLOAT, CLREDUCE_AUTO,
+                                                    g.input_data, data, 16, &data[15]),
         CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("input2", "result"));
     tc_check_status_and_message(
         "dot_host NULL y", clreduce_dot_host(g_ctx, CLREDUCE_FLOAT, CLREDUCE_AUTO, data, NULL, 4,
@@ -869,15 +841,15 @@ int main(void)
                  clreduce_variant_name(variants[i]));
         tc_add_test(tests, &nt, names[1][i], test_arg_special, &variants[i]);
     }
-    tc_add_test(tests, &nt, "minmax_special", test_minmax_special, NULL);
-    tc_add_test(tests, &nt, "norm_extremes", test_norm_extremes, NULL);
+    tc_add_test(tests, &nt, minmax_special.name, test_float_cases, (void *)&minmax_special);
+    tc_add_test(tests, &nt, norm_extremes.name, test_float_cases, (void *)&norm_extremes);
     tc_add_test(tests, &nt, "variance_adversarial", test_variance_adversarial, NULL);
     tc_add_test(tests, &nt, "dot_alias", test_dot_alias, NULL);
     tc_add_test(tests, &nt, "host", test_host, NULL);
     tc_add_test(tests, &nt, "empty", test_empty, NULL);
     tc_add_test(tests, &nt, "deterministic", test_deterministic, NULL);
     tc_add_test(tests, &nt, "back_to_back", test_back_to_back, NULL);
-    tc_add_test(tests, &nt, "tunings", test_tunings, NULL);
+    tc_add_test(tests, &nt, "tunings", tc_ops_test_tunings, (void *)&tunings);
     int failed = tc_run_tests("unit.operators", tests, nt);
     return tc_finish(g_ctx, failed, g_queue, g_read_queue, NULL);
 }

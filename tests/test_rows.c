@@ -21,14 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_common.h"
+#include "test_common_rows.h"
 
 static clreduce_ctx *g_ctx;
 static cl_command_queue g_queue;
 
 /* Elements of input a case may use: keeps the suite quick on two CPU cores. */
 #define MAX_ELEMENTS ((size_t)4 << 20)
-#define MAX_REPORTS 20
 
 /* ---- the bound ---------------------------------------------------------------- */
 
@@ -50,58 +49,29 @@ typedef struct rows_case {
     cl_command_queue queue;     /* NULL: g_queue */
 } rows_case;
 
-typedef struct rows_outcome {
-    clreduce_status status;
-    size_t wrong;           /* results that differ from the reference */
-    int outside_changed;    /* a result buffer element outside the results changed */
-    double worst;           /* float sums: largest error / bound */
-    char why[384];
-    void *results;          /* the results read back (malloc'd, rows elements) */
-} rows_outcome;
-
 /* Lays the rows out at c->offset of a buffer with every element that is not
  * part of a row (before, between in the padding, after) poisoned, reduces
  * them into a sentinel-filled result buffer, and checks every result and
  * the sentinels around them. `data` holds rows * pitch elements as laid out
  * (padding included: it is overwritten with poison here). */
-static void run_rows(const rows_case *c, void *data, rows_outcome *o)
+static void run_rows(const rows_case *c, void *data, tcr_outcome *o)
 {
     memset(o, 0, sizeof *o);
     size_t es = clreduce_type_size(c->type);
     size_t pitch = c->pitch ? c->pitch : c->length;
-    size_t span = c->rows && c->length ? (c->rows - 1) * pitch + c->length : 0;
-    size_t total = c->offset + span + 3;
-    tc_value poison;
-    tc_poison(c->op, c->type, &poison);
-    unsigned char *host = malloc(total * es);
-    assert_non_null(host);
-    for (size_t i = 0; i < total; i++)
-        tc_set(c->type, host, i, &poison);
-    for (size_t r = 0; r < c->rows; r++)
-        memcpy(host + (c->offset + r * pitch) * es, (unsigned char *)data + r * pitch * es,
-               c->length * es);
+    size_t total = c->offset + tcr_span(c->rows, c->length, pitch) + 3;
+    unsigned char *host = tcr_poisoned_buffer(c->op, c->type, total);
+    tcr_copy_rows(host + c->offset * es, data, c->rows, c->length, pitch, es);
     size_t rcount = c->result_offset + c->rows + 2;
-    unsigned char *res = malloc(rcount * es);
-    assert_non_null(res);
-    memset(res, TC_SENTINEL_BYTE, rcount * es);
+    unsigned char *res = tcr_sentinel_buffer(rcount * es);
     cl_mem in = tc_make_buffer(g_ctx, total * es, host);
     cl_mem out = tc_make_buffer(g_ctx, rcount * es, res);
     cl_command_queue q = c->queue ? c->queue : g_queue;
     cl_event done = NULL;
     o->status = clreduce_reduce_rows(g_ctx, q, c->op, c->type, in, c->offset, c->rows, c->length,
                                      c->pitch, out, c->result_offset, 0, NULL, &done);
-    if (o->status == CLREDUCE_SUCCESS) {
-        tc_read_buffer(q, out, res, rcount * es, 1, &done);
-        clReleaseEvent(done);
-    } else {
-        snprintf(o->why, sizeof o->why, "%s: %s", clreduce_status_string(o->status),
-                 clreduce_last_error(g_ctx));
-    }
-    o->outside_changed =
-        tc_first_changed_outside(res, rcount, c->result_offset, c->rows, es) != SIZE_MAX;
-    o->results = malloc((c->rows ? c->rows : 1) * es);
-    assert_non_null(o->results);
-    memcpy(o->results, res + c->result_offset * es, c->rows * es);
+    tcr_read_back(o, g_ctx, q, out, res, rcount * es, done);
+    tcr_take_results(o, res, rcount, c->result_offset, c->rows, es);
     if (o->status == CLREDUCE_SUCCESS) {
         size_t *starts = malloc((c->rows ? c->rows : 1) * sizeof *starts);
         size_t *lengths = malloc((c->rows ? c->rows : 1) * sizeof *lengths);
@@ -110,12 +80,9 @@ static void run_rows(const rows_case *c, void *data, rows_outcome *o)
             starts[r] = r * pitch;
             lengths[r] = c->length;
         }
-        clreduce_settings t;
-        assert_int_equal(clreduce_get_tuning(g_ctx, c->type, &t), CLREDUCE_SUCCESS);
         /* The reference reads the rows where they lie in `host`. */
-        o->wrong = tc_check_batched(c->op, c->type, host + c->offset * es, starts, lengths,
-                                    c->rows, o->results, row_chain_length, &t, &o->worst, o->why,
-                                    sizeof o->why);
+        tcr_check_results(o, g_ctx, c->op, c->type, host + c->offset * es, starts, lengths,
+                          c->rows, row_chain_length);
         free(starts);
         free(lengths);
     }
@@ -125,33 +92,14 @@ static void run_rows(const rows_case *c, void *data, rows_outcome *o)
     free(res);
 }
 
-static int g_reports;
-
 /* Runs a case and reports it; returns 1 when it passed. */
 static int check_rows(const char *tag, const rows_case *c, void *data)
 {
-    rows_outcome o;
+    tcr_outcome o;
     run_rows(c, data, &o);
-    int ok = o.status == CLREDUCE_SUCCESS && o.wrong == 0 && !o.outside_changed;
-    if (!ok && g_reports++ < MAX_REPORTS)
-        print_error("FAILED %s: op=%s type=%s rows=%zu length=%zu pitch=%zu offset=%zu "
-                    "result_offset=%zu: %zu wrong%s; %s\n",
-                    tag, tc_op_name(c->op), tc_type_name(c->type), c->rows, c->length, c->pitch,
-                    c->offset, c->result_offset, o.wrong,
-                    o.outside_changed ? ", elements around the results changed" : "", o.why);
-    free(o.results);
-    return ok;
-}
-
-/* Fills rows * pitch elements: random rows, shaped for the operator. */
-static void fill_rows(clreduce_op op, clreduce_type type, void *data, size_t rows, size_t pitch,
-                      size_t k)
-{
-    size_t n = rows * pitch;
-    if (op == CLREDUCE_OP_SUM)
-        tc_fill_random(type, data, n);
-    else
-        tc_fill_mode(op, type, tc_mode_for(op, k), data, n);
+    return tcr_report(tag, &o, "op=%s type=%s rows=%zu length=%zu pitch=%zu offset=%zu "
+                      "result_offset=%zu", tc_op_name(c->op), tc_type_name(c->type), c->rows,
+                      c->length, c->pitch, c->offset, c->result_offset);
 }
 
 /* ---- tests -------------------------------------------------------------------------- */
@@ -159,47 +107,21 @@ static void fill_rows(clreduce_op op, clreduce_type type, void *data, size_t row
 static const size_t lengths[] = {0, 1, 2, 31, 32, 33, 255, 1023, 1025, 4097, 100000, 1000003};
 static const size_t row_counts[] = {1, 3, 64, 1000, 100000};
 
+/* Case k of the shapes test: the offsets turn with k. */
+static int shapes_case(clreduce_op op, clreduce_type type, size_t rows, size_t length, size_t pad,
+                       size_t k, void *data)
+{
+    rows_case c = {op, type, rows, length, pad ? length + pad : 0, k % 5, 1 + k % 2, NULL};
+    return check_rows("shapes", &c, data);
+}
+
 /* Every type and operator at every row length, with the row counts that fit
  * MAX_ELEMENTS (the longest rows with fewer types), pitched or not. */
 static void test_shapes(void **state)
 {
     (void)state;
-    tc_seed_for("shapes");
-    void *data = malloc(MAX_ELEMENTS * 8 + 64);
-    assert_non_null(data);
-    int failures = 0, cases = 0;
-    g_reports = 0;
-    for (size_t li = 0; li < ARRAY_SIZE(lengths); li++) {
-        size_t length = lengths[li];
-        for (size_t ri = 0; ri < ARRAY_SIZE(row_counts); ri++) {
-            size_t rows = row_counts[ri];
-            size_t pad = (li + ri) % 3 == 0 ? 0 : 1 + tc_rand_below(7);
-            size_t pitch = length + pad;
-            if (rows * (pitch ? pitch : 1) > MAX_ELEMENTS)
-                continue;
-            int long_rows = length >= 100000;
-            for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
-                clreduce_type type = tc_all_types[ti];
-                if (!tc_type_supported(g_ctx, type))
-                    continue;
-                /* Past 10^5 elements a row: float, double and one integer
-                 * type of each width. */
-                if (long_rows && (type == CLREDUCE_UINT32 || type == CLREDUCE_INT64))
-                    continue;
-                for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++) {
-                    clreduce_op op = tc_all_ops[oi];
-                    rows_case c = {op, type, rows, length, pad ? pitch : 0, (size_t)cases % 5,
-                                   1 + (size_t)cases % 2, NULL};
-                    fill_rows(op, type, data, rows, pitch, (size_t)cases);
-                    failures += !check_rows("shapes", &c, data);
-                    cases++;
-                }
-            }
-        }
-    }
-    print_message("%d cases, %d failed\n", cases, failures);
-    free(data);
-    assert_int_equal(failures, 0);
+    tcr_test_shapes(g_ctx, lengths, ARRAY_SIZE(lengths), row_counts, ARRAY_SIZE(row_counts),
+                    MAX_ELEMENTS, shapes_case);
 }
 
 /* Float sums of long rows of values of mixed magnitudes, against the
@@ -218,20 +140,12 @@ static void test_float_bound(void **state)
             continue;
         for (size_t si = 0; si < ARRAY_SIZE(shapes); si++) {
             size_t rows = shapes[si][0], length = shapes[si][1];
-            for (size_t i = 0; i < rows * length; i++) {
-                double mag = ldexp(1.0, (int)tc_rand_below(40) - 20);
-                tc_set_double(type, data, i, (tc_rand64() & 1 ? -1 : 1) * mag *
-                                                 (1 + tc_rand_unit()));
-            }
+            tcr_fill_mixed_magnitudes(type, data, rows * length);
             rows_case c = {CLREDUCE_OP_SUM, type, rows, length, 0, 2, 1, NULL};
-            rows_outcome o;
+            tcr_outcome o;
             run_rows(&c, data, &o);
-            int ok = o.status == CLREDUCE_SUCCESS && o.wrong == 0 && !o.outside_changed;
-            print_message("%s rows=%zu length=%zu: largest error %.3g of the bound%s%s\n",
-                          tc_type_name(type), rows, length, o.worst, ok ? "" : ": FAILED ",
-                          ok ? "" : o.why);
-            failures += !ok;
-            free(o.results);
+            failures += !tcr_report_bound(&o, "%s rows=%zu length=%zu", tc_type_name(type), rows,
+                                          length);
         }
     }
     free(data);
@@ -248,7 +162,7 @@ static void test_special_values(void **state)
     void *data = malloc(MAX_ELEMENTS * 8);
     assert_non_null(data);
     int failures = 0;
-    g_reports = 0;
+    tcr_reset_reports();
     for (size_t ti = 0; ti < 2; ti++) {
         clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
         if (!tc_type_supported(g_ctx, type))
@@ -340,7 +254,7 @@ static void test_host(void **state)
             continue;
         for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++) {
             clreduce_op op = tc_all_ops[oi];
-            fill_rows(op, type, data, rows, pitch, ti + oi);
+            tcr_fill_for_op(op, type, data, rows * pitch, ti + oi);
             assert_int_equal(clreduce_reduce_rows_host(g_ctx, op, type, data, rows, length, pitch,
                                                        got),
                              CLREDUCE_SUCCESS);
@@ -349,15 +263,7 @@ static void test_host(void **state)
                 starts[r] = r * pitch;
                 lens[r] = length;
             }
-            clreduce_settings t;
-            clreduce_get_tuning(g_ctx, type, &t);
-            double worst;
-            char why[384];
-            size_t wrong = tc_check_batched(op, type, data, starts, lens, rows, got,
-                                            row_chain_length, &t, &worst, why, sizeof why);
-            if (wrong)
-                fail_msg("host %s %s: %zu wrong: %s", tc_op_name(op), tc_type_name(type), wrong,
-                         why);
+            tcr_assert_results(g_ctx, op, type, data, starts, lens, rows, got, row_chain_length);
         }
     }
     /* Rows of nothing: the identity in every result; no rows: nothing. */
@@ -420,58 +326,43 @@ static void test_empty(void **state)
     clReleaseMemObject(out);
 }
 
+/* A case of the determinism test: the same rows at two addresses. */
+static void determinism_case(size_t rows, size_t length, void *data)
+{
+    rows_case c = {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, rows, length, 0, 1, 1, NULL};
+    tcr_outcome runs[2];
+    run_rows(&c, data, &runs[0]);
+    c.offset = 4; /* another address: the same order of combination */
+    run_rows(&c, data, &runs[1]);
+    tcr_assert_same_results(runs, 2, rows * 4, "rows=%zu length=%zu", rows, length);
+}
+
 /* The same rows twice give the same bits, for every kernel shape. */
 static void test_determinism(void **state)
 {
     (void)state;
-    tc_seed_for("determinism");
-    static const size_t shapes[][2] = {{100000, 5}, {5000, 300}, {300, 5000}, {1, 1000003},
-                                       {3, 300007}};
-    void *data = malloc(MAX_ELEMENTS * 4);
-    assert_non_null(data);
-    for (size_t si = 0; si < ARRAY_SIZE(shapes); si++) {
-        size_t rows = shapes[si][0], length = shapes[si][1];
-        tc_fill_random(CLREDUCE_FLOAT, data, rows * length);
-        rows_case c = {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, rows, length, 0, 1, 1, NULL};
-        rows_outcome a, b;
-        run_rows(&c, data, &a);
-        c.offset = 4; /* another address: the same order of combination */
-        run_rows(&c, data, &b);
-        assert_int_equal(a.status, CLREDUCE_SUCCESS);
-        assert_int_equal(b.status, CLREDUCE_SUCCESS);
-        if (memcmp(a.results, b.results, rows * 4) != 0)
-            fail_msg("rows=%zu length=%zu: results differ between two runs", rows, length);
-        free(a.results);
-        free(b.results);
-    }
-    free(data);
+    tcr_test_determinism(determinism_case);
 }
 
-/* An out-of-order queue, a split shape (two launches) and many rows,
- * called again and again with fresh data. */
+/* The shapes of the out-of-order test: a split shape (two launches) and
+ * many rows. */
+static const size_t queue_shapes[][2] = {{1, 500001}, {2, 200003}, {20000, 17}, {777, 999}};
+
+static int out_of_order_case(cl_command_queue q, int round, size_t i, void *data)
+{
+    (void)round;
+    tc_fill_random(CLREDUCE_INT32, data, queue_shapes[i][0] * queue_shapes[i][1]);
+    rows_case c = {CLREDUCE_OP_SUM, CLREDUCE_INT32, queue_shapes[i][0], queue_shapes[i][1], 0, 3,
+                   1, q};
+    return check_rows("out-of-order queue", &c, data);
+}
+
+/* An out-of-order queue, called again and again with fresh data. */
 static void test_out_of_order(void **state)
 {
     (void)state;
-    tc_seed_for("out_of_order");
-    if (!tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
-        skip();
-    cl_command_queue q = tc_create_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-    assert_non_null(q);
-    static const size_t shapes[][2] = {{1, 500001}, {2, 200003}, {20000, 17}, {777, 999}};
-    void *data = malloc(MAX_ELEMENTS * 4);
-    assert_non_null(data);
-    int failures = 0;
-    g_reports = 0;
-    for (int round = 0; round < 3; round++)
-        for (size_t si = 0; si < ARRAY_SIZE(shapes); si++) {
-            tc_fill_random(CLREDUCE_INT32, data, shapes[si][0] * shapes[si][1]);
-            rows_case c = {CLREDUCE_OP_SUM, CLREDUCE_INT32, shapes[si][0], shapes[si][1], 0, 3,
-                           1, q};
-            failures += !check_rows("out-of-order queue", &c, data);
-        }
-    free(data);
-    clReleaseCommandQueue(q);
-    assert_int_equal(failures, 0);
+    tcr_test_out_of_order(g_ctx, 3, ARRAY_SIZE(queue_shapes), MAX_ELEMENTS * 4,
+                          out_of_order_case);
 }
 
 /* ---- bad arguments ----------------------------------------------------------------- */

@@ -22,14 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_common.h"
+#include "test_common_rows.h"
 
 static clreduce_ctx *g_ctx;
 static cl_command_queue g_queue;
 
 /* Elements of input a case may use: keeps the suite quick on two CPU cores. */
 #define MAX_ELEMENTS ((size_t)2 << 20)
-#define MAX_REPORTS 20
 /* The loads per work-item the context is made with, so that the bound's
  * elements per work-item of a scan tile are known. */
 #define LOADS 4
@@ -178,52 +177,34 @@ typedef struct rows_case {
     cl_command_queue queue;     /* NULL: g_queue */
 } rows_case;
 
-typedef struct rows_outcome {
-    clreduce_status status;
-    size_t wrong_rows;   /* rows whose scan is wrong */
-    size_t changed;      /* elements outside the output rows that changed */
-    double worst;        /* float sums: largest error / bound */
-    char why[384];
-    void *output;        /* the output rows, packed (malloc'd) */
-} rows_outcome;
-
-static size_t span(size_t rows, size_t length, size_t pitch)
-{
-    return rows && length ? (rows - 1) * pitch + length : 0;
-}
-
 /* Lays the rows out at c->offset of a buffer whose every element that is
  * not part of a row is poisoned, places the output as c->where says (its
  * buffer's other elements sentinels), scans, and checks every output row
  * against the reference of its input row and every other element of the
  * buffers against what it held. `data` holds rows * pitch elements as laid
- * out (padding included: overwritten with poison here). */
-static void run_rows(const rows_case *c, void *data, rows_outcome *o)
+ * out (padding included: overwritten with poison here). o->results holds
+ * the output rows, packed; o->wrong counts the wrong rows. */
+static void run_rows(const rows_case *c, void *data, tcr_outcome *o)
 {
     memset(o, 0, sizeof *o);
     size_t es = clreduce_type_size(c->type);
     size_t pitch = c->pitch ? c->pitch : c->length;
     size_t out_pitch = c->where == IN_PLACE ? pitch : c->out_pitch ? c->out_pitch : c->length;
-    size_t in_span = span(c->rows, c->length, pitch);
-    size_t out_span = span(c->rows, c->length, out_pitch);
+    size_t in_span = tcr_span(c->rows, c->length, pitch);
+    size_t out_span = tcr_span(c->rows, c->length, out_pitch);
     size_t out_first = c->where == SEPARATE ? c->out_offset
                        : c->where == IN_PLACE ? c->offset
                                               : c->offset + in_span + c->out_offset;
     size_t in_total = c->offset + in_span + 3;
     size_t total = c->where == AFTER ? out_first + out_span + 2 : in_total;
     size_t out_total = c->where == SEPARATE ? out_first + out_span + 2 : total;
-    unsigned char *before = malloc(total * es), *after = malloc(total * es);
+    unsigned char *before = tcr_poisoned_buffer(c->op, c->type, total);
+    unsigned char *after = malloc(total * es);
     unsigned char *out_before = malloc(out_total * es), *out_after = malloc(out_total * es);
     unsigned char *outside = calloc(out_total ? out_total : 1, 1); /* 1: not an output row */
-    assert_true(before && after && out_before && out_after && outside);
-    tc_value poison;
-    tc_poison(c->op, c->type, &poison);
-    for (size_t i = 0; i < in_total; i++)
-        tc_set(c->type, before, i, &poison);
+    assert_true(after && out_before && out_after && outside);
     memset(before + in_total * es, TC_SENTINEL_BYTE, (total - in_total) * es);
-    for (size_t r = 0; r < c->rows; r++)
-        memcpy(before + (c->offset + r * pitch) * es, (unsigned char *)data + r * pitch * es,
-               c->length * es);
+    tcr_copy_rows(before + c->offset * es, data, c->rows, c->length, pitch, es);
     if (c->where == SEPARATE)
         memset(out_before, TC_SENTINEL_BYTE, out_total * es);
     else
@@ -240,14 +221,9 @@ static void run_rows(const rows_case *c, void *data, rows_outcome *o)
                                    c->length, c->pitch, out, out_first,
                                    c->where == IN_PLACE ? c->pitch : c->out_pitch, 0, NULL,
                                    &done);
-    if (o->status == CLREDUCE_SUCCESS) {
-        tc_read_buffer(q, out, out_after, out_total * es, 1, &done);
-        clReleaseEvent(done);
-    } else {
-        snprintf(o->why, sizeof o->why, "%s: %s", clreduce_status_string(o->status),
-                 clreduce_last_error(g_ctx));
+    tcr_read_back(o, g_ctx, q, out, out_after, out_total * es, done);
+    if (o->status != CLREDUCE_SUCCESS)
         tc_read_buffer(q, out, out_after, out_total * es, 0, NULL);
-    }
     if (c->where == SEPARATE) {
         tc_read_buffer(q, in, after, total * es, 0, NULL);
         o->changed += memcmp(after, before, total * es) != 0;
@@ -255,15 +231,15 @@ static void run_rows(const rows_case *c, void *data, rows_outcome *o)
     for (size_t i = 0; i < out_total; i++)
         if (outside[i] || o->status != CLREDUCE_SUCCESS)
             o->changed += memcmp(out_after + i * es, out_before + i * es, es) != 0;
-    o->output = malloc((c->rows && c->length ? c->rows * c->length : 1) * es);
-    assert_non_null(o->output);
+    o->results = malloc((c->rows && c->length ? c->rows * c->length : 1) * es);
+    assert_non_null(o->results);
     for (size_t r = 0; r < c->rows && o->status == CLREDUCE_SUCCESS; r++) {
-        unsigned char *row = (unsigned char *)o->output + r * c->length * es;
+        unsigned char *row = (unsigned char *)o->results + r * c->length * es;
         memcpy(row, out_after + (out_first + r * out_pitch) * es, c->length * es);
         char why[320];
         if (!check_row(c->op, c->type, c->kind, before + (c->offset + r * pitch) * es, row,
                        c->length, &o->worst, why, sizeof why) &&
-            o->wrong_rows++ == 0)
+            o->wrong++ == 0)
             snprintf(o->why, sizeof o->why, "row %zu: %s", r, why);
     }
     if (c->where == SEPARATE)
@@ -276,46 +252,15 @@ static void run_rows(const rows_case *c, void *data, rows_outcome *o)
     free(outside);
 }
 
-static int g_reports;
-
 /* Runs a case and reports it; returns 1 when it passed. */
 static int check_rows(const char *tag, const rows_case *c, void *data)
 {
-    rows_outcome o;
+    tcr_outcome o;
     run_rows(c, data, &o);
-    int ok = o.status == CLREDUCE_SUCCESS && o.wrong_rows == 0 && o.changed == 0;
-    if (!ok && g_reports++ < MAX_REPORTS)
-        print_error("FAILED %s: op=%s type=%s %s rows=%zu length=%zu pitch=%zu offset=%zu output "
-                    "%s (pitch %zu, offset %zu): %zu rows wrong, %zu elements outside them "
-                    "changed; %s\n",
-                    tag, tc_op_name(c->op), tc_type_name(c->type), tc_scan_kind_name(c->kind),
-                    c->rows, c->length, c->pitch, c->offset, placement_names[c->where],
-                    c->out_pitch, c->out_offset, o.wrong_rows, o.changed, o.why);
-    free(o.output);
-    return ok;
-}
-
-/* Fills rows * pitch elements: random rows, shaped for the operator. */
-static void fill_rows(clreduce_op op, clreduce_type type, void *data, size_t n, size_t k)
-{
-    if (op == CLREDUCE_OP_SUM)
-        tc_fill_random(type, data, n);
-    else
-        tc_fill_mode(op, type, tc_mode_for(op, k), data, n);
-}
-
-/* A case of the shapes test: placements, pitches, offsets and kinds turn
- * with the case's number. */
-static rows_case shaped_case(clreduce_op op, clreduce_type type, size_t rows, size_t length,
-                             size_t pad, size_t k)
-{
-    rows_case c = {op, type, (clreduce_scan_kind)(k % 2), rows, length, pad ? length + pad : 0,
-                   k % 5, (placement)(k % 3), 0, 0, NULL};
-    if (c.where != IN_PLACE) {
-        c.out_pitch = k % 4 == 0 ? 0 : length + (k % 4 == 1 ? 0 : 1 + k % 3);
-        c.out_offset = k % 3 == 0 ? 2 : 1 + k % 2;
-    }
-    return c;
+    return tcr_report(tag, &o, "op=%s type=%s %s rows=%zu length=%zu pitch=%zu offset=%zu output "
+                      "%s (pitch %zu, offset %zu)", tc_op_name(c->op), tc_type_name(c->type),
+                      tc_scan_kind_name(c->kind), c->rows, c->length, c->pitch, c->offset,
+                      placement_names[c->where], c->out_pitch, c->out_offset);
 }
 
 /* ---- tests -------------------------------------------------------------------------- */
@@ -323,46 +268,28 @@ static rows_case shaped_case(clreduce_op op, clreduce_type type, size_t rows, si
 static const size_t lengths[] = {0, 1, 2, 3, 31, 32, 33, 255, 1023, 1025, 4097, 100003};
 static const size_t row_counts[] = {1, 7, 64, 1000};
 
+/* Case k of the shapes test: placements, pitches, offsets and kinds turn
+ * with k. */
+static int shapes_case(clreduce_op op, clreduce_type type, size_t rows, size_t length, size_t pad,
+                       size_t k, void *data)
+{
+    rows_case c = {op, type, (clreduce_scan_kind)(k % 2), rows, length, pad ? length + pad : 0,
+                   k % 5, (placement)(k % 3), 0, 0, NULL};
+    if (c.where != IN_PLACE) {
+        c.out_pitch = k % 4 == 0 ? 0 : length + (k % 4 == 1 ? 0 : 1 + k % 3);
+        c.out_offset = k % 3 == 0 ? 2 : 1 + k % 2;
+    }
+    return check_rows("shapes", &c, data);
+}
+
 /* Every type, operator and kind at every row length, with the row counts
  * that fit MAX_ELEMENTS (the longest rows with fewer types), pitched or
  * not, the output in each placement. */
 static void test_shapes(void **state)
 {
     (void)state;
-    tc_seed_for("shapes");
-    void *data = malloc(MAX_ELEMENTS * 8 + 64);
-    assert_non_null(data);
-    int failures = 0;
-    size_t cases = 0;
-    g_reports = 0;
-    for (size_t li = 0; li < ARRAY_SIZE(lengths); li++) {
-        size_t length = lengths[li];
-        for (size_t ri = 0; ri < ARRAY_SIZE(row_counts); ri++) {
-            size_t rows = row_counts[ri];
-            size_t pad = (li + ri) % 3 == 0 ? 0 : 1 + tc_rand_below(7);
-            size_t pitch = length + pad;
-            if (rows * (pitch ? pitch : 1) > MAX_ELEMENTS)
-                continue;
-            for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
-                clreduce_type type = tc_all_types[ti];
-                if (!tc_type_supported(g_ctx, type))
-                    continue;
-                /* Past 10^5 elements a row: float, double and one integer
-                 * type of each width. */
-                if (length >= 100000 && (type == CLREDUCE_UINT32 || type == CLREDUCE_INT64))
-                    continue;
-                for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++) {
-                    rows_case c = shaped_case(tc_all_ops[oi], type, rows, length, pad, cases);
-                    fill_rows(c.op, type, data, rows * pitch, cases);
-                    failures += !check_rows("shapes", &c, data);
-                    cases++;
-                }
-            }
-        }
-    }
-    print_message("%zu cases, %d failed\n", cases, failures);
-    free(data);
-    assert_int_equal(failures, 0);
+    tcr_test_shapes(g_ctx, lengths, ARRAY_SIZE(lengths), row_counts, ARRAY_SIZE(row_counts),
+                    MAX_ELEMENTS, shapes_case);
 }
 
 /* One row of more than a million elements: several work-groups per row. */
@@ -385,11 +312,11 @@ static void test_long_row(void **state)
         {CLREDUCE_OP_MIN, CLREDUCE_UINT64, CLREDUCE_EXCLUSIVE, IN_PLACE},
     };
     int failures = 0;
-    g_reports = 0;
+    tcr_reset_reports();
     for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
         if (!tc_type_supported(g_ctx, cases[i].type))
             continue;
-        fill_rows(cases[i].op, cases[i].type, data, length, i);
+        tcr_fill_for_op(cases[i].op, cases[i].type, data, length, i);
         rows_case c = {cases[i].op, cases[i].type, cases[i].kind, 1, length, 0, 3,
                        cases[i].where, 0, 1, NULL};
         failures += !check_rows("long row", &c, data);
@@ -429,7 +356,7 @@ static void test_float_bound(void **state)
     void *data = malloc(TC_LARGE_COUNT * 8);
     assert_non_null(data);
     int failures = 0;
-    g_reports = 0;
+    tcr_reset_reports();
     for (size_t ti = 0; ti < 2; ti++) {
         clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
         if (!tc_type_supported(g_ctx, type))
@@ -441,16 +368,12 @@ static void test_float_bound(void **state)
                 clreduce_scan_kind kind = (clreduce_scan_kind)((si + fi) % 2);
                 rows_case c = {CLREDUCE_OP_SUM, type, kind, rows, length, 0, 1, SEPARATE,
                                0, 0, NULL};
-                rows_outcome o;
+                tcr_outcome o;
                 run_rows(&c, data, &o);
-                int ok = o.status == CLREDUCE_SUCCESS && o.wrong_rows == 0 && o.changed == 0;
-                print_message("%-6s %s rows=%zu length=%zu %s: largest error %.3g of the "
-                              "bound%s%s\n",
-                              tc_type_name(type), tc_scan_kind_name(kind), rows, length,
-                              fi ? "magnitudes 2^-40..2^40" : "ones, then values under u",
-                              o.worst, ok ? "" : ": FAILED ", ok ? "" : o.why);
-                failures += !ok;
-                free(o.output);
+                failures += !tcr_report_bound(&o, "%-6s %s rows=%zu length=%zu %s",
+                                              tc_type_name(type), tc_scan_kind_name(kind), rows,
+                                              length, fi ? "magnitudes 2^-40..2^40"
+                                                         : "ones, then values under u");
             }
     }
     free(data);
@@ -467,7 +390,7 @@ static void test_special_values(void **state)
     void *data = malloc(2 * 70001 * 8);
     assert_non_null(data);
     int failures = 0;
-    g_reports = 0;
+    tcr_reset_reports();
     size_t k = 0;
     for (size_t ti = 0; ti < 2; ti++) {
         clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
@@ -515,7 +438,7 @@ static void test_wrap_around(void **state)
     const size_t rows = 40, length = 333;
     uint64_t data[40 * 333];
     int failures = 0;
-    g_reports = 0;
+    tcr_reset_reports();
     for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
         clreduce_type type = tc_all_types[ti];
         if (tc_is_float_type(type))
@@ -539,65 +462,47 @@ static void test_wrap_around(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* A case of the determinism test: the same rows twice, and again in place
+ * at another address. */
+static void determinism_case(size_t rows, size_t length, void *data)
+{
+    rows_case c = {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_INCLUSIVE, rows, length, 0, 0,
+                   SEPARATE, 0, 0, NULL};
+    tcr_outcome runs[3];
+    run_rows(&c, data, &runs[0]);
+    run_rows(&c, data, &runs[1]);
+    c.offset = 3; /* another address: the same order of combination */
+    c.where = IN_PLACE;
+    run_rows(&c, data, &runs[2]);
+    tcr_assert_same_results(runs, 3, rows * length * 4, "rows=%zu length=%zu", rows, length);
+}
+
 /* The same rows twice, and again at another alignment, give the same bits,
  * for every kernel shape. */
 static void test_determinism(void **state)
 {
     (void)state;
-    tc_seed_for("determinism");
-    static const size_t shapes[][2] = {{100000, 5}, {5000, 300}, {300, 5000}, {1, 1000003},
-                                       {3, 300007}};
-    void *data = malloc(MAX_ELEMENTS * 4);
-    assert_non_null(data);
-    for (size_t si = 0; si < ARRAY_SIZE(shapes); si++) {
-        size_t rows = shapes[si][0], length = shapes[si][1];
-        tc_fill_random(CLREDUCE_FLOAT, data, rows * length);
-        rows_case c = {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_INCLUSIVE, rows, length, 0,
-                       0, SEPARATE, 0, 0, NULL};
-        rows_outcome a, b, d;
-        run_rows(&c, data, &a);
-        run_rows(&c, data, &b);
-        c.offset = 3; /* another address: the same order of combination */
-        c.where = IN_PLACE;
-        run_rows(&c, data, &d);
-        assert_int_equal(a.status, CLREDUCE_SUCCESS);
-        assert_int_equal(b.status, CLREDUCE_SUCCESS);
-        assert_int_equal(d.status, CLREDUCE_SUCCESS);
-        if (memcmp(a.output, b.output, rows * length * 4) != 0 ||
-            memcmp(a.output, d.output, rows * length * 4) != 0)
-            fail_msg("rows=%zu length=%zu: outputs differ between runs", rows, length);
-        free(a.output);
-        free(b.output);
-        free(d.output);
-    }
-    free(data);
+    tcr_test_determinism(determinism_case);
 }
 
-/* An out-of-order queue: the split shape (three launches), teams, tiles,
- * called again and again with fresh data. */
+/* The shapes of the out-of-order test: the split shape (three launches),
+ * teams, tiles. */
+static const size_t queue_shapes[][2] = {{1, 500001}, {2, 200003}, {20000, 17}, {77, 2999}};
+
+static int out_of_order_case(cl_command_queue q, int round, size_t i, void *data)
+{
+    tc_fill_random(CLREDUCE_INT32, data, queue_shapes[i][0] * queue_shapes[i][1]);
+    rows_case c = {CLREDUCE_OP_SUM, CLREDUCE_INT32, (clreduce_scan_kind)(round % 2),
+                   queue_shapes[i][0], queue_shapes[i][1], 0, 3, (placement)(i % 3), 0, 1, q};
+    return check_rows("out-of-order queue", &c, data);
+}
+
+/* An out-of-order queue, called again and again with fresh data. */
 static void test_out_of_order(void **state)
 {
     (void)state;
-    tc_seed_for("out_of_order");
-    if (!tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
-        skip();
-    cl_command_queue q = tc_create_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-    assert_non_null(q);
-    static const size_t shapes[][2] = {{1, 500001}, {2, 200003}, {20000, 17}, {77, 2999}};
-    void *data = malloc(MAX_ELEMENTS * 4);
-    assert_non_null(data);
-    int failures = 0;
-    g_reports = 0;
-    for (int round = 0; round < 3; round++)
-        for (size_t si = 0; si < ARRAY_SIZE(shapes); si++) {
-            tc_fill_random(CLREDUCE_INT32, data, shapes[si][0] * shapes[si][1]);
-            rows_case c = {CLREDUCE_OP_SUM, CLREDUCE_INT32, (clreduce_scan_kind)(round % 2),
-                           shapes[si][0], shapes[si][1], 0, 3, (placement)(si % 3), 0, 1, q};
-            failures += !check_rows("out-of-order queue", &c, data);
-        }
-    free(data);
-    clReleaseCommandQueue(q);
-    assert_int_equal(failures, 0);
+    tcr_test_out_of_order(g_ctx, 3, ARRAY_SIZE(queue_shapes), MAX_ELEMENTS * 4,
+                          out_of_order_case);
 }
 
 /* The blocking call: pitched rows of every type, operator and kind, the
@@ -620,7 +525,7 @@ static void test_host(void **state)
             clreduce_op op = tc_all_ops[oi];
             clreduce_scan_kind kind = (clreduce_scan_kind)((ti + oi) % 2);
             int in_place = oi == 1;
-            fill_rows(op, type, data, ROWS * PITCH, ti + oi);
+            tcr_fill_for_op(op, type, data, ROWS * PITCH, ti + oi);
             memcpy(copy, data, ROWS * PITCH * es);
             unsigned char *target = in_place ? data : out;
             if (!in_place)

@@ -23,14 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_common.h"
+#include "test_common_rows.h"
 
 static clreduce_ctx *g_ctx;
 static cl_command_queue g_queue;
 
 #define MAX_ELEMENTS ((size_t)2 << 20)
 #define MAX_SEGMENTS ((size_t)200000)
-#define MAX_REPORTS 20
 #define OFFSETS_POISON UINT64_C(0xFFFFFFFFFFFFFFF0)
 
 /* m of clreduce/batched.h for a segment of n elements:
@@ -56,15 +55,6 @@ typedef struct seg_case {
     int check_values;       /* 0: bad offsets, only the results' neighbours */
 } seg_case;
 
-typedef struct seg_outcome {
-    clreduce_status status;
-    size_t wrong;
-    int outside_changed;
-    double worst;
-    char why[384];
-    void *results; /* malloc'd, segments elements */
-} seg_outcome;
-
 /* Elements of data[0 .. count) inside no segment are poisoned, so that a
  * read of one by mistake changes a result. */
 static void poison_outside(const seg_case *c, void *data)
@@ -79,17 +69,12 @@ static void poison_outside(const seg_case *c, void *data)
         tc_set(c->type, data, i, &poison);
 }
 
-static void run_segments(const seg_case *c, const void *data, seg_outcome *o)
+static void run_segments(const seg_case *c, const void *data, tcr_outcome *o)
 {
     memset(o, 0, sizeof *o);
     size_t es = clreduce_type_size(c->type), os = clreduce_type_size(c->offsets_type);
     size_t total = c->offset + c->count + 3;
-    tc_value poison;
-    tc_poison(c->op, c->type, &poison);
-    unsigned char *host = malloc(total * es);
-    assert_non_null(host);
-    for (size_t i = 0; i < total; i++)
-        tc_set(c->type, host, i, &poison);
+    unsigned char *host = tcr_poisoned_buffer(c->op, c->type, total);
     memcpy(host + c->offset * es, data, c->count * es);
     size_t ototal = c->offsets_offset + c->segments + 1 + 2;
     unsigned char *offs = malloc(ototal * os);
@@ -106,9 +91,7 @@ static void run_segments(const seg_case *c, const void *data, seg_outcome *o)
         }
     }
     size_t rcount = c->result_offset + c->segments + 2;
-    unsigned char *res = malloc(rcount * es);
-    assert_non_null(res);
-    memset(res, TC_SENTINEL_BYTE, rcount * es);
+    unsigned char *res = tcr_sentinel_buffer(rcount * es);
     cl_mem in = tc_make_buffer(g_ctx, total * es, host);
     cl_mem ob = tc_make_buffer(g_ctx, ototal * os, offs);
     cl_mem out = tc_make_buffer(g_ctx, rcount * es, res);
@@ -117,18 +100,8 @@ static void run_segments(const seg_case *c, const void *data, seg_outcome *o)
     o->status = clreduce_reduce_segments(g_ctx, q, c->op, c->type, in, c->offset, c->count, ob,
                                          c->offsets_offset, c->offsets_type, c->segments, out,
                                          c->result_offset, 0, NULL, &done);
-    if (o->status == CLREDUCE_SUCCESS) {
-        tc_read_buffer(q, out, res, rcount * es, 1, &done);
-        clReleaseEvent(done);
-    } else {
-        snprintf(o->why, sizeof o->why, "%s: %s", clreduce_status_string(o->status),
-                 clreduce_last_error(g_ctx));
-    }
-    o->outside_changed =
-        tc_first_changed_outside(res, rcount, c->result_offset, c->segments, es) != SIZE_MAX;
-    o->results = malloc((c->segments ? c->segments : 1) * es);
-    assert_non_null(o->results);
-    memcpy(o->results, res + c->result_offset * es, c->segments * es);
+    tcr_read_back(o, g_ctx, q, out, res, rcount * es, done);
+    tcr_take_results(o, res, rcount, c->result_offset, c->segments, es);
     if (o->status == CLREDUCE_SUCCESS && c->check_values) {
         size_t n = c->segments ? c->segments : 1;
         size_t *starts = malloc(n * sizeof *starts), *lengths = malloc(n * sizeof *lengths);
@@ -137,11 +110,8 @@ static void run_segments(const seg_case *c, const void *data, seg_outcome *o)
             starts[s] = (size_t)c->offsets[s];
             lengths[s] = (size_t)(c->offsets[s + 1] - c->offsets[s]);
         }
-        clreduce_settings t;
-        assert_int_equal(clreduce_get_tuning(g_ctx, c->type, &t), CLREDUCE_SUCCESS);
-        o->wrong = tc_check_batched(c->op, c->type, data, starts, lengths, c->segments,
-                                    o->results, segment_chain_length, &t, &o->worst, o->why,
-                                    sizeof o->why);
+        tcr_check_results(o, g_ctx, c->op, c->type, data, starts, lengths, c->segments,
+                          segment_chain_length);
         free(starts);
         free(lengths);
     }
@@ -153,22 +123,15 @@ static void run_segments(const seg_case *c, const void *data, seg_outcome *o)
     free(res);
 }
 
-static int g_reports;
-
+/* Runs a case and reports it; returns 1 when it passed. */
 static int check_segments(const char *tag, const seg_case *c, const void *data)
 {
-    seg_outcome o;
+    tcr_outcome o;
     run_segments(c, data, &o);
-    int ok = o.status == CLREDUCE_SUCCESS && o.wrong == 0 && !o.outside_changed;
-    if (!ok && g_reports++ < MAX_REPORTS)
-        print_error("FAILED %s: op=%s type=%s count=%zu segments=%zu offsets=%s offset=%zu "
-                    "offsets_offset=%zu result_offset=%zu: %zu wrong%s; %s\n",
-                    tag, tc_op_name(c->op), tc_type_name(c->type), c->count, c->segments,
-                    tc_type_name(c->offsets_type), c->offset, c->offsets_offset,
-                    c->result_offset, o.wrong,
-                    o.outside_changed ? ", elements around the results changed" : "", o.why);
-    free(o.results);
-    return ok;
+    return tcr_report(tag, &o, "op=%s type=%s count=%zu segments=%zu offsets=%s offset=%zu "
+                      "offsets_offset=%zu result_offset=%zu", tc_op_name(c->op),
+                      tc_type_name(c->type), c->count, c->segments, tc_type_name(c->offsets_type),
+                      c->offset, c->offsets_offset, c->result_offset);
 }
 
 /* ---- layouts ------------------------------------------------------------------------ */
@@ -244,14 +207,6 @@ static size_t make_layout(layout_kind kind, size_t count, uint64_t *offsets, siz
 
 /* ---- tests ------------------------------------------------------------------------------ */
 
-static void fill_data(clreduce_op op, clreduce_type type, void *data, size_t n, size_t k)
-{
-    if (op == CLREDUCE_OP_SUM)
-        tc_fill_random(type, data, n);
-    else
-        tc_fill_mode(op, type, tc_mode_for(op, k), data, n);
-}
-
 /* Every layout, type and operator, with 32- and 64-bit offsets. */
 static void test_layouts(void **state)
 {
@@ -261,7 +216,7 @@ static void test_layouts(void **state)
     uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
     assert_true(data && offsets);
     int failures = 0, cases = 0;
-    g_reports = 0;
+    tcr_reset_reports();
     static const size_t counts[] = {1000, 300007, 1000003};
     for (int kind = 0; kind < LAYOUT_COUNT; kind++) {
         for (size_t ci = 0; ci < ARRAY_SIZE(counts); ci++) {
@@ -279,7 +234,7 @@ static void test_layouts(void **state)
                                   cases & 1 ? CLREDUCE_UINT64 : CLREDUCE_UINT32,
                                   (size_t)cases % 4, (size_t)cases % 3, 1 + (size_t)cases % 2,
                                   NULL, 1};
-                    fill_data(op, type, data, count, (size_t)cases);
+                    tcr_fill_for_op(op, type, data, count, (size_t)cases);
                     poison_outside(&c, data);
                     char tag[64];
                     snprintf(tag, sizeof tag, "layout %s", layout_names[kind]);
@@ -312,21 +267,13 @@ static void test_float_bound(void **state)
                 continue;
             size_t segments;
             make_layout((layout_kind)kind, count, offsets, &segments);
-            for (size_t i = 0; i < count; i++) {
-                double mag = ldexp(1.0, (int)tc_rand_below(40) - 20);
-                tc_set_double(type, data, i,
-                              (tc_rand64() & 1 ? -1 : 1) * mag * (1 + tc_rand_unit()));
-            }
+            tcr_fill_mixed_magnitudes(type, data, count);
             seg_case c = {CLREDUCE_OP_SUM, type, count, offsets, segments, CLREDUCE_UINT64,
                           1, 0, 0, NULL, 1};
-            seg_outcome o;
+            tcr_outcome o;
             run_segments(&c, data, &o);
-            int ok = o.status == CLREDUCE_SUCCESS && o.wrong == 0 && !o.outside_changed;
-            print_message("%s %s: %zu segments, largest error %.3g of the bound%s%s\n",
-                          tc_type_name(type), layout_names[kind], segments, o.worst,
-                          ok ? "" : ": FAILED ", ok ? "" : o.why);
-            failures += !ok;
-            free(o.results);
+            failures += !tcr_report_bound(&o, "%s %s, %zu segments", tc_type_name(type),
+                                          layout_names[kind], segments);
         }
     free(data);
     free(offsets);
@@ -343,7 +290,7 @@ static void test_special_values(void **state)
     uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
     assert_true(data && offsets);
     int failures = 0;
-    g_reports = 0;
+    tcr_reset_reports();
     for (size_t ti = 0; ti < 2; ti++) {
         clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
         if (!tc_type_supported(g_ctx, type))
@@ -397,8 +344,6 @@ static void test_host(void **state)
     for (size_t i = 0; i <= segments; i++)
         offsets32[i] = (uint32_t)offsets[i];
     tc_fill_random(CLREDUCE_INT32, data, count);
-    clreduce_settings t;
-    clreduce_get_tuning(g_ctx, CLREDUCE_INT32, &t);
     size_t *starts = malloc(MAX_SEGMENTS * sizeof *starts);
     size_t *lengths = malloc(MAX_SEGMENTS * sizeof *lengths);
     assert_true(starts && lengths);
@@ -413,13 +358,8 @@ static void test_host(void **state)
                                  wide ? (const void *)offsets : (const void *)offsets32,
                                  wide ? CLREDUCE_UINT64 : CLREDUCE_UINT32, segments, got),
                              CLREDUCE_SUCCESS);
-            double worst;
-            char why[384];
-            size_t wrong = tc_check_batched(tc_all_ops[oi], CLREDUCE_INT32, data, starts, lengths,
-                                            segments, got, segment_chain_length, &t, &worst, why,
-                                            sizeof why);
-            if (wrong)
-                fail_msg("host %s: %zu wrong: %s", tc_op_name(tc_all_ops[oi]), wrong, why);
+            tcr_assert_results(g_ctx, tc_all_ops[oi], CLREDUCE_INT32, data, starts, lengths,
+                               segments, got, segment_chain_length);
         }
     }
     /* count 0: the identity everywhere; no segments: nothing. */
@@ -479,51 +419,44 @@ static void test_determinism(void **state)
         tc_fill_random(CLREDUCE_FLOAT, data, count);
         seg_case c = {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, count, offsets, segments,
                       CLREDUCE_UINT32, 0, 0, 0, NULL, 1};
-        seg_outcome a, b;
-        run_segments(&c, data, &a);
+        tcr_outcome runs[2];
+        run_segments(&c, data, &runs[0]);
         c.offset = 3;
         c.offsets_offset = 2;
-        run_segments(&c, data, &b);
-        assert_int_equal(a.status, CLREDUCE_SUCCESS);
-        assert_int_equal(b.status, CLREDUCE_SUCCESS);
-        if (memcmp(a.results, b.results, segments * sizeof(float)) != 0)
-            fail_msg("%s: results differ between two runs", layout_names[kind]);
-        free(a.results);
-        free(b.results);
+        run_segments(&c, data, &runs[1]);
+        tcr_assert_same_results(runs, 2, segments * sizeof(float), "%s", layout_names[kind]);
     }
     free(data);
     free(offsets);
+}
+
+/* The elements of the out-of-order test's cases. */
+#define QUEUE_COUNT ((size_t)300007)
+
+/* Case i of the out-of-order test: layout i (mixed to huge among tiny) of
+ * fresh data. */
+static int out_of_order_case(cl_command_queue q, int round, size_t i, void *data)
+{
+    (void)round;
+    uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
+    assert_non_null(offsets);
+    size_t segments;
+    make_layout((layout_kind)i, QUEUE_COUNT, offsets, &segments);
+    tc_fill_random(CLREDUCE_INT64, data, QUEUE_COUNT);
+    seg_case c = {CLREDUCE_OP_SUM, CLREDUCE_INT64, QUEUE_COUNT, offsets, segments,
+                  CLREDUCE_UINT64, 1, 1, 1, q, 1};
+    poison_outside(&c, data);
+    int ok = check_segments("out-of-order queue", &c, data);
+    free(offsets);
+    return ok;
 }
 
 /* An out-of-order queue, called again and again. */
 static void test_out_of_order(void **state)
 {
     (void)state;
-    tc_seed_for("out_of_order");
-    if (!tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
-        skip();
-    cl_command_queue q = tc_create_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
-    assert_non_null(q);
-    size_t count = 300007;
-    int64_t *data = malloc(count * sizeof *data);
-    uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
-    assert_true(data && offsets);
-    int failures = 0;
-    g_reports = 0;
-    for (int round = 0; round < 2; round++)
-        for (int kind = LAYOUT_MIXED; kind <= LAYOUT_HUGE_TINY; kind++) {
-            size_t segments;
-            make_layout((layout_kind)kind, count, offsets, &segments);
-            tc_fill_random(CLREDUCE_INT64, data, count);
-            seg_case c = {CLREDUCE_OP_SUM, CLREDUCE_INT64, count, offsets, segments,
-                          CLREDUCE_UINT64, 1, 1, 1, q, 1};
-            poison_outside(&c, data);
-            failures += !check_segments("out-of-order queue", &c, data);
-        }
-    free(data);
-    free(offsets);
-    clReleaseCommandQueue(q);
-    assert_int_equal(failures, 0);
+    tcr_test_out_of_order(g_ctx, 2, (size_t)LAYOUT_HUGE_TINY + 1, QUEUE_COUNT * sizeof(int64_t),
+                          out_of_order_case);
 }
 
 /* Offsets the enqueueing call cannot check: decreasing, past the count,
@@ -555,10 +488,10 @@ static void test_bad_offsets_on_device(void **state)
         for (int wide = 0; wide < 2; wide++) {
             seg_case c = {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, count, offsets, segments,
                           wide ? CLREDUCE_UINT64 : CLREDUCE_UINT32, 2, 1, 1, NULL, 0};
-            seg_outcome o;
+            tcr_outcome o;
             run_segments(&c, data, &o);
             assert_int_equal(o.status, CLREDUCE_SUCCESS);
-            assert_false(o.outside_changed);
+            assert_int_equal(o.changed, 0);
             free(o.results);
         }
     }
