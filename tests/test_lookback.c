@@ -57,17 +57,25 @@ static clreduce_ctx *new_context(const char *build_options)
     return ctx;
 }
 
-/* Random data for op, with a NaN planted in every other float min/max case. */
+/* Random data for op, with two NaNs of other bits planted in every other
+ * float min/max case (the outputs must keep one of them bit for bit, also
+ * where a tile reduces a stalled predecessor's tile itself): a quiet NaN
+ * with a payload and a negative one with all bits set. */
 static void fill(clreduce_op op, clreduce_type type, void *data, size_t n, size_t k)
 {
     tc_fill_mode(op, type, tc_mode_for(op, k), data, n);
     if (op != CLREDUCE_OP_SUM && tc_is_float_type(type) && k % 2 && n > IN_OFF) {
-        tc_value nan;
-        if (type == CLREDUCE_FLOAT)
-            nan.f = (float)NAN;
-        else
-            nan.d = NAN;
-        tc_set(type, data, IN_OFF + tc_rand_below(n - IN_OFF), &nan);
+        tc_value nan[2];
+        memset(nan, 0, sizeof nan);
+        if (type == CLREDUCE_FLOAT) {
+            nan[0].u32 = 0x7fc01234u;
+            nan[1].u32 = 0xffffffffu;
+        } else {
+            nan[0].u64 = 0x7ff8000000001234u;
+            nan[1].u64 = 0xffffffffffffffffu;
+        }
+        for (int j = 0; j < 2; j++)
+            tc_set(type, data, IN_OFF + tc_rand_below(n - IN_OFF), &nan[j]);
     }
 }
 
