@@ -312,9 +312,9 @@ T clr_tile_total(local T *l, global const T *in, ulong base, const private T *x,
         barrier(CLK_LOCAL_MEM_FENCE);
         *nan_at = *first;
         T nan = in[base + *nan_at];
-        /* Every work-item has read it before any output is written, and l
-         * is free again. */
-        barrier(CLK_LOCAL_MEM_FENCE);
+        /* Every work-item has read it before any output is written (a
+         * global fence: in and out may be the same), and l is free again. */
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         return nan;
     }
     return clr_tile_out(total);

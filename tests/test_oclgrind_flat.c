@@ -119,11 +119,6 @@ static void combine(clreduce_op op, clreduce_type type, tc_value *acc, const tc_
  * against the CPU reference (floating-point sums: within 1e-5 (float) or
  * 1e-12 (double) times the sum of |x| up to the element, as unit tests of
  * the reductions do) and the elements around the output range. */
-/* Scans the data (between poisoned elements) into an output buffer of
- * sentinel bytes at c->result_offset, and checks every output element
- * against the CPU reference (floating-point sums: within 1e-5 (float) or
- * 1e-12 (double) times the sum of |x| up to the element, as unit tests of
- * the reductions do) and the elements around the output range. */
 static int run_scan(const target *t, og_case *c)
 {
     size_t es = clreduce_type_size(c->type);
