@@ -5,31 +5,13 @@
 
 #include "internal.h"
 
-/* A failed query about one of the caller's objects: an invalid handle is
- * the caller's error, anything else (the runtime out of memory) the
- * runtime's. */
-static clreduce_status query_failed(clreduce_ctx *ctx, cl_int err, cl_int invalid_handle,
-                                    const char *what, const char *kind)
-{
-    if (err == invalid_handle)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is not a valid %s (%s)", what,
-                         kind, cl_error_name(err));
-    return set_error(ctx, status_from_cl(err), "querying %s failed: %s", what,
-                     cl_error_name(err));
-}
-
 clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t *size)
 {
-    cl_context owner = NULL;
-    cl_int err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof *size, size, NULL);
-    if (err == CL_SUCCESS)
-        err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
-    if (err != CL_SUCCESS)
-        return query_failed(ctx, err, CL_INVALID_MEM_OBJECT, what, "buffer");
-    if (owner != ctx->context)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%s belongs to another OpenCL context", what);
-    return CLREDUCE_SUCCESS;
+    mem_info info;
+    clreduce_status status = mem_info_of(ctx, mem, what, &info);
+    if (status == CLREDUCE_SUCCESS)
+        *size = info.size;
+    return status;
 }
 
 clreduce_status check_queue(clreduce_ctx *ctx, cl_command_queue queue, int *in_order)
@@ -91,31 +73,19 @@ clreduce_status check_range(clreduce_ctx *ctx, const char *what, const char *off
 }
 
 /* Where a caller's buffer lies: the buffer that holds its storage and the
- * byte offset of its first byte there. Buffers are compared this way
- * because two handles (a sub-buffer and its parent, two sub-buffers of one
- * buffer) can reach the same bytes. OpenCL allows no sub-buffer of a
- * sub-buffer, but following the whole chain does not rely on that. */
+ * byte offset of its first byte there (mem_info_of). Buffers are compared
+ * this way because two handles (a sub-buffer and its parent, two
+ * sub-buffers of one buffer) can reach the same bytes. */
 static clreduce_status mem_origin(clreduce_ctx *ctx, cl_mem mem, const char *what, cl_mem *root,
                                   size_t *offset)
 {
-    size_t total = 0;
-    for (;;) {
-        cl_mem parent = NULL;
-        size_t origin = 0;
-        cl_int err = clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent,
-                                        NULL);
-        if (err == CL_SUCCESS && parent)
-            err = clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof origin, &origin, NULL);
-        if (err != CL_SUCCESS)
-            return query_failed(ctx, err, CL_INVALID_MEM_OBJECT, what, "buffer");
-        if (!parent)
-            break;
-        total += origin;
-        mem = parent;
+    mem_info info;
+    clreduce_status status = mem_info_of(ctx, mem, what, &info);
+    if (status == CLREDUCE_SUCCESS) {
+        *root = info.root;
+        *offset = info.base;
     }
-    *root = mem;
-    *offset = total;
-    return CLREDUCE_SUCCESS;
+    return status;
 }
 
 int same_place(clreduce_ctx *ctx, cl_mem a, size_t a_at, cl_mem b, size_t b_at)

@@ -5,7 +5,9 @@
  *     by one scan for the next;
  *   - a first call whose wait list fails, or completes only after later
  *     calls were enqueued;
- *   - many queues created, used and released.
+ *   - many queues created, used and released;
+ *   - buffers and sub-buffers released and others created, perhaps under
+ *     the same handles, and a context destroyed before its buffers.
  * Linked with fault_shim.c (which counts the OpenCL objects alive) and the
  * library's static archive, as unit.faults is; no call is failed here. */
 #include <setjmp.h>
@@ -311,6 +313,144 @@ static void test_released_queues_are_freed(void **state)
     clReleaseMemObject(out);
 }
 
+/* ---- buffers that come and go ----------------------------------------------- */
+
+/* The sum of in[0 .. n) (int32 ones) into out[0] on q: the status, and
+ * through *sum the result when the call succeeded. */
+static clreduce_status sum_ones(cl_command_queue q, clreduce_ctx *ctx, cl_mem in, size_t n,
+                                cl_mem out, int32_t *sum)
+{
+    clreduce_status s = clreduce_reduce(ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_AUTO,
+                                        in, 0, n, out, 0, 0, NULL, NULL);
+    if (s == CLREDUCE_SUCCESS)
+        tc_read_buffer(q, out, sum, sizeof *sum, 0, NULL);
+    return s;
+}
+
+/* Buffers of ever other sizes, each used and released, whose handles the
+ * runtime may give out again: every call sees the size of the buffer it is
+ * given, not of an earlier one under the same handle, so one element past
+ * the end is always refused. */
+static void test_released_buffers_are_forgotten(void **state)
+{
+    (void)state;
+    cl_command_queue q = tc_create_queue(g_ctx, 0);
+    assert_non_null(q);
+    cl_mem out = tc_make_buffer(g_ctx, sizeof(int32_t), NULL);
+    cl_mem seen[200];
+    size_t reused = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(seen); i++) {
+        size_t n = 1 + tc_rand_below(5000);
+        cl_mem in = ones_buffer(n);
+        for (size_t j = 0; j < i; j++)
+            if (seen[j] == in) {
+                reused++;
+                break;
+            }
+        seen[i] = in;
+        int32_t sum = 0;
+        assert_int_equal(sum_ones(q, g_ctx, in, n, out, &sum), CLREDUCE_SUCCESS);
+        assert_int_equal(sum, (int32_t)n);
+        assert_int_equal(sum_ones(q, g_ctx, in, n + 1, out, &sum),
+                         CLREDUCE_ERROR_INVALID_ARGUMENT);
+        clReleaseMemObject(in);
+    }
+    print_message("%zu of %zu buffers came back under an earlier buffer's handle\n", reused,
+                  ARRAY_SIZE(seen));
+    clReleaseMemObject(out);
+    clReleaseCommandQueue(q);
+}
+
+/* Sub-buffers of one buffer at ever other origins, each released: the
+ * result element of the parent that a sub-buffer covers is refused as
+ * overlapping its input, the element just before it is not. */
+static void test_released_subbuffers_are_forgotten(void **state)
+{
+    (void)state;
+    cl_uint align_bits = 0;
+    assert_int_equal(clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+                                     sizeof align_bits, &align_bits, NULL),
+                     CL_SUCCESS);
+    size_t align = align_bits / 8 < sizeof(int32_t) ? sizeof(int32_t) : align_bits / 8;
+    const size_t n = 64, slots = 16;
+    cl_command_queue q = tc_create_queue(g_ctx, 0);
+    assert_non_null(q);
+    cl_mem parent = ones_buffer((slots + 1) * align / sizeof(int32_t) + n);
+    for (size_t i = 0; i < 100; i++) {
+        size_t origin = (1 + tc_rand_below(slots)) * align;
+        cl_buffer_region region = {origin, n * sizeof(int32_t)};
+        cl_int err;
+        cl_mem sub = clCreateSubBuffer(parent, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION,
+                                       &region, &err);
+        assert_int_equal(err, CL_SUCCESS);
+        size_t inside = origin / sizeof(int32_t) + tc_rand_below(n);
+        clreduce_status s = clreduce_reduce(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32,
+                                            CLREDUCE_AUTO, sub, 0, n, parent, inside, 0, NULL,
+                                            NULL);
+        assert_int_equal(s, CLREDUCE_ERROR_INVALID_ARGUMENT);
+        s = clreduce_reduce(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_AUTO, sub, 0, n,
+                            parent, origin / sizeof(int32_t) - 1, 0, NULL, NULL);
+        assert_int_equal(s, CLREDUCE_SUCCESS);
+        int32_t sum = 0;
+        assert_int_equal(clEnqueueReadBuffer(q, parent, CL_TRUE, origin - sizeof sum, sizeof sum,
+                                             &sum, 0, NULL, NULL),
+                         CL_SUCCESS);
+        assert_int_equal(sum, (int32_t)n);
+        clReleaseMemObject(sub);
+        /* Ones again where the result went. */
+        int32_t one = 1;
+        assert_int_equal(clEnqueueWriteBuffer(q, parent, CL_TRUE,
+                                              origin - sizeof(int32_t), sizeof one, &one, 0,
+                                              NULL, NULL),
+                         CL_SUCCESS);
+    }
+    clReleaseMemObject(parent);
+    clReleaseCommandQueue(q);
+}
+
+/* A second call on the same buffers asks the runtime nothing about them;
+ * more buffers than the library keeps answers for still give right
+ * results; and a context destroyed before its buffers lets them go later
+ * (the sanitizers and Valgrind see the rest). */
+static void test_buffer_answers_kept(void **state)
+{
+    (void)state;
+    cl_command_queue q = tc_create_queue(g_ctx, 0);
+    assert_non_null(q);
+    clreduce_ctx *ctx = NULL;
+    assert_int_equal(clreduce_create(clreduce_get_cl_context(g_ctx),
+                                     clreduce_get_cl_device(g_ctx), &ctx),
+                     CLREDUCE_SUCCESS);
+    enum { BUFFERS = 100 };
+    cl_mem in[BUFFERS], out = tc_make_buffer(g_ctx, sizeof(int32_t), NULL);
+    for (size_t i = 0; i < BUFFERS; i++)
+        in[i] = ones_buffer(100 + i);
+    for (int round = 0; round < 2; round++)
+        for (size_t i = 0; i < BUFFERS; i++) {
+            int32_t sum = 0;
+            assert_int_equal(sum_ones(q, ctx, in[i], 100 + i, out, &sum), CLREDUCE_SUCCESS);
+            assert_int_equal(sum, (int32_t)(100 + i));
+        }
+    int32_t sum = 0;
+    fault_start(0);
+    clreduce_status s = clreduce_reduce(ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_AUTO,
+                                        in[0], 0, 100, out, 0, 0, NULL, NULL);
+    fault_stop();
+    const fault_call *calls;
+    size_t count = fault_trace(&calls), queries = 0;
+    for (size_t i = 0; i < count; i++)
+        queries += strcmp(calls[i].function, "clGetMemObjectInfo") == 0;
+    assert_int_equal(s, CLREDUCE_SUCCESS);
+    tc_read_buffer(q, out, &sum, sizeof sum, 0, NULL);
+    assert_int_equal(sum, 100);
+    assert_int_equal(queries, 0);
+    clreduce_destroy(ctx);
+    for (size_t i = 0; i < BUFFERS; i++)
+        clReleaseMemObject(in[i]);
+    clReleaseMemObject(out);
+    clReleaseCommandQueue(q);
+}
+
 int main(void)
 {
     tc_init_seed();
@@ -320,6 +460,9 @@ int main(void)
         cmocka_unit_test(test_failed_first_dependency),
         cmocka_unit_test(test_late_first_dependency),
         cmocka_unit_test(test_released_queues_are_freed),
+        cmocka_unit_test(test_released_buffers_are_forgotten),
+        cmocka_unit_test(test_released_subbuffers_are_forgotten),
+        cmocka_unit_test(test_buffer_answers_kept),
     };
     int failed = cmocka_run_group_tests_name("unit.state", tests, NULL, NULL);
     clreduce_destroy(g_ctx);
