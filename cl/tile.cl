@@ -94,24 +94,22 @@ T clr_tile_op(T a, T b) { return CLR_AS_T(CLR_KEY_BEST(CLR_AS_KT(a), CLR_AS_KT(b
 T clr_tile_in(T x)
 {
     KT k = CLR_AS_KT(x);
-    k ^= (k >> CLR_KEY_SHIFT) & CLR_KEY_MASK;
-    return CLR_AS_T(isnan(x) ? (KT)CLR_TILE_NAN : k);
+    return CLR_AS_T(isnan(x) ? (KT)CLR_TILE_NAN : CLR_KEY_FLIP(k));
 }
 
 VT clr_tile_in_vec(VT v) { return CLR_AS_VT(isnan(v) ? (KVT)CLR_TILE_NAN : clr_key(v)); }
 
-/* The element of a key other than CLR_TILE_NAN (the flip is its own
- * inverse). */
+/* The element of a key other than CLR_TILE_NAN. */
 VT clr_tile_out_vec(VT k)
 {
     KVT b = CLR_AS_KVT(k);
-    return CLR_AS_VT(b ^ ((b >> CLR_KEY_SHIFT) & CLR_KEY_MASK));
+    return CLR_AS_VT(CLR_KEY_FLIP(b));
 }
 
 T clr_tile_out(T k)
 {
     KT b = CLR_AS_KT(k);
-    return CLR_AS_T(b ^ ((b >> CLR_KEY_SHIFT) & CLR_KEY_MASK));
+    return CLR_AS_T(CLR_KEY_FLIP(b));
 }
 
 int clr_tile_is_nan(T k) { return CLR_AS_KT(k) == (KT)CLR_TILE_NAN; }

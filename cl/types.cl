@@ -218,10 +218,14 @@ typedef struct clr_acc {
     KVT guard; /* max (min) of the keys */
 } clr_acc;
 
+/* The key of a float's bits b, or the bits of key b: the magnitude bits
+ * flipped when the sign bit is set (the flip is its own inverse). */
+#define CLR_KEY_FLIP(b) ((b) ^ (((b) >> CLR_KEY_SHIFT) & CLR_KEY_MASK))
+
 KVT clr_key(VT v)
 {
     KVT k = CLR_CAT(as_, KVT)(v);
-    return k ^ ((k >> CLR_KEY_SHIFT) & CLR_KEY_MASK);
+    return CLR_KEY_FLIP(k);
 }
 
 /* Horizontal min or max of a key vector (F is min or max). */
@@ -285,7 +289,7 @@ T clr_acc_result(clr_acc a)
     KT lo = min(best, guard), hi = max(best, guard);
     if (lo < CLR_KEY_NINF || hi > CLR_KEY_PINF)
         return (T)NAN;
-    return CLR_AS_T(best ^ ((best >> CLR_KEY_SHIFT) & CLR_KEY_MASK));
+    return CLR_AS_T(CLR_KEY_FLIP(best));
 }
 
 #else
