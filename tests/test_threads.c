@@ -7,6 +7,8 @@
  *  - Scans of every variant and both kinds, of 65539 and about a million
  *    elements, from every thread at once, the first two threads sharing
  *    one queue.
+ *  - Buffers created, summed and released in every thread at once: what the
+ *    context keeps about buffers is never another buffer's.
  *  - clreduce_last_error() is per thread: threads fail at the same moments
  *    with messages of their own, and each reads back its own, never another
  *    thread's; a success clears only the caller's message.
@@ -463,6 +465,74 @@ static void run_workers(worker *workers, void *(*fn)(void *))
         assert_int_equal(workers[i].failed, 0);
 }
 
+/* Each thread creates an input of a random size, sums it (int32 ones),
+ * asks one element past its end (refused), and releases it, for the run's
+ * time: buffers come and go in every thread at once, so the answers the
+ * context keeps about buffers are looked up, added and dropped (by the
+ * runtime's destructor callbacks) concurrently, and a handle another
+ * thread's released buffer had must never bring its size along. */
+static void *buffers_worker(void *arg)
+{
+    worker *w = arg;
+    cl_context cl = clreduce_get_cl_context(g_ctx);
+    double deadline = tc_now_seconds() + g_seconds;
+    int32_t *ones = (int32_t *)w->data;
+    for (size_t i = 0; i < 5000; i++)
+        ones[i] = 1;
+    unsigned round = 0;
+    while ((tc_now_seconds() < deadline || round < 4) && !w->failed) {
+        size_t n = 1 + (size_t)(next_random(w) % 5000);
+        cl_int err;
+        cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                   n * sizeof *ones, ones, &err);
+        if (err != CL_SUCCESS) {
+            record_failure(w, "thread %d: clCreateBuffer: %s", w->id,
+                           clreduce_opencl_error_name(err));
+            break;
+        }
+        int32_t sum = -1;
+        cl_event done = NULL;
+        clreduce_status s = clreduce_reduce(g_ctx, w->queue, CLREDUCE_OP_SUM, CLREDUCE_INT32,
+                                            CLREDUCE_AUTO, in, 0, n, w->result, 0, 0, NULL,
+                                            &done);
+        if (s == CLREDUCE_SUCCESS) {
+            err = clEnqueueReadBuffer(w->queue, w->result, CL_TRUE, 0, sizeof sum, &sum, 1,
+                                      &done, NULL);
+            clReleaseEvent(done);
+        }
+        clreduce_status past = clreduce_reduce(g_ctx, w->queue, CLREDUCE_OP_SUM, CLREDUCE_INT32,
+                                               CLREDUCE_AUTO, in, 0, n + 1, w->result, 0, 0,
+                                               NULL, NULL);
+        clFinish(w->queue);
+        clReleaseMemObject(in);
+        if (s != CLREDUCE_SUCCESS || err != CL_SUCCESS || sum != (int32_t)n)
+            record_failure(w, "thread %d: sum of %zu ones: %s, %d", w->id, n,
+                           clreduce_status_string(s), (int)sum);
+        else if (past != CLREDUCE_ERROR_INVALID_ARGUMENT)
+            record_failure(w, "thread %d: %zu + 1 elements of a buffer of %zu: %s", w->id, n, n,
+                           clreduce_status_string(past));
+        w->calls++;
+        round++;
+    }
+    return NULL;
+}
+
+static void test_buffers_come_and_go(void **state)
+{
+    (void)state;
+    tc_seed_for("buffers_come_and_go");
+    worker workers[MAX_THREADS];
+    for (int i = 0; i < g_nthreads; i++)
+        assert_int_equal(worker_setup(&workers[i], i, 5000, NULL), 0);
+    run_workers(workers, buffers_worker);
+    unsigned long calls = 0;
+    for (int i = 0; i < g_nthreads; i++) {
+        calls += workers[i].calls;
+        worker_teardown(&workers[i]);
+    }
+    print_message("%d threads: %lu buffers created, summed and released\n", g_nthreads, calls);
+}
+
 static void test_mixed(void **state)
 {
     (void)state;
@@ -728,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_one_build_for_many),
         cmocka_unit_test(test_errors_stay_in_their_thread),
         cmocka_unit_test(test_mixed),
+        cmocka_unit_test(test_buffers_come_and_go),
         cmocka_unit_test(test_scans_sharing_a_queue),
     };
     int failed = tc_run_tests("unit.threads", tests, ARRAY_SIZE(tests));
