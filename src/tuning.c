@@ -110,6 +110,8 @@ void tuning_for_device(const device_info *info, size_t element_size,
  *    512 with 16 loads in flight and 2 work-groups per compute unit
  *    (1.10x one sum, against 1.16x); 256 x 16 loads x 4 groups came second
  *    (1.12x), and fewer loads or more groups were slower (2026-12-02).
+ *    Every set of two or more operators takes these values; sets other
+ *    than those four are untimed.
  * Other types and devices are unmeasured and keep the table's. */
 void tuning_for_operators(const device_info *info, const clreduce_settings *overrides,
                           const clreduce_op *ops, size_t count, clreduce_type type, tuning *t)
