@@ -135,11 +135,6 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
         free(ctx);
         return set_error(NULL, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
-    if (!(ctx->mem_info = mem_info_cache_create())) {
-        free((char *)ctx->settings.build_options);
-        free(ctx);
-        return set_error(NULL, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
-    }
 
     /* Settings are fixed for the context's life, so the tuning is too. */
     tuning_for_device(&ctx->info, 4, &ctx->settings, &ctx->tuning_by_size[0]);
@@ -180,7 +175,6 @@ void clreduce_destroy(clreduce_ctx *ctx)
     program_cache_clear(&ctx->cache);
     free(ctx->disk_cache_dir);
     free((char *)ctx->settings.build_options);
-    mem_info_cache_release(ctx->mem_info);
     pthread_mutex_destroy(&ctx->queue_lock);
     clReleaseDevice(ctx->device);
     clReleaseContext(ctx->context);

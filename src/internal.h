@@ -509,7 +509,6 @@ struct clreduce_ctx {
     scratch_pool scratch;
     pthread_mutex_t queue_lock;
     cl_command_queue own_queue;           /* for the *_host calls */
-    struct mem_info_cache *mem_info;      /* the caller's buffers, as asked */
 };
 
 /* How the single pass and the look-back order memory between work-groups
@@ -526,25 +525,6 @@ clreduce_status context_own_queue(clreduce_ctx *ctx, cl_command_queue *out);
  * (device_order.cl): what the single-pass reduction and the look-back scan
  * need. */
 int context_orders_work_groups(const clreduce_ctx *ctx);
-
-/* ---- mem_info.c ---------------------------------------------------------- */
-
-/* What validation needs of a caller's buffer. */
-typedef struct mem_info {
-    size_t size;  /* bytes */
-    cl_mem root;  /* the buffer that holds its bytes (itself unless a sub-buffer) */
-    size_t base;  /* the byte of root where they start */
-} mem_info;
-
-/* The answers kept per context, until the runtime destroys each buffer. */
-typedef struct mem_info_cache mem_info_cache;
-mem_info_cache *mem_info_cache_create(void); /* NULL: out of memory */
-void mem_info_cache_release(mem_info_cache *c);
-
-/* mem's answers, asked of the runtime the first time only; fails (error
- * set, naming the buffer `what`) for a handle that is not a buffer or a
- * buffer of another context. */
-clreduce_status mem_info_of(clreduce_ctx *ctx, cl_mem mem, const char *what, mem_info *out);
 
 /* ---- validate.c ---------------------------------------------------------- */
 

@@ -5,6 +5,48 @@
 
 #include "internal.h"
 
+/* What validation needs of a caller's buffer. */
+typedef struct mem_info {
+    size_t size; /* bytes */
+    cl_mem root; /* the buffer that holds its bytes (itself unless a sub-buffer) */
+    size_t base; /* the byte of root where they start */
+} mem_info;
+
+/* mem's answers, asked of the runtime on every call. Nothing is kept between calls: a handle may name another buffer once
+ * the caller has released it, and on NVIDIA's driver a destructor callback
+ * could not be relied on to run before that. The queries cost nanoseconds.
+ * A sub-buffer's bytes are those of its parent from its origin on; OpenCL
+ * allows no sub-buffer of a sub-buffer, but following the whole chain does
+ * not rely on that. */
+static clreduce_status mem_info_of(clreduce_ctx *ctx, cl_mem mem, const char *what, mem_info *out)
+{
+    cl_context owner = NULL;
+    cl_int err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof out->size, &out->size, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+    if (err != CL_SUCCESS)
+        return query_failed(ctx, err, CL_INVALID_MEM_OBJECT, what, "buffer");
+    if (owner != ctx->context)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%s belongs to another OpenCL context", what);
+    out->root = mem;
+    out->base = 0;
+    for (;;) {
+        cl_mem parent = NULL;
+        size_t origin = 0;
+        err = clGetMemObjectInfo(out->root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent,
+                                 NULL);
+        if (err == CL_SUCCESS && parent)
+            err = clGetMemObjectInfo(out->root, CL_MEM_OFFSET, sizeof origin, &origin, NULL);
+        if (err != CL_SUCCESS)
+            return query_failed(ctx, err, CL_INVALID_MEM_OBJECT, what, "buffer");
+        if (!parent)
+            return CLREDUCE_SUCCESS;
+        out->base += origin;
+        out->root = parent;
+    }
+}
+
 clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t *size)
 {
     mem_info info;

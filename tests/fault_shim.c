@@ -116,8 +116,7 @@ cl_int fault_error_of(const char *function)
     if (strncmp(function, "clEnqueue", 9) == 0)
         return CL_OUT_OF_RESOURCES;
     /* clGet*Info, clCreateContext, clCreateCommandQueue, clCreateProgram-
-     * WithSource, clGetPlatformIDs, clGetDeviceIDs, clCreateUserEvent,
-     * clSetMemObjectDestructorCallback. */
+     * WithSource, clGetPlatformIDs, clGetDeviceIDs, clCreateUserEvent. */
     return CL_OUT_OF_HOST_MEMORY;
 }
 
@@ -359,14 +358,6 @@ cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_typ
 }
 
 INFO_FUNCTION(clGetMemObjectInfo, cl_mem, cl_mem_info)
-
-cl_int clSetMemObjectDestructorCallback(cl_mem memobj,
-                                        void(CL_CALLBACK *pfn_notify)(cl_mem, void *),
-                                        void *user_data)
-{
-    FAIL_STATUS(clSetMemObjectDestructorCallback);
-    return REAL(clSetMemObjectDestructorCallback)(memobj, pfn_notify, user_data);
-}
 
 REFERENCE_FUNCTIONS(clRetainMemObject, clReleaseMemObject, cl_mem, mem)
 

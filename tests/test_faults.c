@@ -31,9 +31,7 @@
  * kernels cannot be created, is compiled from source; one that cannot be
  * read back is not stored) and the growth
  * of the look-back's scratch (twice the old size is asked first, then what
- * is needed), and the destructor callback by which the library would keep
- * what it asked about a buffer (it asks again next time). There the call
- * must succeed with the right result.
+ * is needed). There the call must succeed with the right result.
  *
  * clreduce_create() and clreduce_create_default() are failed at every call
  * as well: an error with a message, or a context that works; nothing leaks.
@@ -70,7 +68,6 @@ unsigned long g_faults;                   /* calls failed alone (k values) */
 static unsigned long g_second_faults;     /* and a second on the way out */
 static unsigned long g_fallbacks;         /* disk cache failures that fell back */
 static unsigned long g_retries;           /* allocations asked again for less */
-static unsigned long g_unkept;            /* buffer answers not kept */
 static unsigned long g_written;           /* documented partial writes */
 
 void note_failed_sites(const unsigned *fail, size_t n)
@@ -426,8 +423,7 @@ void print_trace(const char *name, unsigned n)
 typedef enum recovery {
     RECOVERS_NOT,
     RECOVERS_DISK_CACHE, /* see is_disk_cache_call */
-    RECOVERS_RETRY,      /* an allocation asked again, for less */
-    RECOVERS_UNKEPT      /* a buffer's answers not kept (mem_info.c) */
+    RECOVERS_RETRY       /* an allocation asked again, for less */
 } recovery;
 
 /* How the call that failed call k recovered, judging by the calls it made
@@ -440,8 +436,6 @@ static recovery recovery_of(const fault_call *trace, unsigned n, unsigned k,
     if (strcmp(trace[k - 1].function, "clCreateBuffer") == 0 && k < m &&
         strcmp(run[k].function, "clCreateBuffer") == 0 && run[k].size < run[k - 1].size)
         return RECOVERS_RETRY;
-    if (strcmp(trace[k - 1].function, "clSetMemObjectDestructorCallback") == 0)
-        return RECOVERS_UNKEPT;
     return RECOVERS_NOT;
 }
 
@@ -477,7 +471,6 @@ static int may_leave_range_written(const run_state *st, clreduce_ctx *ctx, const
 typedef struct tallies {
     unsigned fallbacks; /* disk cache failures that fell back */
     unsigned retries;   /* allocations asked again for less */
-    unsigned unkept;    /* buffer answers not kept */
     unsigned written;   /* documented partial writes of the output */
     unsigned second;    /* runs with a second failure on the way out */
 } tallies;
@@ -519,15 +512,11 @@ static unsigned fault_once(run_state *st, clreduce_ctx *shared, const fault_call
     assert_int_equal(fault_failures(), f->nfail);
 
     *how = recovery_of(trace, n, k, run, m);
-    if (*how == RECOVERS_DISK_CACHE || *how == RECOVERS_UNKEPT ||
-        (*how == RECOVERS_RETRY && f->nfail == 1)) {
-        /* Compiled from source, not stored, allocated again, or asked
-         * again next time. */
+    if (*how == RECOVERS_DISK_CACHE || (*how == RECOVERS_RETRY && f->nfail == 1)) {
+        /* Compiled from source, not stored, or allocated again. */
         assert_correct(&o, what);
         if (*how == RECOVERS_DISK_CACHE)
             t->fallbacks++;
-        else if (*how == RECOVERS_UNKEPT)
-            t->unkept++;
         else
             t->retries++;
     } else {
@@ -649,15 +638,15 @@ static void test_scenario(void **state)
      * again: nothing may pile up in it. A first call needs a fresh one, as
      * does a call whose warm-up was of another size. */
     clreduce_ctx *shared = s->warm && !s->warm_count ? fresh_context(&st) : NULL;
-    tallies t = {0, 0, 0, 0, 0};
+    tallies t = {0, 0, 0, 0};
     for (unsigned k = 1; k <= n; k++) {
         call_faults f = {1, {k}, 1};
         recovery how;
         unsigned made = fault_once(&st, shared, trace, n, &f, &reference, &before, &t, &how);
         /* The calls made on the way out of the failure (waiting for the
          * commands already enqueued, reading the build log, asking again
-         * for less memory) fail too. A disk cache failure or a callback
-         * not taken has no way out: the call carries on. */
+         * for less memory) fail too. A disk cache failure has no way out:
+         * the call carries on. */
         unsigned last = how == RECOVERS_NOT ? made : how == RECOVERS_RETRY ? k + 1 : k;
         for (unsigned j = k + 1; j <= last; j++) {
             call_faults f2 = {1, {k, j}, 2};
@@ -671,12 +660,11 @@ static void test_scenario(void **state)
     }
     g_fallbacks += t.fallbacks;
     g_retries += t.retries;
-    g_unkept += t.unkept;
     g_written += t.written;
     print_message("%s: %u calls failed one at a time, %u more on the way out of a failure; %u "
-                  "fell back (disk cache), %u allocated again, %u kept no buffer answers, %u "
-                  "left the output written as documented\n",
-                  s->name, n, t.second, t.fallbacks, t.retries, t.unkept, t.written);
+                  "fell back (disk cache), %u allocated again, %u left the output written as "
+                  "documented\n",
+                  s->name, n, t.second, t.fallbacks, t.retries, t.written);
     run_state_free(&st);
 }
 
@@ -717,9 +705,9 @@ int main(void)
 
     printf("fault injection: %lu runs with one call failed (k values) and %lu with a second "
            "failure on the way out of the first, at %zu distinct call sites; %lu disk cache "
-           "failures fell back, %lu allocations were asked again, %lu kept no buffer answers, "
-           "%lu left the output written as documented\n",
-           g_faults, g_second_faults, g_nsites, g_fallbacks, g_retries, g_unkept, g_written);
+           "failures fell back, %lu allocations were asked again, %lu left the output written "
+           "as documented\n",
+           g_faults, g_second_faults, g_nsites, g_fallbacks, g_retries, g_written);
 
     /* For addr2line -e unit_faults: where the failed calls are. */
     printf("call sites:");

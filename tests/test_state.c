@@ -408,11 +408,10 @@ static void test_released_subbuffers_are_forgotten(void **state)
     clReleaseCommandQueue(q);
 }
 
-/* A second call on the same buffers asks the runtime nothing about them;
- * more buffers than the library keeps answers for still give right
- * results; and a context destroyed before its buffers lets them go later
- * (the sanitizers and Valgrind see the rest). */
-static void test_buffer_answers_kept(void **state)
+/* Many buffers used in turn, twice over, give right results; and a
+ * context destroyed before the caller's buffers leaves them usable and
+ * releasable (the sanitizers and Valgrind see the rest). */
+static void test_many_buffers(void **state)
 {
     (void)state;
     cl_command_queue q = tc_create_queue(g_ctx, 0);
@@ -431,20 +430,14 @@ static void test_buffer_answers_kept(void **state)
             assert_int_equal(sum_ones(q, ctx, in[i], 100 + i, out, &sum), CLREDUCE_SUCCESS);
             assert_int_equal(sum, (int32_t)(100 + i));
         }
-    int32_t sum = 0;
-    fault_start(0);
-    clreduce_status s = clreduce_reduce(ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_AUTO,
-                                        in[0], 0, 100, out, 0, 0, NULL, NULL);
-    fault_stop();
-    const fault_call *calls;
-    size_t count = fault_trace(&calls), queries = 0;
-    for (size_t i = 0; i < count; i++)
-        queries += strcmp(calls[i].function, "clGetMemObjectInfo") == 0;
-    assert_int_equal(s, CLREDUCE_SUCCESS);
-    tc_read_buffer(q, out, &sum, sizeof sum, 0, NULL);
-    assert_int_equal(sum, 100);
-    assert_int_equal(queries, 0);
     clreduce_destroy(ctx);
+    int32_t sum = 0, ones[100];
+    for (size_t i = 0; i < 100; i++)
+        ones[i] = 1;
+    assert_int_equal(clEnqueueWriteBuffer(q, in[0], CL_TRUE, 0, sizeof ones, ones, 0, NULL, NULL),
+                     CL_SUCCESS);
+    tc_read_buffer(q, in[0], &sum, sizeof sum, 0, NULL);
+    assert_int_equal(sum, 1);
     for (size_t i = 0; i < BUFFERS; i++)
         clReleaseMemObject(in[i]);
     clReleaseMemObject(out);
@@ -462,7 +455,7 @@ int main(void)
         cmocka_unit_test(test_released_queues_are_freed),
         cmocka_unit_test(test_released_buffers_are_forgotten),
         cmocka_unit_test(test_released_subbuffers_are_forgotten),
-        cmocka_unit_test(test_buffer_answers_kept),
+        cmocka_unit_test(test_many_buffers),
     };
     int failed = cmocka_run_group_tests_name("unit.state", tests, NULL, NULL);
     clreduce_destroy(g_ctx);

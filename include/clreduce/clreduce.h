@@ -101,13 +101,6 @@
  * can be deleted at any time. A disk cache that cannot be used never fails a
  * call: clreduce_get_cache_stats() says why in disk_cache_status.
  *
- * Buffers: what a call asks the runtime about a caller's buffer (its size,
- * its context, the origin of a sub-buffer) is kept by the context, for up to
- * 64 buffers, until the runtime destroys the buffer: the context registers
- * one destructor callback (clSetMemObjectDestructorCallback) on each buffer
- * it keeps, which drops the answers. It holds no reference to a caller's
- * buffer.
- *
  * Threads: a clreduce_ctx may be used from several threads at once.
  * clreduce_last_error() reports the calling thread's last failure.
  *
