@@ -144,10 +144,11 @@ static int check_case(tc_suite *s, const char *tag, clreduce_op op, clreduce_typ
     if (ok)
         ok = tc_op_check_result(op, type, x, yref, n, run.result, var_tol, why, sizeof why);
     if (!ok)
-        tc_ops_report(s, "%s: op=%s type=%s variant=%s n=%zu case=%zu: %s%s%s%s%s", tag,
+        tc_ops_report(s, "%s: op=%s type=%s variant=%s n=%zu case=%zu: %s%s%s%s%s%s", tag,
                       clreduce_op_name(op), clreduce_type_name(type), clreduce_variant_name(v), n,
                       k, why,
                       run.status != CLREDUCE_SUCCESS ? clreduce_status_string(run.status) : "",
+                      run.status != CLREDUCE_SUCCESS ? ": " : "",
                       run.status != CLREDUCE_SUCCESS ? clreduce_last_error(s->ctx) : "",
                       run.neighbours_untouched ? "" : " (results next to it written)",
                       run.problem);
