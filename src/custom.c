@@ -450,9 +450,7 @@ static clreduce_status custom_plan(clreduce_ctx *ctx, const request *r, plan *p)
     p->path = CLREDUCE_SUBGROUP_PATH_NONE;
     p->output_size = op->acc_size;
     memcpy(p->empty_output, op->identity, op->acc_size);
-    snprintf(p->family_options, sizeof p->family_options,
-             "-DCLR_VARIANT=%d -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d", (int)v, p->t.segmented,
-             p->t.nv_load);
+    grid_defines(p, v);
     return CLREDUCE_SUCCESS;
 }
 
@@ -557,9 +555,8 @@ clreduce_status plan_custom_teams(clreduce_ctx *ctx, const request *r, plan *p,
     p->path = CLREDUCE_SUBGROUP_PATH_NONE;
     p->output_size = op->acc_size;
     memcpy(p->empty_output, op->identity, op->acc_size);
-    size_t used = strlen(p->family_options);
-    snprintf(p->family_options + used, sizeof p->family_options - used, " -DCLR_RESULT_SIZE=%zu",
-             p->output_size);
+    defines_add(&p->family_defines, "CLR_RESULT_SIZE",
+                  (long long)p->output_size);
     return CLREDUCE_SUCCESS;
 }
 
@@ -595,8 +592,9 @@ static clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, pla
     p->program = &op->scan_program;
     p->path = CLREDUCE_SUBGROUP_PATH_NONE;
     p->output_size = op->acc_size;
-    snprintf(p->family_options, sizeof p->family_options, "-DCLR_SCAN_EXCLUSIVE=%d",
-             r->kind == CLREDUCE_EXCLUSIVE);
+    p->family_defines.count = 0;
+    defines_add(&p->family_defines, "CLR_SCAN_EXCLUSIVE",
+                  r->kind == CLREDUCE_EXCLUSIVE);
     return CLREDUCE_SUCCESS;
 }
 

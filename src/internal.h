@@ -138,6 +138,34 @@ typedef struct request {
  * the results of a multi call packed together (multi.c). */
 #define PLAN_OUTPUT_MAX 256
 
+/* ---- defines.c ----------------------------------------------------------- */
+
+/* The -D options of a program, as pairs: -Dname=value, or -Dname=text where
+ * text is not NULL. Names and texts are string literals. */
+#define DEFINES_MAX 32
+
+typedef struct define {
+    const char *name;
+    const char *text;
+    long long value;
+} define;
+
+typedef struct defines {
+    unsigned count;
+    define items[DEFINES_MAX];
+} defines;
+
+void defines_add(defines *d, const char *name, long long value);
+void defines_add_text(defines *d, const char *name, const char *text);
+void defines_append(defines *d, const defines *more);
+int defines_equal(const defines *a, const defines *b);
+
+/* Writes the options as text into out (size bytes), then `extra` and
+ * `more` where not NULL or empty; returns the length it needed (size or
+ * more: cut short). */
+size_t defines_write(const defines *d, const char *extra, const char *more, char *out,
+                     size_t size);
+
 /* Everything a call needs to know, decided before anything is enqueued. */
 typedef struct plan {
     clreduce_op op;
@@ -149,7 +177,7 @@ typedef struct plan {
     unsigned unroll;        /* CLR_UNROLL */
     clreduce_subgroup_path path;
     const program_spec *program;
-    char family_options[256]; /* the family's own -D options */
+    defines family_defines; /* the family's own -D options */
     /* Bytes of one output element (a multiple of element_size), and what a
      * call of count 0 writes there (plan_start: the operator's identity). */
     size_t output_size;
@@ -223,6 +251,10 @@ clreduce_status request_check_support(clreduce_ctx *ctx, const op_family *f, clr
  * then room for an accumulator of up to 32 bytes per work-group of the
  * largest grid. */
 size_t single_pass_scratch_size(const clreduce_ctx *ctx);
+
+/* Starts the family's defines of a grid-walking program (grid_walk.cl):
+ * variant v and the tuning's load pattern. */
+void grid_defines(plan *p, clreduce_variant v);
 
 /* Work-groups of a grid-sized reduction of n elements. */
 size_t grid_groups(const clreduce_ctx *ctx, const plan *p, size_t n);
@@ -371,7 +403,9 @@ clreduce_status plan_custom_teams(clreduce_ctx *ctx, const request *r, plan *p,
 
 struct cached_kernel {
     const program_spec *spec;
-    char *options;
+    defines defs;  /* the key, with spec and needs_std */
+    int needs_std;
+    char *options; /* all of it as text */
     cl_program program;
     cl_kernel kernels[CACHED_KERNELS_MAX];
     pthread_mutex_t lock;
@@ -390,10 +424,11 @@ typedef struct program_cache {
 void program_cache_init(program_cache *cache);
 void program_cache_clear(program_cache *cache);
 
-/* Returns the program of `spec` built with `options`, and its kernels,
+/* Returns the program of `spec` built with these defines, the cl_std
+ * option where needs_std and the context's build options, and its kernels,
  * building it on the first request. */
-clreduce_status program_cache_get(clreduce_ctx *ctx, const program_spec *spec, const char *options,
-                                  cached_kernel **out);
+clreduce_status program_cache_get(clreduce_ctx *ctx, const program_spec *spec,
+                                  const defines *defs, int needs_std, cached_kernel **out);
 
 /* Drops every program of `spec` (a user-defined operator's, at its last
  * release): no call may be using them. */

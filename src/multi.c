@@ -14,6 +14,9 @@
  * results of a host call fit a plan's empty_output packed together. */
 #define RESULT_MAX 24
 _Static_assert(MULTI_MAX * RESULT_MAX <= PLAN_OUTPUT_MAX, "packed results fit a plan");
+/* The family's defines (5 and one per operator) and the 8 every program
+ * has fit a plan. */
+_Static_assert(MULTI_MAX <= 10 && 5 + MULTI_MAX + 8 <= DEFINES_MAX, "defines fit a plan");
 
 /* ---- programs ----------------------------------------------------------------- */
 
@@ -179,13 +182,17 @@ static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
                   : CLREDUCE_SUBGROUP_PATH_NONE;
     pthread_once(&programs_once, fill_programs);
     p->program = &programs.specs[v == CLREDUCE_SINGLE_PASS][r->num_ops - 1];
-    int used = snprintf(p->family_options, sizeof p->family_options,
-                        "-DCLR_VARIANT=%d -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d "
-                        "-DCLR_WALK_TAG=ulong -DCLR_M_SUM_LAYER=%d -DCLR_M_COUNT=%zu",
-                        (int)v, p->t.segmented, p->t.nv_load, sum_layer, r->num_ops);
+    grid_defines(p, v);
+    defines_add_text(&p->family_defines, "CLR_WALK_TAG", "ulong");
+    defines_add(&p->family_defines, "CLR_M_SUM_LAYER", sum_layer);
+    defines_add(&p->family_defines, "CLR_M_COUNT",
+                  (long long)r->num_ops);
+    static const char *const op_names[MULTI_MAX] = {"CLR_M_OP0", "CLR_M_OP1", "CLR_M_OP2",
+                                                    "CLR_M_OP3", "CLR_M_OP4", "CLR_M_OP5",
+                                                    "CLR_M_OP6", "CLR_M_OP7", "CLR_M_OP8",
+                                                    "CLR_M_OP9"};
     for (size_t i = 0; i < r->num_ops; i++)
-        used += snprintf(p->family_options + used, sizeof p->family_options - (size_t)used,
-                         " -DCLR_M_OP%zu=%d", i, (int)r->ops[i]);
+        defines_add(&p->family_defines, op_names[i], (int)r->ops[i]);
     /* One output of all results packed, as a host call lays them out. */
     p->output_size = 0;
     for (size_t i = 0; i < r->num_ops; i++) {

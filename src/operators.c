@@ -106,9 +106,8 @@ clreduce_status plan_operator(clreduce_ctx *ctx, const request *r, plan *p, cons
     fit_accumulators(ctx, p);
     p->output_size = clreduce_result_size(r->op, r->type);
     operator_empty_result(r->op, r->type, p->empty_output);
-    size_t used = strlen(p->family_options);
-    snprintf(p->family_options + used, sizeof p->family_options - used, " -DCLR_RESULT_SIZE=%zu",
-             p->output_size);
+    defines_add(&p->family_defines, "CLR_RESULT_SIZE",
+                  (long long)p->output_size);
     return CLREDUCE_SUCCESS;
 }
 
@@ -133,9 +132,7 @@ static clreduce_status operator_plan(clreduce_ctx *ctx, const request *r, plan *
                          "op %s runs on variants auto, grid_stride and single_pass, not %s",
                          clreduce_op_name(r->op), clreduce_variant_name(v));
     p->variant = v;
-    snprintf(p->family_options, sizeof p->family_options,
-             "-DCLR_VARIANT=%d -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d", (int)v, p->t.segmented,
-             p->t.nv_load);
+    grid_defines(p, v);
     if ((status = plan_operator(ctx, r, p, "")) != CLREDUCE_SUCCESS)
         return status;
     tuning_for_operators(&ctx->info, &ctx->settings, &r->op, 1, p->type, &p->t);
@@ -172,9 +169,7 @@ clreduce_status plan_teams(clreduce_ctx *ctx, const request *r, plan *p, const c
     }
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
-    size_t used = strlen(p->family_options);
-    snprintf(p->family_options + used, sizeof p->family_options - used, " -DCLR_NV_LOAD=%d",
-             p->t.nv_load);
+    defines_add(&p->family_defines, "CLR_NV_LOAD", p->t.nv_load);
     return CLREDUCE_SUCCESS;
 }
 

@@ -84,15 +84,21 @@ static int load_entry(clreduce_ctx *ctx, cached_kernel *entry)
 }
 
 static clreduce_status build_entry(clreduce_ctx *ctx, const program_spec *spec,
-                                   const char *options, cached_kernel **out)
+                                   const defines *defs, int needs_std, cached_kernel **out)
 {
     cl_int err;
+    char options[2048]; /* room for every plan and 1024 bytes of the caller's */
+    if (defines_write(defs, needs_std ? ctx->cl_std_option : NULL, ctx->settings.build_options,
+                      options, sizeof options) >= sizeof options)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "build options too long");
     cached_kernel *entry = calloc(1, sizeof *entry);
     if (!entry || !(entry->options = strdup(options))) {
         free(entry);
         return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
     }
     entry->spec = spec;
+    entry->defs = *defs;
+    entry->needs_std = needs_std;
     pthread_mutex_init(&entry->lock, NULL);
 
     if (load_entry(ctx, entry)) {
@@ -134,21 +140,22 @@ static clreduce_status build_entry(clreduce_ctx *ctx, const program_spec *spec,
     return CLREDUCE_SUCCESS;
 }
 
-clreduce_status program_cache_get(clreduce_ctx *ctx, const program_spec *spec, const char *options,
-                                  cached_kernel **out)
+clreduce_status program_cache_get(clreduce_ctx *ctx, const program_spec *spec,
+                                  const defines *defs, int needs_std, cached_kernel **out)
 {
     program_cache *cache = &ctx->cache;
     clreduce_status status = CLREDUCE_SUCCESS;
     pthread_mutex_lock(&cache->lock);
     cached_kernel *entry = cache->head;
-    while (entry && (entry->spec != spec || strcmp(entry->options, options) != 0))
+    while (entry && (entry->spec != spec || entry->needs_std != needs_std ||
+                     !defines_equal(&entry->defs, defs)))
         entry = entry->next;
     if (entry) {
         cache->cache_hits++;
     } else {
         /* Built under the lock: two threads asking for the same kernel get
          * one build, and builds are rare. */
-        status = build_entry(ctx, spec, options, &entry);
+        status = build_entry(ctx, spec, defs, needs_std, &entry);
         if (status == CLREDUCE_SUCCESS) {
             entry->next = cache->head;
             cache->head = entry;

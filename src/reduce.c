@@ -88,6 +88,14 @@ static int atomic_kind(const clreduce_ctx *ctx, clreduce_op op, clreduce_type ty
     return CLR_ATOMIC_CAS;
 }
 
+void grid_defines(plan *p, clreduce_variant v)
+{
+    p->family_defines.count = 0;
+    defines_add(&p->family_defines, "CLR_VARIANT", (int)v);
+    defines_add(&p->family_defines, "CLR_SEGMENTED", p->t.segmented);
+    defines_add(&p->family_defines, "CLR_NV_LOAD", p->t.nv_load);
+}
+
 static clreduce_status reduce_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     if ((unsigned)r->variant >= CLREDUCE_VARIANT_COUNT)
@@ -131,9 +139,8 @@ static clreduce_status reduce_plan(clreduce_ctx *ctx, const request *r, plan *p)
                          "variant atomic on %s needs cl_khr_int64_base_atomics, which device "
                          "\"%s\" lacks",
                          clreduce_type_name(p->type), ctx->info.name);
-    snprintf(p->family_options, sizeof p->family_options,
-             "-DCLR_VARIANT=%d -DCLR_SEGMENTED=%d -DCLR_NV_LOAD=%d -DCLR_ATOMIC=%d", (int)v,
-             p->t.segmented, p->t.nv_load, atomic);
+    grid_defines(p, v);
+    defines_add(&p->family_defines, "CLR_ATOMIC", atomic);
     return CLREDUCE_SUCCESS;
 }
 

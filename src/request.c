@@ -39,17 +39,18 @@ static size_t output_count(const op_family *f, const request *r)
 /* The -D options of a plan's program: the parameters every layer reads
  * (types.cl, subgroup.cl, the work-group and tile layers, device_order.cl),
  * then the family's own. */
-static void program_options(const clreduce_ctx *ctx, const plan *p, char *out, size_t size)
+static void program_defines(const clreduce_ctx *ctx, const plan *p, defines *d)
 {
-    int needs_std = path_needs_cl_std(p->path) ||
-                    (p->program->orders_device && ctx->order_kind == CLR_ORDER_CL20);
-    snprintf(out, size,
-             "-DCLR_TYPE=%d -DCLR_OP=%d -DCLR_WG=%zu -DCLR_SG_PATH=%d -DCLR_WARP=%u "
-             "-DCLR_VEC=%u -DCLR_UNROLL=%u -DCLR_ORDER=%d %s %s %s",
-             kernel_type(p->op, p->type), (int)p->op, p->work_group_size, (int)p->path,
-             ctx->info.nv_warp_size ? ctx->info.nv_warp_size : 32, p->t.vector_width, p->unroll,
-             ctx->order_kind, p->family_options, needs_std ? ctx->cl_std_option : "",
-             ctx->settings.build_options ? ctx->settings.build_options : "");
+    d->count = 0;
+    defines_add(d, "CLR_TYPE", kernel_type(p->op, p->type));
+    defines_add(d, "CLR_OP", (int)p->op);
+    defines_add(d, "CLR_WG", (long long)p->work_group_size);
+    defines_add(d, "CLR_SG_PATH", (int)p->path);
+    defines_add(d, "CLR_WARP", ctx->info.nv_warp_size ? ctx->info.nv_warp_size : 32);
+    defines_add(d, "CLR_VEC", p->t.vector_width);
+    defines_add(d, "CLR_UNROLL", p->unroll);
+    defines_add(d, "CLR_ORDER", ctx->order_kind);
+    defines_append(d, &p->family_defines);
 }
 
 /* ---- plan ------------------------------------------------------------------- */
@@ -169,10 +170,12 @@ clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const req
     if (r->count == 0 || output_count(f, r) == 0) {
         status = f->enqueue_empty(ctx, &c, r, &p, first || done);
     } else {
-        char options[1536];
-        program_options(ctx, &p, options, sizeof options);
+        defines defs;
+        program_defines(ctx, &p, &defs);
+        int needs_std = path_needs_cl_std(p.path) ||
+                        (p.program->orders_device && ctx->order_kind == CLR_ORDER_CL20);
         cached_kernel *k;
-        status = program_cache_get(ctx, p.program, options, &k);
+        status = program_cache_get(ctx, p.program, &defs, needs_std, &k);
         if (status != CLREDUCE_SUCCESS)
             return status;
         status = f->enqueue(ctx, &c, r, &p, k, in_order);

@@ -139,7 +139,7 @@ static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
         CLREDUCE_SUCCESS)
         return status;
     p->variant = 0;
-    p->family_options[0] = '\0';
+    p->family_defines.count = 0;
     return plan_teams(ctx, r, p, "rows: ", &rows_program, &operator_rows_program);
 }
 

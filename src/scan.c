@@ -126,9 +126,10 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
                   : CLREDUCE_SUBGROUP_PATH_NONE;
     /* The look-back's bounded waits and fallback only where a started
      * work-group may stop running: they cost the H200 1 to 7%. */
-    snprintf(p->family_options, sizeof p->family_options,
-             "-DCLR_SCAN=%d -DCLR_LOOKBACK_FALLBACK=%d", (int)v,
-             v == CLREDUCE_SCAN_LOOKBACK && !keeps_work_groups_running(ctx));
+    p->family_defines.count = 0;
+    defines_add(&p->family_defines, "CLR_SCAN", (int)v);
+    defines_add(&p->family_defines, "CLR_LOOKBACK_FALLBACK",
+                  v == CLREDUCE_SCAN_LOOKBACK && !keeps_work_groups_running(ctx));
     return CLREDUCE_SUCCESS;
 }
 

@@ -71,7 +71,7 @@ static clreduce_status scan_rows_plan(clreduce_ctx *ctx, const request *r, plan 
     p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks) ? ctx->subgroup_path
                                                                   : CLREDUCE_SUBGROUP_PATH_NONE;
     p->program = &scan_rows_program;
-    p->family_options[0] = '\0';
+    p->family_defines.count = 0;
     p->variant = BY_TEAMS;
     p->work_group_size = p->t.work_group_size;
     p->unroll = 1;

@@ -71,8 +71,9 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
                          "%zu segments need %zu + 1 offsets: more than a size_t counts", r->rows,
                          r->rows);
     p->variant = 0;
-    snprintf(p->family_options, sizeof p->family_options, "-DCLR_OFFSETS_TYPE=%d",
-             r->index_type == CLREDUCE_UINT32 ? CLR_TYPE_UINT : CLR_TYPE_ULONG);
+    p->family_defines.count = 0;
+    defines_add(&p->family_defines, "CLR_OFFSETS_TYPE",
+                  r->index_type == CLREDUCE_UINT32 ? CLR_TYPE_UINT : CLR_TYPE_ULONG);
     return plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
 }
 
