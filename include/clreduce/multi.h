@@ -17,7 +17,7 @@
  * Every result has the bits clreduce_reduce() with that operator alone and
  * the same variant gives on the same device (the kernel feeds each operator
  * the same elements, and combines them in the same order, as the
- * operator's own reduction), but for three cases:
+ * operator's own reduction), but for four cases:
  *  - where MIN or MAX of floats is a NaN, its bits may differ: the call
  *    alone may return a NaN of the input bit for bit (one among its last
  *    count % vector width elements), where the multi call returns the
@@ -28,6 +28,13 @@
  *    a work_group_size setting of 1024 with 48 KiB), the multi call takes
  *    theirs, and a floating-point SUM may differ in its last bits (within
  *    the numerical contract of clreduce.h);
+ *  - on NVIDIA GPUs, float operators take tunings of their own where the
+ *    context's settings leave work_group_size, loads_per_work_item and
+ *    groups_per_compute_unit to the library: several operators in one pass
+ *    one shape, MEAN_VAR alone another (they ran faster so), so a float
+ *    SUM, SUM_ABS, SUM_SQUARES, NORM2 or MEAN_VAR may differ in its last
+ *    bits from the call alone (within the numerical contract of
+ *    clreduce.h); a context that sets all three gets the same bits;
  *  - on a CPU device whose sub-groups come from cl_khr_subgroups (Intel's
  *    CPU runtime), a floating-point SUM is combined over each work-group by
  *    a tree in local memory where the call alone uses sub-group shuffles
