@@ -161,6 +161,52 @@ ulong clr_chunk_start(global const OT *offsets, ulong segments, ulong lo, ulong 
     return j;
 }
 
+/* The start of clr_reduce_segments, either form: chunk g's elements [lo,
+ * hi) and the k segments from `first` it owns (none: nothing to do). */
+#define CLR_SEGMENT_CHUNK                                                      \
+    offsets += offsets_off;                                                    \
+    ulong g = get_group_id(0);                                                 \
+    ulong lo = g * chunk;                                                      \
+    ulong hi = min(count, lo + chunk);                                         \
+    uint lid = (uint)get_local_id(0);                                          \
+    ulong first, k, last_end;                                                  \
+    clr_chunk_owned(offsets, starts + starts_off, g, chunk, chunks, segments, count, &first, &k, \
+                    &last_end);                                                \
+    if (k == 0)                                                                \
+        return;
+
+/* The rounds in which the chunk's teams reduce the segments it owns, either
+ * form: ACC the accumulator, IDENTITY its empty value, RANGE(b, e) a team's
+ * reduction of elements [b, e), REDUCE the teams' combination, STORE(s, v)
+ * the result of segment s. The last segment's part is kept in `carry` when
+ * it runs past the chunk. A segment is empty when the offsets decrease
+ * (written so that no saturating subtraction comes of it, which Oclgrind
+ * cannot run). */
+#define CLR_SEGMENT_ROUNDS(ACC, IDENTITY, RANGE, REDUCE, STORE)                \
+    uint team = clr_segment_team(lo, hi, k);                                   \
+    uint teams = CLR_WG / team;                                                \
+    ulong rounds = (k + teams - 1) / teams;                                    \
+    for (ulong r = 0; r < rounds; r++) {                                       \
+        ulong j = r * teams + lid / team;                                      \
+        ulong s = first + j;                                                   \
+        ACC v = IDENTITY;                                                      \
+        int mine = 0;                                                          \
+        if (j < k) {                                                           \
+            ulong b = clr_offset_at(offsets, s, count);                        \
+            ulong e = min(clr_offset_at(offsets, s + 1, count), hi);           \
+            mine = clr_owner(b, chunk, chunks) == g;                           \
+            if (mine && b < e)                                                 \
+                v = RANGE(b, e);                                               \
+        }                                                                      \
+        v = REDUCE(l, v, team);                                                \
+        if (mine && clr_team_is_leader(team)) {                                \
+            if (j + 1 == k && last_end > hi)                                   \
+                carry = v;                                                     \
+            else                                                               \
+                STORE(s, v);                                                   \
+        }                                                                      \
+    }
+
 #if CLR_OP <= CLR_OP_MAX
 
 CLR_KERNEL clr_segment_heads(global const T *restrict in, ulong in_off, ulong count,
@@ -192,42 +238,12 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
 {
     local T l[CLR_WG];
     local T carry;
-    offsets += offsets_off;
-    ulong g = get_group_id(0);
-    ulong lo = g * chunk;
-    ulong hi = min(count, lo + chunk);
-    uint lid = (uint)get_local_id(0);
-    ulong first, k, last_end;
-    clr_chunk_owned(offsets, starts + starts_off, g, chunk, chunks, segments, count, &first, &k,
-                    &last_end);
-    if (k == 0)
-        return;
-
-    uint team = clr_segment_team(lo, hi, k);
-    uint teams = CLR_WG / team;
-    ulong rounds = (k + teams - 1) / teams;
-    for (ulong r = 0; r < rounds; r++) {
-        ulong j = r * teams + lid / team;
-        ulong s = first + j;
-        T v = CLR_IDENTITY;
-        int mine = 0;
-        if (j < k) {
-            /* Empty when the offsets decrease (written so that no saturating
-             * subtraction comes of it, which Oclgrind cannot run). */
-            ulong b = clr_offset_at(offsets, s, count);
-            ulong e = min(clr_offset_at(offsets, s + 1, count), hi);
-            mine = clr_owner(b, chunk, chunks) == g;
-            if (mine && b < e)
-                v = clr_team_range(in + in_off + b, e - b, lid & (team - 1), team);
-        }
-        v = clr_team_reduce(l, v, team);
-        if (mine && clr_team_is_leader(team)) {
-            if (j + 1 == k && last_end > hi)
-                carry = v;
-            else
-                out[out_off + s] = v;
-        }
-    }
+    CLR_SEGMENT_CHUNK
+#define CLR_SEGMENT_RANGE(b, e) clr_team_range(in + in_off + b, e - b, lid & (team - 1), team)
+#define CLR_SEGMENT_STORE(s, v) out[out_off + s] = v
+    CLR_SEGMENT_ROUNDS(T, CLR_IDENTITY, CLR_SEGMENT_RANGE, clr_team_reduce, CLR_SEGMENT_STORE)
+#undef CLR_SEGMENT_RANGE
+#undef CLR_SEGMENT_STORE
     if (last_end <= hi)
         return;
     /* The last segment runs on: the heads of the chunks it reaches. */
@@ -273,40 +289,14 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
 {
     local clr_a l[CLR_WG];
     local clr_a carry;
-    offsets += offsets_off;
-    ulong g = get_group_id(0);
-    ulong lo = g * chunk;
-    ulong hi = min(count, lo + chunk);
-    uint lid = (uint)get_local_id(0);
-    ulong first, k, last_end;
-    clr_chunk_owned(offsets, starts + starts_off, g, chunk, chunks, segments, count, &first, &k,
-                    &last_end);
-    if (k == 0)
-        return;
-
-    uint team = clr_segment_team(lo, hi, k);
-    uint teams = CLR_WG / team;
-    ulong rounds = (k + teams - 1) / teams;
-    for (ulong r = 0; r < rounds; r++) {
-        ulong j = r * teams + lid / team;
-        ulong s = first + j;
-        clr_a v = clr_a_identity();
-        int mine = 0;
-        if (j < k) {
-            ulong b = clr_offset_at(offsets, s, count);
-            ulong e = min(clr_offset_at(offsets, s + 1, count), hi);
-            mine = clr_owner(b, chunk, chunks) == g;
-            if (mine && b < e)
-                v = clr_team_range_a(CLR_TEAM_INPUTS(b), e - b, 0, lid & (team - 1), team);
-        }
-        v = clr_team_reduce_a(l, v, team);
-        if (mine && clr_team_is_leader(team)) {
-            if (j + 1 == k && last_end > hi)
-                carry = v;
-            else
-                clr_a_store(out + (out_off + s) * CLR_RESULT_SIZE, v);
-        }
-    }
+    CLR_SEGMENT_CHUNK
+#define CLR_SEGMENT_RANGE(b, e)                                                \
+    clr_team_range_a(CLR_TEAM_INPUTS(b), e - b, 0, lid & (team - 1), team)
+#define CLR_SEGMENT_STORE(s, v) clr_a_store(out + (out_off + s) * CLR_RESULT_SIZE, v)
+    CLR_SEGMENT_ROUNDS(clr_a, clr_a_identity(), CLR_SEGMENT_RANGE, clr_team_reduce_a,
+                       CLR_SEGMENT_STORE)
+#undef CLR_SEGMENT_RANGE
+#undef CLR_SEGMENT_STORE
     if (last_end <= hi)
         return;
     /* The last segment runs on: the heads of the chunks it reaches, in
