@@ -161,6 +161,18 @@ ulong clr_chunk_start(global const OT *offsets, ulong segments, ulong lo, ulong 
     return j;
 }
 
+/* The start of clr_segment_heads, either form: chunk g's elements [lo, hi),
+ * j the first offset at or past lo (starts[g] stored), and head_end, where
+ * the chunk's head ends: lo when no boundary follows lo (no segment reaches
+ * into this chunk from an earlier one). */
+#define CLR_HEAD_CHUNK                                                         \
+    offsets += offsets_off;                                                    \
+    ulong lo = (ulong)get_group_id(0) * chunk;                                 \
+    ulong hi = min(count, lo + chunk);                                         \
+    ulong j = clr_chunk_start(offsets, segments, lo, count, starts + starts_off, &first); \
+    ulong b = j <= segments ? clr_offset_at(offsets, j, count) : lo;           \
+    ulong head_end = b > lo ? min(b, hi) : lo;
+
 /* The start of clr_reduce_segments, either form: chunk g's elements [lo,
  * hi) and the k segments from `first` it owns (none: nothing to do). */
 #define CLR_SEGMENT_CHUNK                                                      \
@@ -216,14 +228,7 @@ CLR_KERNEL clr_segment_heads(global const T *restrict in, ulong in_off, ulong co
 {
     local T l[CLR_WG];
     local uint first;
-    offsets += offsets_off;
-    ulong lo = (ulong)get_group_id(0) * chunk;
-    ulong hi = min(count, lo + chunk);
-    ulong j = clr_chunk_start(offsets, segments, lo, count, starts + starts_off, &first);
-    ulong b = j <= segments ? clr_offset_at(offsets, j, count) : lo;
-    /* No boundary after lo: no segment reaches into this chunk from an
-     * earlier one. */
-    ulong head_end = b > lo ? min(b, hi) : lo;
+    CLR_HEAD_CHUNK
     T v = clr_team_range(in + in_off + lo, head_end - lo, (uint)get_local_id(0), CLR_WG);
     v = clr_wg_reduce(l, v);
     if (clr_wg_is_leader())
@@ -266,12 +271,7 @@ CLR_KERNEL clr_segment_heads(global const T *restrict in, ulong in_off, ulong co
 {
     local clr_a l[CLR_WG];
     local uint first;
-    offsets += offsets_off;
-    ulong lo = (ulong)get_group_id(0) * chunk;
-    ulong hi = min(count, lo + chunk);
-    ulong j = clr_chunk_start(offsets, segments, lo, count, starts + starts_off, &first);
-    ulong b = j <= segments ? clr_offset_at(offsets, j, count) : lo;
-    ulong head_end = b > lo ? min(b, hi) : lo;
+    CLR_HEAD_CHUNK
     /* The segment the head belongs to starts at offsets[j - 1] < lo. */
     ulong head_base = j > 0 ? lo - clr_offset_at(offsets, j - 1, count) : 0;
     uint lid = (uint)get_local_id(0);
