@@ -143,11 +143,12 @@ typedef enum layout_kind {
     LAYOUT_HUGE_TINY,  /* one huge segment among tiny ones */
     LAYOUT_MARGINS,    /* elements before the first and after the last segment */
     LAYOUT_EMPTY,      /* every segment empty */
+    LAYOUT_MEDIUM,     /* 300 to 3000 elements each: a few segments per chunk */
     LAYOUT_COUNT
 } layout_kind;
 
 static const char *const layout_names[] = {"mixed", "tiny", "whole input", "huge among tiny",
-                                           "margins", "all empty"};
+                                           "margins", "all empty", "medium"};
 
 static size_t random_length(void)
 {
@@ -189,6 +190,8 @@ static size_t make_layout(layout_kind kind, size_t count, uint64_t *offsets, siz
         size_t len;
         if (kind == LAYOUT_TINY)
             len = tc_rand_below(4);
+        else if (kind == LAYOUT_MEDIUM)
+            len = 300 + tc_rand_below(2701);
         else if (kind == LAYOUT_HUGE_TINY)
             len = at >= huge_at && at < huge_at + 4 ? count / 2 : tc_rand_below(4);
         else
