@@ -63,25 +63,29 @@ clr_a clr_wg_scan_a(local clr_a *l, clr_a v, clr_a *before)
     return total;
 }
 
-/* This group's range of [0, n). */
-#define CLR_GROUP_RANGE(begin, end)                                            \
-    clr_run(0, n, get_group_id(0), get_num_groups(0), &(begin), &(end))
+/* This work-item's run [*b, *e) of its group's range of in[0 .. n) (and
+ * in2), combined in order and scanned over the work-group: returns the
+ * group's aggregate; *before is that of the runs before this work-item's. */
+clr_a clr_group_runs(local clr_a *l, global const T *restrict in, global const T *restrict in2,
+                     ulong n, ulong *b, ulong *e, clr_a *before)
+{
+    ulong gb, ge;
+    clr_run(0, n, get_group_id(0), get_num_groups(0), &gb, &ge);
+    clr_run(gb, ge, get_local_id(0), CLR_WG, b, e);
+    clr_a v = clr_a_identity();
+    for (ulong k = *b; k < *e; k++)
+        v = clr_a_combine(v, CLR_ELEMENT(k));
+    return clr_wg_scan_a(l, v, before);
+}
 
 CLR_KERNEL clr_scan_custom_reduce(global const T *restrict in, ulong in_off, ulong n,
                                   global clr_a *restrict partials, global const T *restrict in2,
                                   ulong in2_off)
 {
     local clr_a l[CLR_WG];
-    in += in_off;
-    in2 += in2_off;
-    ulong gb, ge, b, e;
-    CLR_GROUP_RANGE(gb, ge);
-    clr_run(gb, ge, get_local_id(0), CLR_WG, &b, &e);
-    clr_a v = clr_a_identity();
-    for (ulong k = b; k < e; k++)
-        v = clr_a_combine(v, CLR_ELEMENT(k));
+    ulong b, e;
     clr_a before;
-    clr_a total = clr_wg_scan_a(l, v, &before);
+    clr_a total = clr_group_runs(l, in + in_off, in2 + in2_off, n, &b, &e, &before);
     if (get_local_id(0) == 0)
         partials[get_group_id(0)] = total;
 }
@@ -111,14 +115,9 @@ CLR_KERNEL clr_scan_custom_apply(global const T *restrict in, ulong in_off, ulon
     local clr_a l[CLR_WG];
     in += in_off;
     in2 += in2_off;
-    ulong gb, ge, b, e;
-    CLR_GROUP_RANGE(gb, ge);
-    clr_run(gb, ge, get_local_id(0), CLR_WG, &b, &e);
-    clr_a v = clr_a_identity();
-    for (ulong k = b; k < e; k++)
-        v = clr_a_combine(v, CLR_ELEMENT(k));
+    ulong b, e;
     clr_a before;
-    clr_wg_scan_a(l, v, &before);
+    clr_group_runs(l, in, in2, n, &b, &e, &before);
     clr_a acc = clr_a_combine(partials[get_group_id(0)], before);
     global uchar *o = out + out_off;
     for (ulong k = b; k < e; k++) {
