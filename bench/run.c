@@ -105,6 +105,29 @@ static char *tuning_line(clreduce_ctx *ctx, const options *o)
                                 eff.work_group_size, eff.groups_per_compute_unit,
                                 eff.loads_per_work_item, eff.vector_width);
     }
+    /* Operators that run with tunings of their own, and several at once. */
+    for (size_t t = 0; t < o->type_count && len < sizeof line; t++) {
+        clreduce_settings table, own;
+        if (clreduce_get_tuning(ctx, o->type_list[t], &table) != CLREDUCE_SUCCESS)
+            continue;
+        for (size_t i = 0; i <= o->op_count && len < sizeof line; i++) {
+            const clreduce_op *ops = i < o->op_count ? &o->op_list[i] : o->multi_list;
+            size_t n = i < o->op_count ? 1 : o->multi_count;
+            if (n == 0 ||
+                clreduce_get_operators_tuning(ctx, ops, n, o->type_list[t], &own) !=
+                    CLREDUCE_SUCCESS ||
+                (own.work_group_size == table.work_group_size &&
+                 own.groups_per_compute_unit == table.groups_per_compute_unit &&
+                 own.loads_per_work_item == table.loads_per_work_item))
+                continue;
+            len += (size_t)snprintf(line + len, sizeof line - len,
+                                    "; %s %s: wg %zu, groups/CU %u, loads %u",
+                                    clreduce_type_name(o->type_list[t]),
+                                    n > 1 ? "several operators" : clreduce_op_name(ops[0]),
+                                    own.work_group_size, own.groups_per_compute_unit,
+                                    own.loads_per_work_item);
+        }
+    }
     if (len < sizeof line)
         snprintf(line + len, sizeof line - len, " | sub-group path %s",
                  clreduce_subgroup_path_name(clreduce_get_subgroup_path(ctx)));

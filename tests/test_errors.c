@@ -703,6 +703,26 @@ static void test_misc_null(void **state)
                   CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("type"));
     check_failure("get_tuning, NULL out", clreduce_get_tuning(g_ctx, CLREDUCE_FLOAT, NULL),
                   CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("out"));
+    const clreduce_op ops[] = {CLREDUCE_OP_SUM, (clreduce_op)99};
+    check_failure("get_operators_tuning, NULL ops",
+                  clreduce_get_operators_tuning(g_ctx, NULL, 1, CLREDUCE_FLOAT, &t),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("ops"));
+    check_failure("get_operators_tuning, no operator",
+                  clreduce_get_operators_tuning(g_ctx, ops, 0, CLREDUCE_FLOAT, &t),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("num_ops"));
+    check_failure("get_operators_tuning, eleven operators",
+                  clreduce_get_operators_tuning(g_ctx, ops, CLREDUCE_MULTI_MAX + 1, CLREDUCE_FLOAT,
+                                                &t),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("num_ops"));
+    check_failure("get_operators_tuning, unknown op",
+                  clreduce_get_operators_tuning(g_ctx, ops, 2, CLREDUCE_FLOAT, &t),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("ops[1]"));
+    check_failure("get_operators_tuning, unknown type",
+                  clreduce_get_operators_tuning(g_ctx, ops, 1, (clreduce_type)9, &t),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("type"));
+    check_failure("get_operators_tuning, NULL out",
+                  clreduce_get_operators_tuning(g_ctx, ops, 1, CLREDUCE_FLOAT, NULL),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("out"));
 }
 
 int main(void)

@@ -70,6 +70,7 @@ int CHECK_FUNCTION(void)
         (void (*)(void))clreduce_auto_variant,
         (void (*)(void))clreduce_get_subgroup_path,
         (void (*)(void))clreduce_get_tuning,
+        (void (*)(void))clreduce_get_operators_tuning,
         (void (*)(void))clreduce_get_cache_stats,
         (void (*)(void))clreduce_version,
         (void (*)(void))clreduce_version_number,

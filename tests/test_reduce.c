@@ -593,6 +593,67 @@ static void test_subgroup_paths(void **state)
 
 /* Non-default tuning: the smallest work-groups with scalar single loads, and
  * large ones with wide vectors, many loads in flight and few groups. */
+static void assert_same_tuning(const clreduce_settings *a, const clreduce_settings *b)
+{
+    assert_int_equal(a->work_group_size, b->work_group_size);
+    assert_int_equal(a->groups_per_compute_unit, b->groups_per_compute_unit);
+    assert_int_equal(a->loads_per_work_item, b->loads_per_work_item);
+    assert_int_equal(a->vector_width, b->vector_width);
+}
+
+/* The tuning a set of operators runs with: the sum alone always the
+ * type's; on devices other than NVIDIA GPUs every set the type's; values
+ * the settings pin stay pinned for every set. */
+static void test_operators_tuning(void **state)
+{
+    (void)state;
+    static const clreduce_op sum[] = {CLREDUCE_OP_SUM};
+    static const clreduce_op four[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX,
+                                       CLREDUCE_OP_ARGMAX};
+    static const clreduce_op each[] = {CLREDUCE_OP_MIN, CLREDUCE_OP_MAX, CLREDUCE_OP_MINMAX,
+                                       CLREDUCE_OP_DOT, CLREDUCE_OP_MEAN_VAR, CLREDUCE_OP_ARGMAX};
+    char vendor[256] = "";
+    cl_device_type type = 0;
+    clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_VENDOR, sizeof vendor - 1, vendor,
+                    NULL);
+    clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    int nvidia_gpu = strstr(vendor, "NVIDIA") && (type & CL_DEVICE_TYPE_GPU);
+    clreduce_settings pinned;
+    clreduce_default_settings(&pinned);
+    pinned.work_group_size = 64;
+    pinned.loads_per_work_item = 2;
+    pinned.groups_per_compute_unit = 3;
+    pinned.vector_width = 1;
+    clreduce_ctx *pinned_ctx = create_with(&pinned);
+    for (size_t ti = 0; ti < 2; ti++) {
+        clreduce_type t = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
+        clreduce_settings table, got;
+        assert_int_equal(clreduce_get_tuning(g_ctx, t, &table), CLREDUCE_SUCCESS);
+        assert_int_equal(clreduce_get_operators_tuning(g_ctx, sum, 1, t, &got), CLREDUCE_SUCCESS);
+        assert_same_tuning(&got, &table);
+        for (size_t k = 0; k <= ARRAY_SIZE(each); k++) {
+            const clreduce_op *ops = k < ARRAY_SIZE(each) ? &each[k] : four;
+            size_t n = k < ARRAY_SIZE(each) ? 1 : 4;
+            assert_int_equal(clreduce_get_operators_tuning(g_ctx, ops, n, t, &got),
+                             CLREDUCE_SUCCESS);
+            print_message("%s %s%s: wg %zu, groups/CU %u, loads %u, vector %u\n",
+                          clreduce_type_name(t), clreduce_op_name(ops[0]), n > 1 ? " and 3 more" : "",
+                          got.work_group_size, got.groups_per_compute_unit,
+                          got.loads_per_work_item, got.vector_width);
+            if (!nvidia_gpu)
+                assert_same_tuning(&got, &table);
+            assert_int_equal(got.vector_width, table.vector_width);
+            assert_int_equal(clreduce_get_operators_tuning(pinned_ctx, ops, n, t, &got),
+                             CLREDUCE_SUCCESS);
+            assert_int_equal(got.work_group_size, 64);
+            assert_int_equal(got.loads_per_work_item, 2);
+            assert_int_equal(got.groups_per_compute_unit, 3);
+            assert_int_equal(got.vector_width, 1);
+        }
+    }
+    clreduce_destroy(pinned_ctx);
+}
+
 static void test_tuning(void **state)
 {
     (void)state;
@@ -670,6 +731,7 @@ int main(void)
     const struct CMUnitTest others[] = {
         cmocka_unit_test(test_auto_variant),     cmocka_unit_test(test_reduce_host),
         cmocka_unit_test(test_subgroup_paths),   cmocka_unit_test(test_tuning),
+        cmocka_unit_test(test_operators_tuning),
         cmocka_unit_test(test_sub_buffers),      cmocka_unit_test(test_determinism_across_offsets),
     };
     for (size_t i = 0; i < ARRAY_SIZE(others); i++)

@@ -489,6 +489,20 @@ CLREDUCE_API clreduce_subgroup_path clreduce_get_subgroup_path(const clreduce_ct
 CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clreduce_type type,
                                                  clreduce_settings *out);
 
+/* The tuning values a flat reduction by ops[0 .. num_ops) of `type` runs
+ * with: one operator as clreduce_reduce() and its kin, 2 to
+ * CLREDUCE_MULTI_MAX as clreduce_reduce_multi(). They are those of
+ * clreduce_get_tuning() but where the library tunes operators of their own
+ * on this device and the settings leave the value to it (on NVIDIA GPUs,
+ * float: min, max, minmax and dot take 4 work-groups per compute unit,
+ * mean_var 16 loads, several operators 512 work-items x 16 loads x 2
+ * work-groups). A call whose operators' accumulators do not fit the
+ * device's local memory at that work-group size takes a smaller one. */
+CLREDUCE_API clreduce_status clreduce_get_operators_tuning(const clreduce_ctx *ctx,
+                                                           const clreduce_op *ops, size_t num_ops,
+                                                           clreduce_type type,
+                                                           clreduce_settings *out);
+
 /* Counters of the context's program caches, and the state of its disk
  * cache. */
 typedef struct clreduce_cache_stats {
