@@ -227,6 +227,16 @@ cl_command_queue tc_create_queue(const clreduce_ctx *ctx, cl_command_queue_prope
     return q;
 }
 
+int tc_is_nvidia_gpu(const clreduce_ctx *ctx)
+{
+    char vendor[256] = "";
+    cl_device_type type = 0;
+    cl_device_id device = clreduce_get_cl_device(ctx);
+    clGetDeviceInfo(device, CL_DEVICE_VENDOR, sizeof vendor - 1, vendor, NULL);
+    clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    return strstr(vendor, "NVIDIA") && (type & CL_DEVICE_TYPE_GPU);
+}
+
 size_t tc_device_max_work_group_size(const clreduce_ctx *ctx)
 {
     size_t wg = 0;

@@ -101,6 +101,9 @@ int tc_device_supports_queue(const clreduce_ctx *ctx, cl_command_queue_propertie
 cl_command_queue tc_create_queue(const clreduce_ctx *ctx, cl_command_queue_properties props);
 
 size_t tc_device_max_work_group_size(const clreduce_ctx *ctx);
+/* Whether ctx's device is an NVIDIA GPU (where the library tunes some
+ * operators of their own). */
+int tc_is_nvidia_gpu(const clreduce_ctx *ctx);
 
 /* Whether the type can be used on this context (cl_khr_fp64 for double). */
 int tc_type_supported(clreduce_ctx *ctx, clreduce_type type);

@@ -189,16 +189,12 @@ static int float_result_may_differ(const clreduce_ctx *ctx, clreduce_op op)
                    op == CLREDUCE_OP_MEAN_VAR;
     if (!sum_like)
         return 0;
-    cl_device_id device = clreduce_get_cl_device(ctx);
     cl_device_type type = 0;
-    char vendor[256] = "";
-    clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    clGetDeviceInfo(device, CL_DEVICE_VENDOR, sizeof vendor - 1, vendor, NULL);
+    clGetDeviceInfo(clreduce_get_cl_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
     clreduce_subgroup_path path = clreduce_get_subgroup_path(ctx);
     int khr_cpu = (type & CL_DEVICE_TYPE_CPU) && path != CLREDUCE_SUBGROUP_PATH_NONE &&
                   path != CLREDUCE_SUBGROUP_PATH_NV_PTX;
-    int tuned_per_operator = (type & CL_DEVICE_TYPE_GPU) && strstr(vendor, "NVIDIA") &&
-                             ctx == g_ctx;
+    int tuned_per_operator = tc_is_nvidia_gpu(ctx) && ctx == g_ctx;
     return (khr_cpu && op == CLREDUCE_OP_SUM) || tuned_per_operator;
 }
 

@@ -612,12 +612,7 @@ static void test_operators_tuning(void **state)
                                        CLREDUCE_OP_ARGMAX};
     static const clreduce_op each[] = {CLREDUCE_OP_MIN, CLREDUCE_OP_MAX, CLREDUCE_OP_MINMAX,
                                        CLREDUCE_OP_DOT, CLREDUCE_OP_MEAN_VAR, CLREDUCE_OP_ARGMAX};
-    char vendor[256] = "";
-    cl_device_type type = 0;
-    clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_VENDOR, sizeof vendor - 1, vendor,
-                    NULL);
-    clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    int nvidia_gpu = strstr(vendor, "NVIDIA") && (type & CL_DEVICE_TYPE_GPU);
+    int nvidia_gpu = tc_is_nvidia_gpu(g_ctx);
     clreduce_settings pinned;
     clreduce_default_settings(&pinned);
     pinned.work_group_size = 64;
