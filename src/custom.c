@@ -420,15 +420,21 @@ size_t clreduce_operator_result_size(const clreduce_operator *op)
  * in local memory, as the built-in operators' do (fit_accumulators()). */
 typedef char clr_custom_accumulators_fit[CLREDUCE_OPERATOR_ACC_MAX <= ACCUMULATOR_MAX ? 1 : -1];
 
+/* A user operator's plan starts as that of a sum of its input type. */
+static clreduce_status plan_start_custom(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    request as_sum = *r;
+    as_sum.op = CLREDUCE_OP_SUM;
+    as_sum.type = r->custom->type;
+    return plan_start(ctx, &as_sum, p);
+}
+
 static clreduce_status custom_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     const clreduce_operator *op = r->custom;
     if ((unsigned)r->variant >= CLREDUCE_VARIANT_COUNT)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown variant %d", r->variant);
-    request as_sum = *r;
-    as_sum.op = CLREDUCE_OP_SUM;
-    as_sum.type = op->type;
-    clreduce_status status = plan_start(ctx, &as_sum, p);
+    clreduce_status status = plan_start_custom(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
     if (r->count == 0 && !op->has_identity)
@@ -570,10 +576,7 @@ static clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, pla
                          r->variant);
     if (r->kind != CLREDUCE_INCLUSIVE && r->kind != CLREDUCE_EXCLUSIVE)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown scan kind %d", r->kind);
-    request as_sum = *r;
-    as_sum.op = CLREDUCE_OP_SUM;
-    as_sum.type = op->type;
-    clreduce_status status = plan_start(ctx, &as_sum, p);
+    clreduce_status status = plan_start_custom(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
     if (r->kind == CLREDUCE_EXCLUSIVE && !op->has_identity)
