@@ -263,24 +263,19 @@ clreduce_status clreduce_get_operators_tuning(const clreduce_ctx *ctx, const clr
                                               size_t num_ops, clreduce_type type,
                                               clreduce_settings *out)
 {
-    clreduce_status status = clreduce_get_tuning(ctx, type, out);
-    if (status != CLREDUCE_SUCCESS)
+    /* Nothing is written to *out unless every argument is good. */
+    clreduce_settings s;
+    clreduce_status status = clreduce_get_tuning(ctx, type, out ? &s : NULL);
+    if (status != CLREDUCE_SUCCESS ||
+        (status = multi_check_ops(ctx, ops, num_ops, type, 1)) != CLREDUCE_SUCCESS)
         return status;
-    if (!ops)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ops is NULL");
-    if (num_ops == 0 || num_ops > CLREDUCE_MULTI_MAX)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "num_ops is %zu: 1 to %d operators", num_ops, CLREDUCE_MULTI_MAX);
-    for (size_t i = 0; i < num_ops; i++)
-        if ((unsigned)ops[i] >= CLREDUCE_OP_COUNT)
-            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ops[%zu] is unknown op %d", i,
-                             (int)ops[i]);
     tuning t = *CONTEXT_TUNING(ctx, clreduce_type_size(type));
     tuning_for_operators(&ctx->info, &ctx->settings, ops, num_ops, type, &t);
-    out->work_group_size = t.work_group_size;
-    out->groups_per_compute_unit = t.groups_per_compute_unit;
-    out->loads_per_work_item = t.loads_per_work_item;
-    out->vector_width = t.vector_width;
+    s.work_group_size = t.work_group_size;
+    s.groups_per_compute_unit = t.groups_per_compute_unit;
+    s.loads_per_work_item = t.loads_per_work_item;
+    s.vector_width = t.vector_width;
+    *out = s;
     return CLREDUCE_SUCCESS;
 }
 

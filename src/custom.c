@@ -561,8 +561,7 @@ clreduce_status plan_custom_teams(clreduce_ctx *ctx, const request *r, plan *p,
     p->path = CLREDUCE_SUBGROUP_PATH_NONE;
     p->output_size = op->acc_size;
     memcpy(p->empty_output, op->identity, op->acc_size);
-    defines_add(&p->family_defines, "CLR_RESULT_SIZE",
-                  (long long)p->output_size);
+    defines_add(&p->family_defines, "CLR_RESULT_SIZE", (long long)p->output_size);
     return CLREDUCE_SUCCESS;
 }
 
@@ -596,8 +595,7 @@ static clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, pla
     p->path = CLREDUCE_SUBGROUP_PATH_NONE;
     p->output_size = op->acc_size;
     p->family_defines.count = 0;
-    defines_add(&p->family_defines, "CLR_SCAN_EXCLUSIVE",
-                  r->kind == CLREDUCE_EXCLUSIVE);
+    defines_add(&p->family_defines, "CLR_SCAN_EXCLUSIVE", r->kind == CLREDUCE_EXCLUSIVE);
     return CLREDUCE_SUCCESS;
 }
 

@@ -64,19 +64,6 @@ clreduce_status status_from_cl(cl_int err)
     }
 }
 
-/* A failed query about one of the caller's objects: an invalid handle is
- * the caller's error, anything else (the runtime out of memory) the
- * runtime's. */
-clreduce_status query_failed(clreduce_ctx *ctx, cl_int err, cl_int invalid_handle,
-                                    const char *what, const char *kind)
-{
-    if (err == invalid_handle)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is not a valid %s (%s)", what,
-                         kind, cl_error_name(err));
-    return set_error(ctx, status_from_cl(err), "querying %s failed: %s", what,
-                     cl_error_name(err));
-}
-
 const char *clreduce_opencl_error_name(cl_int error)
 {
     return cl_error_name(error);

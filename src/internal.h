@@ -252,6 +252,15 @@ clreduce_status request_check_support(clreduce_ctx *ctx, const op_family *f, clr
  * largest grid. */
 size_t single_pass_scratch_size(const clreduce_ctx *ctx);
 
+/* ---- multi.c ------------------------------------------------------------- */
+
+/* Checks a set of operators for one pass (clreduce_reduce_multi): 1 to
+ * CLREDUCE_MULTI_MAX known operators of one input, none twice, each defined
+ * for the type; dot_alone: a set of dot alone passes too (the tuning query
+ * of clreduce_dot). */
+clreduce_status multi_check_ops(const clreduce_ctx *ctx, const clreduce_op *ops, size_t num_ops,
+                                clreduce_type type, int dot_alone);
+
 /* Starts the family's defines of a grid-walking program (grid_walk.cl):
  * variant v and the tuning's load pattern. */
 void grid_defines(plan *p, clreduce_variant v);
@@ -715,11 +724,5 @@ clreduce_status status_from_cl(cl_int err);
 
 /* The name of an OpenCL error code ("CL_OUT_OF_RESOURCES"). */
 const char *cl_error_name(cl_int err);
-
-/* A failed query about the caller's object `what`, a `kind` ("buffer"): the
- * error `invalid_handle` is the caller's (INVALID_ARGUMENT), anything else
- * the runtime's. */
-clreduce_status query_failed(clreduce_ctx *ctx, cl_int err, cl_int invalid_handle,
-                             const char *what, const char *kind);
 
 #endif

@@ -91,10 +91,8 @@ static void empty_result(clreduce_op op, clreduce_type type, unsigned char *out)
         identity_value(op, type, out);
 }
 
-/* The operator set: 1 to MULTI_MAX known operators of one input, none
- * twice, each defined for the type (known, and double only with fp64). */
-static clreduce_status check_ops(clreduce_ctx *ctx, const clreduce_op *ops, size_t num_ops,
-                                 clreduce_type type)
+clreduce_status multi_check_ops(const clreduce_ctx *ctx, const clreduce_op *ops, size_t num_ops,
+                                clreduce_type type, int dot_alone)
 {
     if (!ops)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ops is NULL");
@@ -107,7 +105,7 @@ static clreduce_status check_ops(clreduce_ctx *ctx, const clreduce_op *ops, size
         if ((unsigned)ops[i] >= CLREDUCE_OP_COUNT)
             return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ops[%zu] is unknown op %d",
                              i, (int)ops[i]);
-        if (ops[i] == CLREDUCE_OP_DOT)
+        if (ops[i] == CLREDUCE_OP_DOT && !(dot_alone && num_ops == 1))
             return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                              "ops[%zu] is dot, which has two inputs: call clreduce_dot()", i);
         for (size_t j = 0; j < i; j++)
@@ -141,7 +139,7 @@ static int has_op(const request *r, clreduce_op op)
 
 static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
-    clreduce_status status = check_ops(ctx, r->ops, r->num_ops, r->type);
+    clreduce_status status = multi_check_ops(ctx, r->ops, r->num_ops, r->type, 0);
     if (status != CLREDUCE_SUCCESS)
         return status;
     if (!r->result_offsets)
@@ -185,8 +183,7 @@ static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
     grid_defines(p, v);
     defines_add_text(&p->family_defines, "CLR_WALK_TAG", "ulong");
     defines_add(&p->family_defines, "CLR_M_SUM_LAYER", sum_layer);
-    defines_add(&p->family_defines, "CLR_M_COUNT",
-                  (long long)r->num_ops);
+    defines_add(&p->family_defines, "CLR_M_COUNT", (long long)r->num_ops);
     static const char *const op_names[MULTI_MAX] = {"CLR_M_OP0", "CLR_M_OP1", "CLR_M_OP2",
                                                     "CLR_M_OP3", "CLR_M_OP4", "CLR_M_OP5",
                                                     "CLR_M_OP6", "CLR_M_OP7", "CLR_M_OP8",
@@ -383,7 +380,7 @@ clreduce_status clreduce_reduce_multi_host(clreduce_ctx *ctx, const clreduce_op 
     clear_error(ctx);
     if (!ctx)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    clreduce_status status = check_ops(ctx, ops, num_ops, type);
+    clreduce_status status = multi_check_ops(ctx, ops, num_ops, type, 0);
     if (status == CLREDUCE_SUCCESS)
         status = check_host_results(ctx, ops, num_ops, type, data, count, results);
     if (status != CLREDUCE_SUCCESS)

@@ -106,8 +106,7 @@ clreduce_status plan_operator(clreduce_ctx *ctx, const request *r, plan *p, cons
     fit_accumulators(ctx, p);
     p->output_size = clreduce_result_size(r->op, r->type);
     operator_empty_result(r->op, r->type, p->empty_output);
-    defines_add(&p->family_defines, "CLR_RESULT_SIZE",
-                  (long long)p->output_size);
+    defines_add(&p->family_defines, "CLR_RESULT_SIZE", (long long)p->output_size);
     return CLREDUCE_SUCCESS;
 }
 

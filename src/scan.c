@@ -129,7 +129,7 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
     p->family_defines.count = 0;
     defines_add(&p->family_defines, "CLR_SCAN", (int)v);
     defines_add(&p->family_defines, "CLR_LOOKBACK_FALLBACK",
-                  v == CLREDUCE_SCAN_LOOKBACK && !keeps_work_groups_running(ctx));
+                v == CLREDUCE_SCAN_LOOKBACK && !keeps_work_groups_running(ctx));
     return CLREDUCE_SUCCESS;
 }
 

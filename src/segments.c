@@ -73,7 +73,7 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     p->variant = 0;
     p->family_defines.count = 0;
     defines_add(&p->family_defines, "CLR_OFFSETS_TYPE",
-                  r->index_type == CLREDUCE_UINT32 ? CLR_TYPE_UINT : CLR_TYPE_ULONG);
+                r->index_type == CLREDUCE_UINT32 ? CLR_TYPE_UINT : CLR_TYPE_ULONG);
     return plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
 }
 

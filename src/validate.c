@@ -5,23 +5,27 @@
 
 #include "internal.h"
 
-/* What validation needs of a caller's buffer. */
-typedef struct mem_info {
-    size_t size; /* bytes */
-    cl_mem root; /* the buffer that holds its bytes (itself unless a sub-buffer) */
-    size_t base; /* the byte of root where they start */
-} mem_info;
+/* A failed query about one of the caller's objects: an invalid handle is
+ * the caller's error, anything else (the runtime out of memory) the
+ * runtime's. */
+static clreduce_status query_failed(clreduce_ctx *ctx, cl_int err, cl_int invalid_handle,
+                                    const char *what, const char *kind)
+{
+    if (err == invalid_handle)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is not a valid %s (%s)", what,
+                         kind, cl_error_name(err));
+    return set_error(ctx, status_from_cl(err), "querying %s failed: %s", what,
+                     cl_error_name(err));
+}
 
-/* mem's answers, asked of the runtime on every call. Nothing is kept between calls: a handle may name another buffer once
- * the caller has released it, and on NVIDIA's driver a destructor callback
- * could not be relied on to run before that. The queries cost nanoseconds.
- * A sub-buffer's bytes are those of its parent from its origin on; OpenCL
- * allows no sub-buffer of a sub-buffer, but following the whole chain does
- * not rely on that. */
-static clreduce_status mem_info_of(clreduce_ctx *ctx, cl_mem mem, const char *what, mem_info *out)
+/* What is asked about a caller's buffer here is asked on every call, never
+ * kept: a handle may name another buffer once the caller has released it,
+ * and on NVIDIA's driver a destructor callback cannot be relied on to have run
+ * before that. The queries cost nanoseconds there. */
+clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t *size)
 {
     cl_context owner = NULL;
-    cl_int err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof out->size, &out->size, NULL);
+    cl_int err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof *size, size, NULL);
     if (err == CL_SUCCESS)
         err = clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
     if (err != CL_SUCCESS)
@@ -29,31 +33,7 @@ static clreduce_status mem_info_of(clreduce_ctx *ctx, cl_mem mem, const char *wh
     if (owner != ctx->context)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "%s belongs to another OpenCL context", what);
-    out->root = mem;
-    out->base = 0;
-    for (;;) {
-        cl_mem parent = NULL;
-        size_t origin = 0;
-        err = clGetMemObjectInfo(out->root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent,
-                                 NULL);
-        if (err == CL_SUCCESS && parent)
-            err = clGetMemObjectInfo(out->root, CL_MEM_OFFSET, sizeof origin, &origin, NULL);
-        if (err != CL_SUCCESS)
-            return query_failed(ctx, err, CL_INVALID_MEM_OBJECT, what, "buffer");
-        if (!parent)
-            return CLREDUCE_SUCCESS;
-        out->base += origin;
-        out->root = parent;
-    }
-}
-
-clreduce_status mem_size(clreduce_ctx *ctx, cl_mem mem, const char *what, size_t *size)
-{
-    mem_info info;
-    clreduce_status status = mem_info_of(ctx, mem, what, &info);
-    if (status == CLREDUCE_SUCCESS)
-        *size = info.size;
-    return status;
+    return CLREDUCE_SUCCESS;
 }
 
 clreduce_status check_queue(clreduce_ctx *ctx, cl_command_queue queue, int *in_order)
@@ -115,19 +95,31 @@ clreduce_status check_range(clreduce_ctx *ctx, const char *what, const char *off
 }
 
 /* Where a caller's buffer lies: the buffer that holds its storage and the
- * byte offset of its first byte there (mem_info_of). Buffers are compared
- * this way because two handles (a sub-buffer and its parent, two
- * sub-buffers of one buffer) can reach the same bytes. */
+ * byte offset of its first byte there. Buffers are compared this way
+ * because two handles (a sub-buffer and its parent, two sub-buffers of one
+ * buffer) can reach the same bytes. OpenCL allows no sub-buffer of a
+ * sub-buffer, but following the whole chain does not rely on that. */
 static clreduce_status mem_origin(clreduce_ctx *ctx, cl_mem mem, const char *what, cl_mem *root,
                                   size_t *offset)
 {
-    mem_info info;
-    clreduce_status status = mem_info_of(ctx, mem, what, &info);
-    if (status == CLREDUCE_SUCCESS) {
-        *root = info.root;
-        *offset = info.base;
+    size_t total = 0;
+    for (;;) {
+        cl_mem parent = NULL;
+        size_t origin = 0;
+        cl_int err = clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent,
+                                        NULL);
+        if (err == CL_SUCCESS && parent)
+            err = clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof origin, &origin, NULL);
+        if (err != CL_SUCCESS)
+            return query_failed(ctx, err, CL_INVALID_MEM_OBJECT, what, "buffer");
+        if (!parent)
+            break;
+        total += origin;
+        mem = parent;
     }
-    return status;
+    *root = mem;
+    *offset = total;
+    return CLREDUCE_SUCCESS;
 }
 
 int same_place(clreduce_ctx *ctx, cl_mem a, size_t a_at, cl_mem b, size_t b_at)

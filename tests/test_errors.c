@@ -714,9 +714,21 @@ static void test_misc_null(void **state)
                   clreduce_get_operators_tuning(g_ctx, ops, CLREDUCE_MULTI_MAX + 1, CLREDUCE_FLOAT,
                                                 &t),
                   CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("num_ops"));
+    memset(&t, 0xa5, sizeof t);
+    clreduce_settings before = t;
     check_failure("get_operators_tuning, unknown op",
                   clreduce_get_operators_tuning(g_ctx, ops, 2, CLREDUCE_FLOAT, &t),
                   CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("ops[1]"));
+    assert_memory_equal(&t, &before, sizeof t); /* nothing written */
+    const clreduce_op twice[] = {CLREDUCE_OP_MIN, CLREDUCE_OP_MIN};
+    check_failure("get_operators_tuning, an operator twice",
+                  clreduce_get_operators_tuning(g_ctx, twice, 2, CLREDUCE_FLOAT, &t),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("both"));
+    const clreduce_op dot_and_sum[] = {CLREDUCE_OP_DOT, CLREDUCE_OP_SUM};
+    check_failure("get_operators_tuning, dot among several",
+                  clreduce_get_operators_tuning(g_ctx, dot_and_sum, 2, CLREDUCE_FLOAT, &t),
+                  CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("dot"));
+    assert_memory_equal(&t, &before, sizeof t);
     check_failure("get_operators_tuning, unknown type",
                   clreduce_get_operators_tuning(g_ctx, ops, 1, (clreduce_type)9, &t),
                   CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("type"));

@@ -490,8 +490,9 @@ CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clredu
                                                  clreduce_settings *out);
 
 /* The tuning values a flat reduction by ops[0 .. num_ops) of `type` runs
- * with: one operator as clreduce_reduce() and its kin, 2 to
- * CLREDUCE_MULTI_MAX as clreduce_reduce_multi(). They are those of
+ * with: one operator (dot included) as clreduce_reduce() and its kin, or 2
+ * to CLREDUCE_MULTI_MAX as clreduce_reduce_multi() takes them (of one
+ * input, none twice, each defined for the type). They are those of
  * clreduce_get_tuning() but where the library tunes operators of their own
  * on this device and the settings leave the value to it (on NVIDIA GPUs,
  * float: min, max, minmax and dot take 4 work-groups per compute unit,
