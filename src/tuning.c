@@ -103,7 +103,7 @@ void tuning_for_device(const device_info *info, size_t element_size,
  * H200 (float, 2^28 elements unless said):
  *  - min and max, in a sweep of 4-16 loads x 4-16 work-groups per compute
  *    unit, ran fastest with 4 loads and 4 work-groups: back to back 5%
- *    faster than with 8 work-groups at 2^24 elements and 0.2% at 2^28;
+ *    faster than with 8 work-groups at 2^24 elements and 0.45% at 2^28;
  *    the sum did not gain (2026-12-02);
  *  - alone, minmax and dot ran 4% and 2% faster with 4 work-groups per
  *    compute unit instead of 8, and mean_var 5% faster with 16 loads in
