@@ -101,10 +101,10 @@ void tuning_for_device(const device_info *info, size_t element_size,
 /* Changes to the table's tuning for min and max, the operators past max and
  * several operators in one pass, where the caller set none. Measured on the
  * H200 (float, 2^28 elements unless said):
- *  - min and max, in a sweep of 4-16 loads x 4-16 work-groups per compute
- *    unit, ran fastest with 4 loads and 4 work-groups: back to back 5%
- *    faster than with 8 work-groups at 2^24 elements and 0.45% at 2^28;
- *    the sum did not gain (2026-12-02);
+ *  - max, in a sweep of 4-16 loads x 4-16 work-groups per compute unit,
+ *    ran fastest with 4 loads and 4 work-groups; then min and max, timed in
+ *    turn, ran back to back 5% faster than with 8 work-groups at 2^24
+ *    elements and 0.45% at 2^28; the sum did not gain (2026-12-02);
  *  - alone, minmax and dot ran 4% and 2% faster with 4 work-groups per
  *    compute unit instead of 8, and mean_var 5% faster with 16 loads in
  *    flight instead of 4 (its accumulator leaves room for them); argmax,
