@@ -16,8 +16,13 @@
  *   clr_status_load(p)              a status word, with acquire semantics
  *   clr_value_store(p, v), clr_value_load(p)
  *                                   a value handed over by a status word
- *   clr_relaxed_store64(p, w), clr_relaxed_load64(p)   (PTX only)
+ *   clr_relaxed_store64(p, w), clr_relaxed_load64(p)
  *                                   a 64-bit word stored and loaded whole
+ *   clr_relaxed_store64x2(p, a, b), clr_relaxed_load64x2(p, &a, &b)
+ *                                   two such words at p (16-byte aligned)
+ *                                   in one access; each word is whole, but
+ *                                   a load may see one word of an earlier
+ *                                   store and one of a later
  */
 
 #if CLR_ORDER == CLR_ORDER_PTX
@@ -59,6 +64,23 @@ ulong clr_relaxed_load64(global ulong *p)
     asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(w) : "l"(p) : "memory");
     return w;
 }
+/* PTX treats a vector access as one access per element, in no set order:
+ * hence the caveat above. */
+void clr_relaxed_store64x2(global ulong *p, ulong a, ulong b)
+{
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b)
+                 : "memory");
+}
+void clr_relaxed_load64x2(global ulong *p, ulong *a, ulong *b)
+{
+    ulong x, y;
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+                 : "=l"(x), "=l"(y)
+                 : "l"(p)
+                 : "memory");
+    *a = x;
+    *b = y;
+}
 
 void clr_fence_device(void) { asm volatile("membar.gl;" ::: "memory"); }
 
@@ -99,4 +121,21 @@ T clr_value_load(global T *p) { return *(volatile global T *)p; }
 void clr_value_store(global T *p, T v) { *(volatile global T *)p = v; }
 
 void clr_fence_device(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); }
+#endif
+
+#if CLR_ORDER != CLR_ORDER_PTX
+/* Volatile aligned 8-byte accesses, whole on the CPUs where packed tile
+ * states run as a test option (tile_state.cl). */
+void clr_relaxed_store64(global ulong *p, ulong w) { *(volatile global ulong *)p = w; }
+ulong clr_relaxed_load64(global ulong *p) { return *(volatile global ulong *)p; }
+void clr_relaxed_store64x2(global ulong *p, ulong a, ulong b)
+{
+    clr_relaxed_store64(p, a);
+    clr_relaxed_store64(p + 1, b);
+}
+void clr_relaxed_load64x2(global ulong *p, ulong *a, ulong *b)
+{
+    *a = clr_relaxed_load64(p);
+    *b = clr_relaxed_load64(p + 1);
+}
 #endif

@@ -9,20 +9,21 @@
  * finds every region at the same place:
  *   byte 0                 a uint ticket counter, zero between launches (the
  *                          work-group that draws the last ticket resets it);
- *   CLR_SCRATCH_HEADER     one CLR_LOOKBACK_SLOT_BYTES slot per tile: its
- *                          status word, or on NVIDIA for 4-byte types the whole
- *                          slot as a descriptor whose low word is the status
- *                          word and whose high word is the value;
+ *   CLR_SCRATCH_HEADER     one CLR_LOOKBACK_SLOT_BYTES slot per tile, whose
+ *                          first 4 bytes are its status word; or, packed
+ *                          (below), one or two descriptors of 8 bytes, each
+ *                          a status word in its low half and a value or a
+ *                          value's half in its high half;
  *   then                   the tiles' aggregates, then their inclusive
  *                          prefixes, in regions of 8 bytes per tile each.
  * A status word is (epoch << CLR_STATUS_STATE_BITS) | state, state
  * CLR_STATUS_AGGREGATE or CLR_STATUS_INCLUSIVE; a word from an earlier launch
  * carries another epoch and reads as "nothing yet", so the words need no
- * clearing between launches. Only status stores ever write a status word:
- * values of any launch, whatever its type, tile count or packing, land
- * elsewhere or in a descriptor's high word, so data can never pass for a
- * status.
- *
+ * clearing between launches. Only status stores ever write a status word
+ * (bytes 0-3 and 8-11 of a slot): values of any launch, whatever its type,
+ * tile count or packing, land elsewhere or in a descriptor's high half, so
+ * data can never pass for a status.
+
  * With CLR_LOOKBACK_FALLBACK=1 a wait for a predecessor's state is bounded:
  * after `spins` polls in vain the look-back gives up on that tile and names
  * it, so that its work-group can reduce the tile itself from the input
@@ -32,8 +33,8 @@
  * registers cost the H200's look-back 1 to 7%.
  *
  * Compile-time parameters: those of types.cl, subgroup.cl and device_order.cl;
- * CLR_LOOKBACK_FALLBACK as above; CLR_PACKED (default: PTX ordering and a
- * 4-byte type) packs value and status into one 64-bit descriptor. For tests
+ * CLR_LOOKBACK_FALLBACK as above; CLR_PACKED (default: PTX ordering) packs
+ * each value with its status word, as below. For tests
  * only (each implies CLR_LOOKBACK_FALLBACK=1): CLR_TEST_LOOKBACK_SPINS
  * replaces every bounded wait's count of polls, and CLR_TEST_LOOKBACK_HIDE=1
  * makes the states of tiles 0, 3, 6, ... invisible to bounded waits, as if
@@ -41,23 +42,30 @@
  * then counts the tile it reduced twice: a wrong result the tests must see).
  */
 
-/* On NVIDIA a 4-byte value and its status word travel together in one
- * 64-bit descriptor per tile (CLR_PACKED), written and read whole, so that a
- * look-back step costs one load instead of a status load and a dependent
- * value load. */
+/* Packed (the default on NVIDIA), a tile's value travels with its status
+ * word, so that a look-back step costs one load instead of a status load and
+ * a dependent value load: a 4-byte value in one descriptor, written and read
+ * whole; an 8-byte value in two, its low and high halves, written and read
+ * in one access of two whole words. The two may come from different
+ * publications (a tile's aggregate and then its inclusive prefix, or another
+ * launch's): they belong together only when their status words agree, and
+ * a reader that finds them apart reads again. Elsewhere CLR_PACKED=1 is for
+ * tests: it runs the same logic on CPU runtimes. */
 #ifndef CLR_PACKED
-#define CLR_PACKED (CLR_ORDER == CLR_ORDER_PTX && !CLR_IS_64)
+#define CLR_PACKED (CLR_ORDER == CLR_ORDER_PTX)
 #endif
 
 typedef struct clr_tiles {
-    global uint *status; /* tile t's status word: status[2 * t] */
+    global uint *status; /* tile t's status word: status[t * CLR_SLOT_WORDS] */
     global T *aggregates;
     global T *inclusives;
-    global ulong *descriptors;
+    global ulong *descriptors; /* tile t's: descriptors[2 * t] (and [2 * t + 1]) */
 } clr_tiles;
 
+#define CLR_SLOT_WORDS (CLR_LOOKBACK_SLOT_BYTES / 4)
+
 /* The state bits of a status word, and the status word's half of an 8-byte
- * slot: its low word, as a descriptor holds it. */
+ * descriptor: its low word. */
 #define CLR_STATE_MASK ((1u << CLR_STATUS_STATE_BITS) - 1u)
 #define CLR_STATUS_NONE 0u  /* no state of this epoch yet */
 #define CLR_NO_TILE (~0ul)  /* the look-back met an inclusive prefix */
@@ -83,30 +91,48 @@ clr_tiles clr_tiles_at(global uchar *scratch, uint capacity)
 {
     clr_tiles d;
     global uchar *slots = scratch + CLR_SCRATCH_HEADER;
-    ulong region = (ulong)capacity * CLR_LOOKBACK_SLOT_BYTES;
+    global uchar *values = slots + (ulong)capacity * CLR_LOOKBACK_SLOT_BYTES;
     d.descriptors = (global ulong *)slots;
     d.status = (global uint *)slots + CLR_STATUS_HALF;
-    d.aggregates = (global T *)(slots + region);
-    d.inclusives = (global T *)(slots + 2 * region);
+    d.aggregates = (global T *)values;
+    d.inclusives = (global T *)(values + (ulong)capacity * 8);
     return d;
 }
 
-#if CLR_PACKED
+#if CLR_PACKED && !CLR_IS_64
 void clr_publish(clr_tiles d, ulong tile, uint epoch, uint state, T v)
 {
     ulong w = ((ulong)as_uint(v) << 32) | (epoch << CLR_STATUS_STATE_BITS) | state;
-    clr_relaxed_store64(d.descriptors + tile, w);
+    clr_relaxed_store64(d.descriptors + 2 * tile, w);
 }
 
 /* Tile p's state of this epoch, or CLR_STATUS_NONE; *value gets the value
  * it announces. */
 uint clr_read_status(clr_tiles d, ulong p, uint epoch, T *value)
 {
-    ulong w = clr_relaxed_load64(d.descriptors + p);
+    ulong w = clr_relaxed_load64(d.descriptors + 2 * p);
     if (((uint)w >> CLR_STATUS_STATE_BITS) != epoch)
         return CLR_STATUS_NONE;
     *value = CLR_AS_T((uint)(w >> 32));
     return (uint)w & CLR_STATE_MASK;
+}
+#elif CLR_PACKED
+void clr_publish(clr_tiles d, ulong tile, uint epoch, uint state, T v)
+{
+    ulong status = (epoch << CLR_STATUS_STATE_BITS) | state, bits = as_ulong(v);
+    clr_relaxed_store64x2(d.descriptors + 2 * tile, (bits << 32) | status,
+                          (bits & 0xffffffff00000000ul) | status);
+}
+
+uint clr_read_status(clr_tiles d, ulong p, uint epoch, T *value)
+{
+    ulong lo, hi;
+    clr_relaxed_load64x2(d.descriptors + 2 * p, &lo, &hi);
+    uint s = (uint)lo;
+    if (s != (uint)hi || (s >> CLR_STATUS_STATE_BITS) != epoch)
+        return CLR_STATUS_NONE;
+    *value = CLR_AS_T((hi & 0xffffffff00000000ul) | (lo >> 32));
+    return s & CLR_STATE_MASK;
 }
 #else
 /* Publishes v as the tile's state of this epoch: the value first, then its
@@ -114,14 +140,14 @@ uint clr_read_status(clr_tiles d, ulong p, uint epoch, T *value)
 void clr_publish(clr_tiles d, ulong tile, uint epoch, uint state, T v)
 {
     clr_value_store(state == CLR_STATUS_INCLUSIVE ? d.inclusives + tile : d.aggregates + tile, v);
-    clr_status_store(d.status + 2 * tile, (epoch << CLR_STATUS_STATE_BITS) | state);
+    clr_status_store(d.status + CLR_SLOT_WORDS * tile, (epoch << CLR_STATUS_STATE_BITS) | state);
 }
 
 /* Tile p's state of this epoch, or CLR_STATUS_NONE; *value gets the value
  * it announces. */
 uint clr_read_status(clr_tiles d, ulong p, uint epoch, T *value)
 {
-    uint s = clr_status_load(d.status + 2 * p);
+    uint s = clr_status_load(d.status + CLR_SLOT_WORDS * p);
     if ((s >> CLR_STATUS_STATE_BITS) != epoch)
         return CLR_STATUS_NONE;
     s &= CLR_STATE_MASK;

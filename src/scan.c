@@ -218,7 +218,7 @@ static clreduce_status enqueue_reduce_then_scan(clreduce_ctx *ctx, chain *c, con
 }
 
 /* The look-back scratch (contract.h, tile_state.cl): a header, then per tile
- * an 8-byte status slot and two values of at most 8 bytes, laid out for as
+ * a 16-byte status slot and two values of at most 8 bytes, laid out for as
  * many tiles as the buffer holds, so that every launch on the buffer finds
  * each region at the same place. */
 static size_t lookback_scratch_size(size_t tiles)

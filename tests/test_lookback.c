@@ -12,7 +12,11 @@
  * handle and through two sub-buffers of one buffer), on tiles of 64 elements
  * so that a few thousand elements make many tiles. CLR_TEST_LOOKBACK_HIDE=2
  * makes the fallback count the tile it reduced twice: the check must see
- * that, or these tests could not fail. */
+ * that, or these tests could not fail.
+ *
+ * CLR_PACKED=1 runs here the tile states NVIDIA uses, a value travelling
+ * with its status word (an 8-byte value's halves in two words that a
+ * reader must find agreeing), with and without the fallback. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,6 +41,8 @@ static cl_command_queue g_queue;
  * those with tiles 0, 3, 6, ... hidden too; the hidden mode with a wrong
  * fallback, for the check of the check. */
 static clreduce_ctx *g_spin0, *g_hide, *g_broken;
+/* Packed tile states, waiting as long as it takes and hidden as above. */
+static clreduce_ctx *g_packed, *g_packed_hide;
 
 static clreduce_ctx *new_context(const char *build_options)
 {
@@ -228,6 +234,17 @@ static void test_broken_fallback_is_seen(void **state)
     }
 }
 
+/* The packed states: every type, out of place and in place; the fallback
+ * with them for three types. */
+static void test_packed_states(void **state)
+{
+    (void)state;
+    tc_seed_for("packed_states");
+    assert_int_equal(run_all(g_packed, 0, 0, 0, TC_LARGE_COUNT), 0);
+    assert_int_equal(run_all(g_packed, 0, 1, 0, 4097), 0);
+    assert_int_equal(run_all(g_packed_hide, 1, 0, 0, TC_LARGE_COUNT), 0);
+}
+
 /* Calls of every size, in place and not, one after another on one context:
  * the epochs of the tiles' states keep each call's apart. */
 static void test_calls_in_turn(void **state)
@@ -256,16 +273,22 @@ int main(void)
     g_spin0 = new_context("-DCLR_TEST_LOOKBACK_SPINS=0");
     g_hide = new_context("-DCLR_TEST_LOOKBACK_SPINS=0 -DCLR_TEST_LOOKBACK_HIDE=1");
     g_broken = new_context("-DCLR_TEST_LOOKBACK_SPINS=0 -DCLR_TEST_LOOKBACK_HIDE=2");
+    g_packed = new_context("-DCLR_PACKED=1");
+    g_packed_hide =
+        new_context("-DCLR_PACKED=1 -DCLR_TEST_LOOKBACK_SPINS=0 -DCLR_TEST_LOOKBACK_HIDE=1");
     struct CMUnitTest tests[8];
     size_t count = 0;
     tc_add_test(tests, &count, "give_up_at_once", test_give_up_at_once, NULL);
     tc_add_test(tests, &count, "stalled_tiles", test_stalled_tiles, NULL);
     tc_add_test(tests, &count, "in_place_waits", test_in_place_waits, NULL);
     tc_add_test(tests, &count, "broken_fallback_is_seen", test_broken_fallback_is_seen, NULL);
+    tc_add_test(tests, &count, "packed_states", test_packed_states, NULL);
     tc_add_test(tests, &count, "calls_in_turn", test_calls_in_turn, NULL);
     int failed = tc_run_tests("lookback", tests, count);
     clreduce_destroy(g_spin0);
     clreduce_destroy(g_hide);
     clreduce_destroy(g_broken);
+    clreduce_destroy(g_packed);
+    clreduce_destroy(g_packed_hide);
     return tc_finish(g_base, failed, g_queue, NULL);
 }
