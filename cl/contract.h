@@ -92,12 +92,9 @@
  * line of its own. */
 #define CLR_SCRATCH_HEADER 128
 
-/* The look-back scan's scratch, laid out for a capacity of tiles fixed by the
- * buffer's size: one 16-byte status slot per tile (tile_state.cl), then each
- * tile's aggregate and inclusive prefix in regions of 8 bytes per tile
- * each. */
-#define CLR_LOOKBACK_SLOT_BYTES 16
-#define CLR_LOOKBACK_TILE_BYTES (CLR_LOOKBACK_SLOT_BYTES + 2 * 8)
+/* The look-back scan's scratch: a slot of its own cache line per tile
+ * (tile_state.cl). */
+#define CLR_LOOKBACK_SLOT_BYTES 128
 
 /* A look-back status word: (epoch << CLR_STATUS_STATE_BITS) | state. */
 #define CLR_STATUS_STATE_BITS 2

@@ -85,7 +85,7 @@ T clr_fall_back(global const T *in, global T *out, ulong n, clr_tiles d, uint ep
  * output are the same range: that tile may already have written its output
  * there. */
 CLR_KERNEL clr_scan_lookback(global const T *in, ulong in_off, ulong n, global T *out,
-                             ulong out_off, global uchar *scratch, uint capacity,
+                             ulong out_off, global uchar *scratch,
                              uint epoch, int exclusive, uint spins)
 {
     local T l[2 * CLR_WG + 1];
@@ -94,7 +94,7 @@ CLR_KERNEL clr_scan_lookback(global const T *in, ulong in_off, ulong n, global T
     local T l_prefix;
     uint tiles = (uint)get_num_groups(0);
     volatile global uint *counter = (volatile global uint *)scratch;
-    clr_tiles d = clr_tiles_at(scratch, capacity);
+    clr_tiles d = clr_tiles_at(scratch);
     uint lid = (uint)get_local_id(0);
     in += in_off;
     out += out_off;

@@ -217,19 +217,11 @@ static clreduce_status enqueue_reduce_then_scan(clreduce_ctx *ctx, chain *c, con
     return status;
 }
 
-/* The look-back scratch (contract.h, tile_state.cl): a header, then per tile
- * a 16-byte status slot and two values of at most 8 bytes, laid out for as
- * many tiles as the buffer holds, so that every launch on the buffer finds
- * each region at the same place. */
+/* The look-back scratch (contract.h, tile_state.cl): a header, then a slot
+ * per tile. */
 static size_t lookback_scratch_size(size_t tiles)
 {
-    return CLR_SCRATCH_HEADER + tiles * CLR_LOOKBACK_TILE_BYTES;
-}
-
-static cl_uint lookback_capacity(size_t size)
-{
-    size_t tiles = (size - CLR_SCRATCH_HEADER) / CLR_LOOKBACK_TILE_BYTES;
-    return tiles < UINT32_MAX ? (cl_uint)tiles : UINT32_MAX;
+    return CLR_SCRATCH_HEADER + tiles * CLR_LOOKBACK_SLOT_BYTES;
 }
 
 static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const plan *p,
@@ -247,12 +239,12 @@ static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const plan 
     if (status != CLREDUCE_SUCCESS)
         return status;
     cl_ulong in_off64 = r->input_offset, n64 = r->count, out_off64 = r->output_offset;
-    cl_uint capacity = lookback_capacity(lease.size), epoch = lease.epoch;
+    cl_uint epoch = lease.epoch;
     cl_uint spins = lookback_spins(p);
     kernel_arg args[] = {ARG(r->input),  ARG(in_off64),     ARG(n64),      ARG(r->output),
-                         ARG(out_off64), ARG(lease.buffer), ARG(capacity), ARG(epoch),
-                         ARG(exclusive), ARG(spins)};
-    status = enqueue_kernel_args(ctx, c, k, K_LOOKBACK, tiles, p->work_group_size, args, 10);
+                         ARG(out_off64), ARG(lease.buffer), ARG(epoch),  ARG(exclusive),
+                         ARG(spins)};
+    status = enqueue_kernel_args(ctx, c, k, K_LOOKBACK, tiles, p->work_group_size, args, 9);
     scan_scratch_release(&lease);
     return status;
 }
