@@ -49,6 +49,10 @@
 #define CLR_ITEM_OF(in, in2, i) clr_a_of((in)[i], (in)[i], (i))
 #endif
 
+#if CLR_ORDERED && CLR_GRID_PER_GROUP
+#error "an ordered walk covers the whole grid"
+#endif
+
 #if CLR_ORDERED
 /* This work-item's share of in[0 .. n) (and in2[0 .. n)): a run of
  * elements, the runs of the grid's work-items in the order of their global
@@ -101,7 +105,7 @@ clr_a clr_item_tail(global const T *restrict in, global const T *restrict in2, u
 {
     clr_a tail = clr_a_identity();
 #if CLR_VEC > 1
-    ulong first = n / CLR_VEC * CLR_VEC, gid = get_global_id(0);
+    ulong first = n / CLR_VEC * CLR_VEC, gid = clr_grid_id();
     if (gid < n - first)
         tail = CLR_ITEM_OF(in, in2, first + gid);
 #endif

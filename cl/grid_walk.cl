@@ -8,12 +8,19 @@
  * one per operator).
  *
  * Compile-time parameters: those of types.cl (its aligned loads where
- * CLR_NV_LOAD), CLR_WG, CLR_UNROLL and CLR_SEGMENTED (1: each work-group
+ * CLR_NV_LOAD), CLR_WG, CLR_UNROLL, CLR_SEGMENTED (1: each work-group
  * walks one contiguous run of the input; 0: the whole grid strides over it
- * together). Where operators.cl precedes it with CLR_X_TWO_INPUTS set
- * (dot), the walk reads a second input `in2` too.
+ * together) and CLR_GRID_PER_GROUP (1: each work-group is a grid of its
+ * own, over an input of its own, as one row of a matrix; default 0). Where
+ * operators.cl precedes it with CLR_X_TWO_INPUTS set (dot), the walk reads
+ * a second input `in2` too.
  *
  * Provides:
+ *   clr_grid_group(), clr_grid_groups(), clr_grid_id()
+ *                  the work-group's place in the grid, the grid's
+ *                  work-groups and the work-item's place in it (for the
+ *                  layers above, in place of get_group_id(0),
+ *                  get_num_groups(0) and get_global_id(0))
  *   clr_share clr_grid_share(nv)  this work-item's vectors of the nv of the
  *                  input: first, first + CLR_WG, ... (CLR_UNROLL of them
  *                  per step), then `stride` further, up to `end`
@@ -39,6 +46,19 @@
 #define CLR_WALK_TWO_INPUTS 0
 #endif
 
+#ifndef CLR_GRID_PER_GROUP
+#define CLR_GRID_PER_GROUP 0
+#endif
+#if CLR_GRID_PER_GROUP
+#define clr_grid_group() 0ul
+#define clr_grid_groups() 1ul
+#define clr_grid_id() ((ulong)get_local_id(0))
+#else
+#define clr_grid_group() ((ulong)get_group_id(0))
+#define clr_grid_groups() ((ulong)get_num_groups(0))
+#define clr_grid_id() ((ulong)get_global_id(0))
+#endif
+
 typedef struct clr_share {
     ulong first;  /* the work-item's first vector */
     ulong end;    /* the end of the run it walks */
@@ -52,14 +72,14 @@ clr_share clr_grid_share(ulong nv)
 #if CLR_SEGMENTED
     /* Each work-group walks its own contiguous run of whole tiles. */
     ulong tiles = (nv + step - 1) / step;
-    ulong per_group = (tiles + get_num_groups(0) - 1) / get_num_groups(0) * step;
-    s.first = (ulong)get_group_id(0) * per_group + get_local_id(0);
-    s.end = min(nv, (ulong)(get_group_id(0) + 1) * per_group);
+    ulong per_group = (tiles + clr_grid_groups() - 1) / clr_grid_groups() * step;
+    s.first = clr_grid_group() * per_group + get_local_id(0);
+    s.end = min(nv, (clr_grid_group() + 1) * per_group);
     s.stride = step;
 #else
-    s.first = (ulong)get_group_id(0) * step + get_local_id(0);
+    s.first = clr_grid_group() * step + get_local_id(0);
     s.end = nv;
-    s.stride = (ulong)get_num_groups(0) * step;
+    s.stride = clr_grid_groups() * step;
 #endif
     return s;
 }

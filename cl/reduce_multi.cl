@@ -26,6 +26,19 @@
  * work-group, operator k's from byte k * groups * CLR_M_PARTIAL_BYTES.
  * clr_reduce_multi_finish(partials, groups, out, at). Offsets and counts are
  * 64-bit.
+ *
+ * With CLR_GRID_PER_GROUP=1 (grid_walk.cl) the program holds instead
+ *   clr_reduce_rows_multi(in, in_off, items, len, pitch, parts, chunk, out,
+ *                         at, partials)
+ * for the rows of `len` elements, row r starting at in[in_off + r * pitch]:
+ * item i is part i % parts of row i / parts, its elements [p * chunk,
+ * min(len, (p + 1) * chunk)) (chunk a multiple of CLR_VEC), reduced by one
+ * work-group as a grid of its own. With parts 1, row r's result of
+ * operator k goes to byte at.at[k] + r * at.record of out; with more, item
+ * i's partial of operator k to partials as the grid's partial of work-group
+ * i (CLR_M_PARTIALS(k, items)), and then
+ *   clr_reduce_rows_multi_finish(partials, rows, parts, out, at)
+ * combines each row's partials in order into its results.
  */
 
 /* The room of one partial or one work-item's accumulator: the host's
@@ -34,6 +47,9 @@
 
 typedef struct clr_m_offsets {
     ulong at[CLR_M_COUNT];
+#if CLR_GRID_PER_GROUP
+    ulong record; /* bytes from one row's results to the next's */
+#endif
 } clr_m_offsets;
 
 /* Operator k's name for `name` (reduce_multi_slot.cl), and X(k) for every
@@ -71,8 +87,13 @@ typedef struct clr_m_offsets {
 /* The walk over this work-item's share of in[0 .. n), every operator fed
  * from each vector, then each operator's work-group value r<k>: the start
  * of either variant's kernel. */
-#define CLR_M_WALK_AND_GROUP                                                   \
+#define CLR_M_WALK_AND_GROUP CLR_M_WALK_AND_GROUP_FROM(0)
+
+/* The same over in[from * CLR_VEC .. n) (elements before it count in the
+ * indices of argmin and argmax). */
+#define CLR_M_WALK_AND_GROUP_FROM(from)                                        \
     clr_share share = clr_grid_share(n / CLR_VEC);                             \
+    share.first += (from);                                                     \
     int any = share.first < share.end;                                         \
     VT first = any ? CLR_LOAD_ANY(in, share.first) : (VT)0;                    \
     CLR_M_EACH(CLR_M_START)                                                    \
@@ -89,7 +110,56 @@ typedef struct clr_m_offsets {
             CLR_M(clr_m_store, k)(out + at.at[k], v);                          \
     }
 
-#if CLR_VARIANT == CLR_REDUCE_SINGLE_PASS
+#if CLR_GRID_PER_GROUP
+
+#define CLR_M_STORE_ROW(k, v)                                                  \
+    if (CLR_M(clr_m_leader, k)())                                              \
+        CLR_M(clr_m_store, k)(out + at.at[k] + row * at.record, v);
+#define CLR_M_STORE_ITEM(k)                                                    \
+    if (parts == 1) {                                                          \
+        CLR_M_STORE_ROW(k, r##k)                                               \
+    } else if (CLR_M(clr_m_leader, k)()) {                                     \
+        CLR_M(clr_m_put, k)(CLR_M_PARTIALS(k, items), item, r##k);             \
+    }
+
+/* Work-groups take the items in turn. (clr_m_group waits for the local room
+ * to be free before it writes there, so items need no barrier between
+ * them.) */
+CLR_KERNEL clr_reduce_rows_multi(global const T *restrict input, ulong in_off, ulong items,
+                                 ulong len, ulong pitch, ulong parts, ulong chunk,
+                                 global uchar *restrict out, clr_m_offsets at,
+                                 global uchar *partials)
+{
+    local ulong l[CLR_WG * CLR_M_PARTIAL_BYTES / 8];
+    for (ulong item = get_group_id(0); item < items; item += get_num_groups(0)) {
+        ulong row = item / parts, start = (item - row * parts) * chunk;
+        global const T *restrict in = input + in_off + row * pitch;
+        ulong n = min(len, start + chunk);
+        CLR_M_WALK_AND_GROUP_FROM(start / CLR_VEC)
+        CLR_M_EACH(CLR_M_STORE_ITEM)
+    }
+}
+
+/* Row `row`'s partials of operator k: the slice of its parts among the
+ * items'. */
+#define CLR_M_FINISH_ROW(k)                                                    \
+    {                                                                          \
+        CLR_M(clr_m_a, k) v = CLR_M(clr_m_finish, k)(                          \
+            l, CLR_M_PARTIALS(k, items) + row * parts * sizeof(CLR_M(clr_m_a, k)), parts); \
+        CLR_M_STORE_ROW(k, v)                                                  \
+    }
+
+CLR_KERNEL clr_reduce_rows_multi_finish(global uchar *partials, ulong rows, ulong parts,
+                                        global uchar *restrict out, clr_m_offsets at)
+{
+    local ulong l[CLR_WG * CLR_M_PARTIAL_BYTES / 8];
+    ulong items = rows * parts;
+    for (ulong row = get_group_id(0); row < rows; row += get_num_groups(0)) {
+        CLR_M_EACH(CLR_M_FINISH_ROW)
+    }
+}
+
+#elif CLR_VARIANT == CLR_REDUCE_SINGLE_PASS
 
 /* Each operator's leader publishes the work-group's partial; then one
  * work-item takes a ticket (reduce_grid.cl's single pass says why no

@@ -62,7 +62,7 @@ clr_m_a clr_m_item(clr_m_v acc, int any, global const T *restrict in, ulong n, c
 {
     T s = CLR_IDENTITY;
 #if CLR_VEC > 1
-    ulong tail = n / CLR_VEC * CLR_VEC, gid = get_global_id(0);
+    ulong tail = n / CLR_VEC * CLR_VEC, gid = clr_grid_id();
     if (gid < n - tail)
         s = in[tail + gid];
 #endif

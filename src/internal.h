@@ -333,6 +333,9 @@ clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const request *r, 
  * *overflow set when that does not fit a size_t. */
 size_t rows_span(size_t rows, size_t length, size_t pitch, int *overflow);
 
+/* Parts per row of a rows call: several work-groups per row when the rows
+ * are too few to fill the device (rows.c says when). */
+size_t rows_parts(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t length);
 /* CLREDUCE_ERROR_INVALID_ARGUMENT, naming the pitch `pitch_name`, for a
  * pitch (0: length) below length or rows whose span overflows. */
 clreduce_status rows_check_pitch(clreduce_ctx *ctx, size_t rows, size_t length, size_t pitch,

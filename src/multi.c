@@ -1,7 +1,8 @@
-/* Several operators over one input in one pass (cl/reduce_multi.cl), as an
- * operation family of the request pipeline: the checks of an operator set
- * and of its results' places, the plan (the grid of the operators'
- * reductions, one program per operator set), and the launches. */
+/* Several operators over one input in one pass (cl/reduce_multi.cl), as two
+ * operation families of the request pipeline, over a range and over each
+ * row of a matrix: the checks of an operator set and of its results'
+ * places, the plans (the grid of the operators' reductions, one program per
+ * operator set), and the launches. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,10 +38,16 @@ static const char *const openers[MULTI_MAX] = {OPENER(0), OPENER(1), OPENER(2), 
 #define SOURCES_MAX (LAYERS_MAX + PER_OPERATOR * MULTI_MAX + 1)
 
 static const char *const grid_kernels[] = {"clr_reduce_multi", "clr_reduce_multi_finish"};
+static const char *const rows_kernels[] = {"clr_reduce_rows_multi",
+                                           "clr_reduce_rows_multi_finish"};
+
+/* The programs of each operator count: [0] grid stride, [1] single pass,
+ * [2] rows (the grid stride's sources, with CLR_GRID_PER_GROUP set). */
+enum { PROGRAM_GRID_STRIDE, PROGRAM_SINGLE_PASS, PROGRAM_ROWS, PROGRAM_KINDS };
 
 typedef struct multi_programs {
     const char *sources[2][MULTI_MAX][SOURCES_MAX]; /* [single pass][operators - 1] */
-    program_spec specs[2][MULTI_MAX];
+    program_spec specs[PROGRAM_KINDS][MULTI_MAX];
 } multi_programs;
 
 static multi_programs programs;
@@ -68,6 +75,8 @@ static void fill_programs(void)
             s[k++] = clreduce_cl_reduce_multi;
             programs.specs[single_pass][n - 1] =
                 (program_spec){s, k, grid_kernels, single_pass ? 1 : 2, single_pass};
+            if (!single_pass)
+                programs.specs[PROGRAM_ROWS][n - 1] = (program_spec){s, k, rows_kernels, 2, 0};
         }
     }
 }
@@ -137,30 +146,12 @@ static int has_op(const request *r, clreduce_op op)
 
 /* ---- plan ------------------------------------------------------------------------ */
 
-static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
+/* The plan of one pass of variant v (GRID_STRIDE or SINGLE_PASS; for rows,
+ * GRID_STRIDE) over the input by r's operators, after plan_start(): the
+ * tuning, the sub-group path and the program. */
+static void plan_operators(clreduce_ctx *ctx, const request *r, plan *p, clreduce_variant v,
+                           int rows)
 {
-    clreduce_status status = multi_check_ops(ctx, r->ops, r->num_ops, r->type, 0);
-    if (status != CLREDUCE_SUCCESS)
-        return status;
-    if (!r->result_offsets)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "result_offsets is NULL");
-    /* The program's own CLR_OP compiles types.cl, the sub-group and the
-     * work-group layers for a floating-point sum, which adds in their order
-     * (reduce_multi_slot.cl); integer programs take min, whose kernel type
-     * is the element type (a sum's is unsigned). */
-    request base = *r;
-    base.op = is_float(r->type) ? CLREDUCE_OP_SUM : CLREDUCE_OP_MIN;
-    if ((status = plan_start(ctx, &base, p)) != CLREDUCE_SUCCESS)
-        return status;
-    if ((unsigned)r->variant >= CLREDUCE_VARIANT_COUNT)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown variant %d", r->variant);
-    clreduce_variant v = r->variant == CLREDUCE_AUTO ? clreduce_auto_variant(ctx, p->type)
-                                                     : (clreduce_variant)r->variant;
-    if (v != CLREDUCE_GRID_STRIDE && v != CLREDUCE_SINGLE_PASS)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "several operators run on variants auto, grid_stride and single_pass, "
-                         "not %s",
-                         clreduce_variant_name(v));
     int sum_layer = is_float(r->type) && has_op(r, CLREDUCE_OP_SUM);
     tuning_for_operators(&ctx->info, &ctx->settings, r->ops, r->num_ops, r->type, &p->t);
     fit_accumulators(ctx, p);
@@ -179,40 +170,100 @@ static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
                   ? ctx->subgroup_path
                   : CLREDUCE_SUBGROUP_PATH_NONE;
     pthread_once(&programs_once, fill_programs);
-    p->program = &programs.specs[v == CLREDUCE_SINGLE_PASS][r->num_ops - 1];
+    int kind = rows ? PROGRAM_ROWS
+                    : v == CLREDUCE_SINGLE_PASS ? PROGRAM_SINGLE_PASS : PROGRAM_GRID_STRIDE;
+    p->program = &programs.specs[kind][r->num_ops - 1];
     grid_defines(p, v);
     defines_add_text(&p->family_defines, "CLR_WALK_TAG", "ulong");
     defines_add(&p->family_defines, "CLR_M_SUM_LAYER", sum_layer);
     defines_add(&p->family_defines, "CLR_M_COUNT", (long long)r->num_ops);
+    if (rows)
+        defines_add(&p->family_defines, "CLR_GRID_PER_GROUP", 1);
     static const char *const op_names[MULTI_MAX] = {"CLR_M_OP0", "CLR_M_OP1", "CLR_M_OP2",
                                                     "CLR_M_OP3", "CLR_M_OP4", "CLR_M_OP5",
                                                     "CLR_M_OP6", "CLR_M_OP7", "CLR_M_OP8",
                                                     "CLR_M_OP9"};
     for (size_t i = 0; i < r->num_ops; i++)
         defines_add(&p->family_defines, op_names[i], (int)r->ops[i]);
-    /* One output of all results packed, as a host call lays them out. */
-    p->output_size = 0;
-    for (size_t i = 0; i < r->num_ops; i++) {
-        size_t align = result_alignment(r->ops[i], r->type);
-        p->output_size = div_up(p->output_size, align) * align;
-        empty_result(r->ops[i], r->type, p->empty_output + p->output_size);
-        p->output_size += clreduce_result_size(r->ops[i], r->type);
+}
+
+/* plan_start() for r's operators: the program's own CLR_OP compiles
+ * types.cl, the sub-group and the work-group layers for a floating-point
+ * sum, which adds in their order (reduce_multi_slot.cl); integer programs
+ * take min, whose kernel type is the element type (a sum's is unsigned). */
+static clreduce_status plan_start_operators(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    request base = *r;
+    base.op = is_float(r->type) ? CLREDUCE_OP_SUM : CLREDUCE_OP_MIN;
+    return plan_start(ctx, &base, p);
+}
+
+/* Where the results of ops lie packed in the order of ops, each at the next
+ * multiple of its alignment, as the members of a C structure; returns
+ * their end, and sets *align to the largest alignment. */
+static size_t pack_results(const clreduce_op *ops, size_t num_ops, clreduce_type type,
+                           size_t *offsets, size_t *align)
+{
+    size_t at = 0;
+    *align = 1;
+    for (size_t i = 0; i < num_ops; i++) {
+        size_t a = result_alignment(ops[i], type);
+        at = div_up(at, a) * a;
+        offsets[i] = at;
+        at += clreduce_result_size(ops[i], type);
+        if (a > *align)
+            *align = a;
     }
+    return at;
+}
+
+static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    clreduce_status status = multi_check_ops(ctx, r->ops, r->num_ops, r->type, 0);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if (!r->result_offsets)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "result_offsets is NULL");
+    if ((status = plan_start_operators(ctx, r, p)) != CLREDUCE_SUCCESS)
+        return status;
+    if ((unsigned)r->variant >= CLREDUCE_VARIANT_COUNT)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown variant %d", r->variant);
+    clreduce_variant v = r->variant == CLREDUCE_AUTO ? clreduce_auto_variant(ctx, p->type)
+                                                     : (clreduce_variant)r->variant;
+    if (v != CLREDUCE_GRID_STRIDE && v != CLREDUCE_SINGLE_PASS)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "several operators run on variants auto, grid_stride and single_pass, "
+                         "not %s",
+                         clreduce_variant_name(v));
+    plan_operators(ctx, r, p, v, 0);
+    /* One output of all results packed, as a host call lays them out. */
+    size_t offsets[MULTI_MAX], align;
+    p->output_size = pack_results(r->ops, r->num_ops, r->type, offsets, &align);
+    for (size_t i = 0; i < r->num_ops; i++)
+        empty_result(r->ops[i], r->type, p->empty_output + offsets[i]);
     return CLREDUCE_SUCCESS;
 }
 
-/* Where a host call's results lie in its packed output (as multi_plan()
- * counts output_size). */
-static void packed_offsets(const clreduce_op *ops, size_t num_ops, clreduce_type type,
-                           size_t *offsets)
+/* Rows: one record of every operator's result per row, as
+ * clreduce_multi_record() lays it out. */
+static clreduce_status rows_multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
-    size_t at = 0;
-    for (size_t i = 0; i < num_ops; i++) {
-        size_t align = result_alignment(ops[i], type);
-        at = div_up(at, align) * align;
-        offsets[i] = at;
-        at += clreduce_result_size(ops[i], type);
-    }
+    clreduce_status status = multi_check_ops(ctx, r->ops, r->num_ops, r->type, 0);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if ((status = plan_start_operators(ctx, r, p)) != CLREDUCE_SUCCESS)
+        return status;
+    if ((status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch")) !=
+        CLREDUCE_SUCCESS)
+        return status;
+    plan_operators(ctx, r, p, CLREDUCE_GRID_STRIDE, 1);
+    size_t offsets[MULTI_MAX], align;
+    size_t end = pack_results(r->ops, r->num_ops, r->type, offsets, &align);
+    p->output_size = div_up(end, align) * align;
+    memset(p->empty_output, 0, p->output_size);
+    for (size_t i = 0; i < r->num_ops; i++)
+        empty_result(r->ops[i], r->type, p->empty_output + offsets[i]);
+    return CLREDUCE_SUCCESS;
 }
 
 /* ---- the results' places ------------------------------------------------------------ */
@@ -324,6 +375,80 @@ static const op_family multi_reductions = {
     .check_outputs = multi_check_outputs,
 };
 
+/* Rows: work-groups take the rows in turn, one row each at a time, as many
+ * work-groups as fill the device once; where the rows are too few for that,
+ * in parts of whole vectors (so that an element's place in the combination
+ * depends on the shape alone), whose partials a second launch combines in
+ * order, as rows.c cuts them. */
+static clreduce_status rows_multi_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                          const plan *p, cached_kernel *k, int in_order)
+{
+    (void)in_order;
+    size_t offsets[MULTI_MAX], align;
+    pack_results(r->ops, r->num_ops, r->type, offsets, &align);
+    /* clr_m_offsets: each operator's place in row 0's record, then the
+     * record's size. */
+    cl_ulong at[MULTI_MAX + 1];
+    for (size_t i = 0; i < r->num_ops; i++)
+        at[i] = r->output_offset * p->output_size + offsets[i];
+    at[r->num_ops] = p->output_size;
+    kernel_arg at_arg = {(r->num_ops + 1) * sizeof *at, at};
+    size_t length = r->row_length, vec = p->t.vector_width;
+    size_t parts = rows_parts(ctx, p, r->rows, length);
+    size_t chunk = parts > 1 ? div_up(div_up(length, parts), vec) * vec : length;
+    parts = div_up(length, chunk);
+    size_t fill = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
+    cl_ulong items = (cl_ulong)r->rows * parts, in_off = r->input_offset, len = length,
+             pitch = r->row_pitch ? r->row_pitch : length, parts64 = parts, chunk64 = chunk,
+             rows = r->rows;
+    cl_mem partials = NULL;
+    clreduce_status status = CLREDUCE_SUCCESS;
+    if (parts > 1)
+        status = create_temp(ctx, c, r->num_ops * items * ACCUMULATOR_MAX, &partials);
+    if (status == CLREDUCE_SUCCESS) {
+        kernel_arg args[] = {ARG(r->input), ARG(in_off),   ARG(items),     ARG(len),
+                             ARG(pitch),    ARG(parts64),  ARG(chunk64),   ARG(r->output),
+                             at_arg,        ARG(partials)};
+        status = enqueue_kernel_args(ctx, c, k, 0, items < fill ? items : fill,
+                                     p->work_group_size, args, 10);
+    }
+    if (status == CLREDUCE_SUCCESS && parts > 1) {
+        kernel_arg args[] = {ARG(partials), ARG(rows), ARG(parts64), ARG(r->output), at_arg};
+        status = enqueue_kernel_args(ctx, c, k, 1, r->rows < fill ? r->rows : fill,
+                                     p->work_group_size, args, 5);
+    }
+    if (partials)
+        clReleaseMemObject(partials); /* deleted once the commands using it are done */
+    return status;
+}
+
+/* The records' places, counted in records. */
+static clreduce_status rows_multi_check_outputs(clreduce_ctx *ctx, const request *r,
+                                                const plan *p)
+{
+    size_t size;
+    clreduce_status status = mem_size(ctx, r->output, "result", &size);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    size_t records = size / p->output_size;
+    if (r->output_offset > records || r->rows > records - r->output_offset)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "result_offset %zu: records [%zu, %zu + %zu) lie past the end of result "
+                         "(%zu records of %zu bytes)",
+                         r->output_offset, r->output_offset, r->output_offset, r->rows, records,
+                         p->output_size);
+    return check_disjoint(ctx, r->input, "the rows' span", r->input_offset * p->element_size,
+                          r->count * p->element_size, r->output, "the records",
+                          r->output_offset * p->output_size, r->rows * p->output_size);
+}
+
+static const op_family rows_multi_reductions = {
+    .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
+    .index_name = NULL, .outputs = OUTPUT_PER_ROW, .in_place = 0,
+    .plan = rows_multi_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = rows_multi_enqueue,
+    .check_outputs = rows_multi_check_outputs,
+};
+
 /* ---- API ------------------------------------------------------------------------------- */
 
 clreduce_status clreduce_reduce_multi(clreduce_ctx *ctx, cl_command_queue queue,
@@ -337,6 +462,46 @@ clreduce_status clreduce_reduce_multi(clreduce_ctx *ctx, cl_command_queue queue,
                  .num_wait = num_wait, .wait = wait, .ops = ops, .num_ops = num_ops,
                  .result_offsets = result_offsets};
     return request_enqueue(ctx, &multi_reductions, &r, NULL, done);
+}
+
+size_t clreduce_multi_record(const clreduce_op *ops, size_t num_ops, clreduce_type type,
+                             size_t *offsets)
+{
+    if (multi_check_ops(NULL, ops, num_ops, type, 0) != CLREDUCE_SUCCESS)
+        return 0;
+    size_t at[MULTI_MAX], align;
+    size_t end = pack_results(ops, num_ops, type, at, &align);
+    size_t size = div_up(end, align) * align;
+    if (offsets)
+        memcpy(offsets, at, num_ops * sizeof *at);
+    return size;
+}
+
+clreduce_status clreduce_reduce_rows_multi(clreduce_ctx *ctx, cl_command_queue queue,
+                                           const clreduce_op *ops, size_t num_ops,
+                                           clreduce_type type, cl_mem input, size_t offset,
+                                           size_t rows, size_t row_length, size_t row_pitch,
+                                           cl_mem result, size_t result_offset, cl_uint num_wait,
+                                           const cl_event *wait, cl_event *done)
+{
+    request r = rows_request(queue, CLREDUCE_OP_SUM, type, input, offset, rows, row_length,
+                             row_pitch, result, result_offset, num_wait, wait);
+    r.ops = ops;
+    r.num_ops = num_ops;
+    return request_enqueue(ctx, &rows_multi_reductions, &r, NULL, done);
+}
+
+clreduce_status clreduce_reduce_rows_multi_host(clreduce_ctx *ctx, const clreduce_op *ops,
+                                                size_t num_ops, clreduce_type type,
+                                                const void *data, size_t rows,
+                                                size_t row_length, size_t row_pitch,
+                                                void *results)
+{
+    request r = rows_request(NULL, CLREDUCE_OP_SUM, type, NULL, 0, rows, row_length, row_pitch,
+                             NULL, 0, 0, NULL);
+    r.ops = ops;
+    r.num_ops = num_ops;
+    return request_host(ctx, &rows_multi_reductions, &r, data, results);
 }
 
 /* Whether host arrays [a, a + a_bytes) and [b, b + b_bytes) share a byte. */
@@ -387,8 +552,8 @@ clreduce_status clreduce_reduce_multi_host(clreduce_ctx *ctx, const clreduce_op 
         return status;
     /* The results travel packed, as one output, and are copied out once
      * they all arrived. */
-    size_t offsets[MULTI_MAX];
-    packed_offsets(ops, num_ops, type, offsets);
+    size_t offsets[MULTI_MAX], align;
+    pack_results(ops, num_ops, type, offsets, &align);
     unsigned char packed[PLAN_OUTPUT_MAX];
     request r = {.type = type, .variant = (int)variant, .count = count, .ops = ops,
                  .num_ops = num_ops, .result_offsets = offsets};

@@ -113,7 +113,7 @@ void rows_team(const clreduce_ctx *ctx, const plan *p, size_t length, cl_uint *t
  * not a measured crossing. */
 #define PARTS_MIN_ROW_BYTES ((size_t)1 << 20)
 
-static size_t parts_per_row(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t length)
+size_t rows_parts(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t length)
 {
     size_t fill = 2 * (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
     size_t part_min = p->work_group_size * LANE_VECTORS * p->t.vector_width;
@@ -183,7 +183,7 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
 {
     (void)in_order;
     size_t length = r->row_length, pitch = effective_pitch(r);
-    size_t parts = parts_per_row(ctx, p, r->rows, length);
+    size_t parts = rows_parts(ctx, p, r->rows, length);
     int extended = op_keeps_accumulators(p->op);
     /* Parts of whole vectors, so that an element's place in the combination
      * depends on the shape alone; then one row of partial results per row,

@@ -18,6 +18,26 @@ int tc_ops_takes(clreduce_op op, clreduce_type type)
     return clreduce_result_size(op, type) != 0;
 }
 
+const clreduce_op tc_one_input_ops[10] = {
+    CLREDUCE_OP_SUM,    CLREDUCE_OP_MIN,     CLREDUCE_OP_MAX,         CLREDUCE_OP_ARGMIN,
+    CLREDUCE_OP_ARGMAX, CLREDUCE_OP_MINMAX,  CLREDUCE_OP_SUM_SQUARES, CLREDUCE_OP_SUM_ABS,
+    CLREDUCE_OP_NORM2,  CLREDUCE_OP_MEAN_VAR};
+
+int tc_next_type_ops(clreduce_ctx *ctx, tc_type_ops *t, size_t end)
+{
+    for (; t->index < end; t->index++) {
+        t->type = tc_all_types[t->index];
+        if (!tc_type_supported(ctx, t->type))
+            continue;
+        t->k = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(tc_one_input_ops); i++)
+            if (tc_ops_takes(tc_one_input_ops[i], t->type))
+                t->ops[t->k++] = tc_one_input_ops[i];
+        return 1;
+    }
+    return 0;
+}
+
 void tc_ops_report(tc_suite *s, const char *fmt, ...)
 {
     s->failures++;

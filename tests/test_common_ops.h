@@ -9,6 +9,24 @@
 /* Whether op takes type (it has a result on it). */
 int tc_ops_takes(clreduce_op op, clreduce_type type);
 
+/* Every operator of one input, in the order of clreduce_op. */
+extern const clreduce_op tc_one_input_ops[10];
+
+/* A type of tc_all_types that a context supports, with the operators of
+ * tc_one_input_ops that it takes. */
+typedef struct tc_type_ops {
+    size_t index; /* in tc_all_types */
+    clreduce_type type;
+    clreduce_op ops[CLREDUCE_MULTI_MAX];
+    size_t k;
+} tc_type_ops;
+
+/* Sets t to the first type of tc_all_types[t->index .. end) that ctx
+ * supports, with its operators; returns 0 when there is none. A loop steps
+ * t->index past it for the next:
+ *     for (tc_type_ops t = {0}; tc_next_type_ops(ctx, &t, end); t.index++) */
+int tc_next_type_ops(clreduce_ctx *ctx, tc_type_ops *t, size_t end);
+
 /* Counts a failed case of s and prints it as "FAILED [label] ...", the
  * first 20 of a suite only. */
 void tc_ops_report(tc_suite *s, const char *fmt, ...)

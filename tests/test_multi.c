@@ -32,12 +32,6 @@ static cl_command_queue g_read_queue;
 
 static const size_t all_sizes[] = {1, 31, 33, 255, 257, 4097, TC_LARGE_COUNT};
 
-/* Every operator of one input, in the order of clreduce_op. */
-static const clreduce_op one_input_ops[] = {
-    CLREDUCE_OP_SUM,    CLREDUCE_OP_MIN,         CLREDUCE_OP_MAX,     CLREDUCE_OP_ARGMIN,
-    CLREDUCE_OP_ARGMAX, CLREDUCE_OP_MINMAX,      CLREDUCE_OP_SUM_SQUARES,
-    CLREDUCE_OP_SUM_ABS, CLREDUCE_OP_NORM2,      CLREDUCE_OP_MEAN_VAR};
-
 /* Sets in orders of their own; the operators a type does not take are left
  * out of them. */
 typedef struct op_set {
@@ -75,30 +69,6 @@ static size_t ops_for_type(const clreduce_op *ops, size_t count, clreduce_type t
         if (tc_ops_takes(ops[i], type))
             out[k++] = ops[i];
     return k;
-}
-
-/* A type of tc_all_types that the device supports, with the operators of
- * one_input_ops that it takes. */
-typedef struct type_ops {
-    size_t index; /* in tc_all_types */
-    clreduce_type type;
-    clreduce_op ops[CLREDUCE_MULTI_MAX];
-    size_t k;
-} type_ops;
-
-/* Sets t to the first type of tc_all_types[t->index .. end) that the device
- * supports (end 2: float and double), with its operators; returns 0 when
- * there is none. A loop steps t->index past it for the next. */
-static int next_type(type_ops *t, size_t end)
-{
-    for (; t->index < end; t->index++) {
-        t->type = tc_all_types[t->index];
-        if (tc_type_supported(g_ctx, t->type)) {
-            t->k = ops_for_type(one_input_ops, ARRAY_SIZE(one_input_ops), t->type, t->ops);
-            return 1;
-        }
-    }
-    return 0;
 }
 
 /* The alignment multi.h asks of a result's offset. */
@@ -336,7 +306,7 @@ static void test_sets(void **state)
     snprintf(label, sizeof label, "sets_%s", clreduce_variant_name(v));
     tc_suite s = tc_ops_seeded_suite(g_ctx, label);
     void *data = malloc(TC_LARGE_COUNT * 8);
-    for (type_ops t = {0}; next_type(&t, ARRAY_SIZE(tc_all_types)); t.index++) {
+    for (tc_type_ops t = {0}; tc_next_type_ops(g_ctx, &t, ARRAY_SIZE(tc_all_types)); t.index++) {
         clreduce_type type = t.type;
         size_t ti = t.index;
         for (size_t si = 0; si < ARRAY_SIZE(all_sizes); si++) {
@@ -354,15 +324,15 @@ static void test_sets(void **state)
             case_shape c = shape_of_case(s.cases);
             run_set(&s, g_queue, ops, k, type, v, data, n, &c);
         }
-        for (size_t oi = 0; oi < ARRAY_SIZE(one_input_ops) && !other; oi++) {
-            clreduce_op op = one_input_ops[oi];
+        for (size_t oi = 0; oi < ARRAY_SIZE(tc_one_input_ops) && !other; oi++) {
+            clreduce_op op = tc_one_input_ops[oi];
             if ((oi % ARRAY_SIZE(tc_all_types) != ti && type != CLREDUCE_FLOAT) ||
                 !tc_ops_takes(op, type))
                 continue;
             size_t n = all_sizes[(oi + ti) % ARRAY_SIZE(all_sizes)];
             fill_for_set(type, data, n, s.cases);
             case_shape c = shape_of_case(s.cases);
-            run_set(&s, g_queue, &one_input_ops[oi], 1, type, v, data, n, &c);
+            run_set(&s, g_queue, &tc_one_input_ops[oi], 1, type, v, data, n, &c);
         }
     }
     free(data);
@@ -378,7 +348,7 @@ static void test_special_values(void **state)
     tc_suite s = tc_ops_seeded_suite(g_ctx, "special_values");
     static const size_t sizes[] = {1, 33, 4099, TC_LARGE_COUNT};
     void *data = malloc(TC_LARGE_COUNT * 8);
-    for (type_ops t = {0}; next_type(&t, 2); t.index++) {
+    for (tc_type_ops t = {0}; tc_next_type_ops(g_ctx, &t, 2); t.index++) {
         clreduce_type type = t.type;
         for (int vi = 0; vi < 2; vi++) {
             clreduce_variant v = vi ? other_variant() : CLREDUCE_AUTO;
@@ -434,7 +404,7 @@ static void test_empty(void **state)
 {
     (void)state;
     tc_suite s = {g_ctx, "empty", 0, 0};
-    for (type_ops t = {0}; next_type(&t, ARRAY_SIZE(tc_all_types)); t.index++) {
+    for (tc_type_ops t = {0}; tc_next_type_ops(g_ctx, &t, ARRAY_SIZE(tc_all_types)); t.index++) {
         clreduce_type type = t.type;
         for (int vi = 0; vi < 2; vi++) {
             case_shape c = shape_of_case(s.cases);
@@ -474,7 +444,7 @@ static void test_host(void **state)
     tc_suite s = tc_ops_seeded_suite(g_ctx, "host");
     static const size_t sizes[] = {1, 257, 4097, 65539};
     void *data = malloc(65539 * 8);
-    for (type_ops t = {0}; next_type(&t, ARRAY_SIZE(tc_all_types)); t.index++) {
+    for (tc_type_ops t = {0}; tc_next_type_ops(g_ctx, &t, ARRAY_SIZE(tc_all_types)); t.index++) {
         clreduce_type type = t.type;
         for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
             size_t n = sizes[si];

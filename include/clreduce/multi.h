@@ -111,6 +111,74 @@ CLREDUCE_API clreduce_status clreduce_reduce_multi_host(clreduce_ctx *ctx, const
                                                         clreduce_variant variant, const void *data,
                                                         size_t count, void *const *results);
 
+/* ---------------------------------------------------------------------------
+ * Several operators over each row of a matrix
+ *
+ * One call reduces every row by every operator of a set, reading each row
+ * once, and writes one record per row: the results of ops[0 .. num_ops) in
+ * order, laid out as the members of a C structure would be (each at the
+ * next multiple of its alignment, 8 for ARGMIN, ARGMAX and MEAN_VAR and the
+ * element size for the others; the record's size a multiple of its largest
+ * alignment). So the statistics of a LayerNorm row and its extremes, say:
+ *
+ *     const clreduce_op ops[] = {CLREDUCE_OP_MEAN_VAR, CLREDUCE_OP_ARGMAX};
+ *     struct { clreduce_mean_var_float mv; clreduce_arg_float amax; } r[ROWS];
+ *     clreduce_reduce_rows_multi_host(ctx, ops, 2, CLREDUCE_FLOAT, data, ROWS,
+ *                                     LENGTH, 0, r);
+ *
+ * Each result is the operator's result on the row alone, as
+ * clreduce_reduce_rows() gives it (argmin and argmax count from the start
+ * of the row), within the numerical contract of clreduce.h with the bound
+ * of batched.h for a row; a floating-point SUM (and the sums inside
+ * SUM_ABS, SUM_SQUARES, NORM2 and MEAN_VAR) may differ in its last bits from
+ * clreduce_reduce_rows() with that operator alone, which combines in
+ * another order. The same input gives the same bits every time on the
+ * same device and tuning. Padding bytes of a record are unspecified.
+ *
+ * One work-group reduces each row; where the rows are too few to fill the
+ * device that way and long enough, each row is cut into parts of several
+ * work-groups, whose results a second launch combines in order (as
+ * clreduce_reduce_rows() cuts rows).
+ * ------------------------------------------------------------------------- */
+
+/* The size of a record of the results of ops[0 .. num_ops) on `type`, as
+ * above; offsets (when not NULL, num_ops entries) receives the byte offset
+ * of each result in it. Returns 0 for an operator set that
+ * clreduce_reduce_multi() refuses (clreduce_last_error(NULL) says why). */
+CLREDUCE_API size_t clreduce_multi_record(const clreduce_op *ops, size_t num_ops,
+                                          clreduce_type type, size_t *offsets);
+
+/* Enqueues the reductions of each of `rows` rows, laid out as for
+ * clreduce_reduce_rows() (row r at element offset + r * row_pitch of
+ * `input`, row_length elements; a pitch of 0 means row_length), by each
+ * operator of ops[0 .. num_ops) as clreduce_reduce_multi() takes them:
+ * row r's record goes to record result_offset + r of `result` (at byte
+ * (result_offset + r) * clreduce_multi_record(ops, num_ops, type, NULL)).
+ * row_length 0 writes every record's results of no element; rows 0
+ * enqueues nothing but a marker when done is asked. Asynchronous as
+ * clreduce_reduce_rows() is; the records must share no byte with the rows'
+ * span.
+ * Returns the codes of clreduce_reduce_rows() and, for the operator set,
+ * of clreduce_reduce_multi(). On any error found before enqueueing nothing
+ * is enqueued, *done is untouched and no record is written. */
+CLREDUCE_API clreduce_status clreduce_reduce_rows_multi(
+    clreduce_ctx *ctx, cl_command_queue queue, const clreduce_op *ops, size_t num_ops,
+    clreduce_type type, cl_mem input, size_t offset, size_t rows, size_t row_length,
+    size_t row_pitch, cl_mem result, size_t result_offset, cl_uint num_wait, const cl_event *wait,
+    cl_event *done);
+
+/* Blocking convenience: the records of the rows of host memory `data`
+ * (laid out as for clreduce_reduce_rows_multi() from element 0) into
+ * records 0 .. rows - 1 of `results`, on a queue owned by the context.
+ * Returns the codes of clreduce_reduce_rows_multi(); on error `results` is
+ * untouched. */
+CLREDUCE_API clreduce_status clreduce_reduce_rows_multi_host(clreduce_ctx *ctx,
+                                                             const clreduce_op *ops,
+                                                             size_t num_ops, clreduce_type type,
+                                                             const void *data, size_t rows,
+                                                             size_t row_length, size_t row_pitch,
+                                                             void *results);
+
 #ifdef __cplusplus
 }
 #endif

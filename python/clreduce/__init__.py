@@ -84,7 +84,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Context", "Error", "InvalidArgumentError", "UnsupportedError", "BuildError",
     "OpenCLError", "OutOfMemoryError", "NoDeviceError", "LibraryNotFoundError",
-    "reduce", "reduce_multi", "dot", "scan", "reduce_rows", "scan_rows", "reduce_segments", "default_context",
+    "reduce", "reduce_multi", "dot", "scan", "reduce_rows", "reduce_rows_multi", "scan_rows",
+    "reduce_segments", "default_context",
     "library_version", "ops", "dtypes", "result_dtype", "reduce_variants", "scan_variants",
     "scan_kinds", "ArgResult", "MinMax", "MeanVar", "Operator",
 ]
@@ -566,6 +567,43 @@ class Context(_Handle):
                 results.ctypes.data), "clreduce_reduce_rows_host", self._h)
         return _results.unpack(op, results)
 
+    def reduce_rows_multi(self, matrix, ops):
+        """Reduces every row of a 2-D NumPy array by each operator of `ops`
+        (names, as reduce_multi() takes them) in one pass over the rows: a
+        tuple of reduce_rows()'s results, in the order of ops, each within
+        the numerical contract of reduce_rows() with that operator alone
+        (clreduce/multi.h says where the bits may differ). Blocking."""
+        matrix = np.asarray(matrix)
+        if matrix.ndim != 2:
+            raise _invalid(f"matrix must have 2 dimensions, not {matrix.ndim}")
+        type_code = _type_code(matrix.dtype, "matrix")
+        ops = list(ops)
+        if not ops:
+            raise _invalid("ops must name at least one operator")
+        codes = (ctypes.c_int * len(ops))(*[_reduce_op(op) for op in ops])
+        offsets = (ctypes.c_size_t * len(ops))()
+        record = self._lib.clreduce_multi_record(codes, len(ops), type_code, offsets)
+        if record == 0:
+            _check(self._lib.clreduce_reduce_rows_multi_host(
+                self._h, codes, len(ops), type_code, None, 0, 0, 0, None),
+                "clreduce_reduce_rows_multi_host", self._h)
+        fields = [self._layout("clreduce_reduce_rows_multi_host", op, matrix.dtype)
+                  for op in ops]
+        layout = np.dtype({"names": [f"r{i}" for i in range(len(ops))], "formats": fields,
+                           "offsets": list(offsets), "itemsize": record})
+        rows, length = matrix.shape
+        pitch = self._rows_layout(matrix)  # padded rows are read in place
+        if pitch is None:
+            matrix = np.ascontiguousarray(matrix)
+            pitch = length
+        records = np.empty(rows, layout)
+        if rows:
+            _check(self._lib.clreduce_reduce_rows_multi_host(
+                self._h, codes, len(ops), type_code, matrix.ctypes.data, rows, length, pitch,
+                records.ctypes.data), "clreduce_reduce_rows_multi_host", self._h)
+        return tuple(_results.unpack(op, np.ascontiguousarray(records[f"r{i}"]))
+                     for i, op in enumerate(ops))
+
     def reduce_segments(self, array, offsets, op="sum"):
         """Reduces the segments array[offsets[i]:offsets[i+1]] of a 1-D NumPy
         array (other shapes: their elements in C order): reduce()'s result
@@ -766,6 +804,11 @@ def dot(x, y, variant="auto"):
 def reduce_multi(array, ops, variant="auto"):
     """Context.reduce_multi() on default_context()."""
     return default_context().reduce_multi(array, ops, variant)
+
+
+def reduce_rows_multi(matrix, ops):
+    """Context.reduce_rows_multi() on default_context()."""
+    return default_context().reduce_rows_multi(matrix, ops)
 
 
 def reduce_rows(matrix, op="sum"):

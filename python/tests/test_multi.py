@@ -48,3 +48,57 @@ def test_bad_input(ctx):
         ctx.reduce_multi(x, ["sum", "dot"])
     with pytest.raises(clreduce.Error):
         ctx.reduce_multi(np.ones(10, np.int32), ["sum", "mean_var"])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (3, 33), (64, 255), (5, 4097), (7, 0)])
+def test_rows_multi_matches_each_operator(ctx, dtype, shape):
+    if np.dtype(dtype) == np.float64 and ctx.check_support(dtype) is False:
+        pytest.skip("no fp64")
+    rows, length = shape
+    # a slice of wider rows: read in place, at a pitch of length + 3
+    wide = random_array(dtype, rows * (length + 3), seed=rows * 31 + length).reshape(
+        rows, length + 3)
+    x = wide[:, :length]
+    ops = [op for op in ONE_INPUT
+           if np.dtype(dtype).kind == "f" or op not in ("norm2", "mean_var")]
+    for chosen in (ops, ["argmax", "sum"]):
+        got = ctx.reduce_rows_multi(x, chosen)
+        assert len(got) == len(chosen)
+        for op, value in zip(chosen, got):
+            want = ctx.reduce_rows(x, op)
+            if np.dtype(dtype).kind == "f" and op in ("sum", "sum_abs", "sum_squares", "norm2",
+                                                      "mean_var"):
+                for a, b in zip(value if isinstance(value, tuple) else (value,),
+                                want if isinstance(want, tuple) else (want,)):
+                    scale = np.abs(x).sum(axis=1) if length else 0
+                    if np.issubdtype(np.asarray(a).dtype, np.floating):
+                        tol = 1e-4 * (np.asarray(scale, np.float64) + 1) ** 2 \
+                            if op in ("sum_squares", "mean_var") else \
+                            1e-4 * (np.asarray(scale, np.float64) + 1)
+                        assert np.all(np.abs(a.astype(np.float64) - b.astype(np.float64))
+                                      <= tol), op
+                    else:
+                        assert np.array_equal(a, b), op
+            else:
+                assert same_rows(value, want), (op, value, want)
+
+
+def same_rows(a, b):
+    """Equal arrays, NaN equal to NaN, field by field for named tuples."""
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(same_rows(x, y) for x, y in zip(a, b))
+    a, b = np.asarray(a), np.asarray(b)
+    if np.issubdtype(a.dtype, np.floating):
+        return np.array_equal(a, b, equal_nan=True)
+    return np.array_equal(a, b)
+
+
+def test_rows_multi_errors(ctx):
+    x = np.ones((4, 8), np.float32)
+    with pytest.raises(clreduce.InvalidArgumentError):
+        ctx.reduce_rows_multi(x, ["sum", "sum"])
+    with pytest.raises(clreduce.InvalidArgumentError):
+        ctx.reduce_rows_multi(x, [])
+    with pytest.raises(clreduce.UnsupportedError):
+        ctx.reduce_rows_multi(np.ones((4, 8), np.int32), ["sum", "norm2"])
