@@ -1,7 +1,8 @@
 /* The Oclgrind test's family of several operators in one pass
- * (clreduce_reduce_multi) on both its variants: every operator the type
- * takes in one call, each result checked against the CPU reference and the
- * sentinels between the results. */
+ * (clreduce_reduce_multi) on both its variants, and over rows
+ * (clreduce_reduce_rows_multi): every operator the type takes in one call,
+ * each result checked against the CPU reference and the sentinels between
+ * and past the results. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -102,6 +103,66 @@ static int run_multi(const target *t, og_case *c)
     return 1;
 }
 
+/* Every one-input operator the type takes over each of up to three rows of
+ * the case's elements (clreduce_reduce_rows_multi): each row's record
+ * checked against the CPU reference of that row, the bytes past the
+ * records untouched. */
+static int run_rows_multi(const target *t, og_case *c)
+{
+    (void)t;
+    static const clreduce_op all[] = {
+        CLREDUCE_OP_MEAN_VAR, CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX,
+        CLREDUCE_OP_ARGMIN, CLREDUCE_OP_ARGMAX, CLREDUCE_OP_MINMAX, CLREDUCE_OP_SUM_SQUARES,
+        CLREDUCE_OP_SUM_ABS, CLREDUCE_OP_NORM2};
+    clreduce_op set[CLREDUCE_MULTI_MAX];
+    size_t k = 0, at[CLREDUCE_MULTI_MAX];
+    for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+        if (clreduce_result_size(all[i], c->type))
+            set[k++] = all[i];
+    size_t record = clreduce_multi_record(set, k, c->type, at);
+    size_t rows = c->n < 3 ? 1 : 3, length = c->n / rows;
+    size_t bytes = rows * record + 64;
+    static unsigned char host[MAX_COUNT * 8], res[3 * CLREDUCE_MULTI_MAX * 24 + 64];
+    tc_value poison;
+    tc_poison(CLREDUCE_OP_MAX, c->type, &poison);
+    og_lay_out_input(c, &poison, host);
+    memset(res, TC_SENTINEL_BYTE, bytes);
+    cl_mem in, out;
+    if (!og_create_buffers(c, host, res, bytes, &in, &out))
+        return 0;
+    cl_event done = NULL;
+    clreduce_status st = clreduce_reduce_rows_multi(g_ctx, g_queue, set, k, c->type, in,
+                                                    c->offset, rows, length, 0, out, 0, 0, NULL,
+                                                    &done);
+    cl_int err = og_read_output(out, bytes, res, done);
+    if (err != CL_SUCCESS || st != CLREDUCE_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "status %s%s%s, reading the results: %s",
+                 clreduce_status_string(st), st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
+                 clreduce_opencl_error_name(err));
+        return 0;
+    }
+    size_t es = clreduce_type_size(c->type);
+    for (size_t r = 0; r < rows; r++) {
+        og_case row = *c;
+        row.data = (const unsigned char *)c->data + r * length * es;
+        row.n = length;
+        for (size_t j = 0; j < k; j++) {
+            char why[256] = "";
+            if (!multi_result_matches(&row, set[j], res + r * record + at[j], why, sizeof why)) {
+                snprintf(c->detail, sizeof c->detail, "row %zu of %zu, %s: %s", r, rows,
+                         tc_op_name(set[j]), why);
+                return 0;
+            }
+        }
+    }
+    for (size_t i = rows * record; i < bytes; i++)
+        if (res[i] != TC_SENTINEL_BYTE) {
+            snprintf(c->detail, sizeof c->detail, "byte %zu past the records changed", i);
+            return 0;
+        }
+    return 1;
+}
+
 /* The single pass of several operators hands each operator's partials to
  * the last work-group as the single pass of one does: a float sum's as
  * reduce_grid.cl, the others' as accumulators. */
@@ -117,5 +178,7 @@ target og_multi_targets[] = {
     {.name = "multi_single_pass", .variant = CLREDUCE_SINGLE_PASS, .run = run_multi,
      .support = multi_support, .fills_part_of_a_buffer = 1, .accepted = &multi_hand_off,
      .multi = 1},
+    {.name = "multi_rows", .variant = CLREDUCE_GRID_STRIDE, .run = run_rows_multi,
+     .support = multi_support, .multi = 1},
 };
 const size_t og_multi_target_count = ARRAY_SIZE(og_multi_targets);
