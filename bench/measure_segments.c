@@ -22,6 +22,12 @@ static size_t result_count(const segments_setup *s)
     return n ? n : 1;
 }
 
+/* Bytes of the results: their elements, or a record per row. */
+static size_t result_bytes(const segments_setup *s, size_t esize)
+{
+    return s->nmulti ? (s->segments ? s->segments : 1) * s->record : result_count(s) * esize;
+}
+
 /* Where segment i's result lies among them. */
 static size_t result_index(const segments_setup *s, size_t i)
 {
@@ -29,10 +35,18 @@ static size_t result_index(const segments_setup *s, size_t i)
 }
 
 void segments_setup_create(const bench_device *d, const dataset *ds, const shape *sh,
-                           uint64_t seed, segments_setup *s)
+                           uint64_t seed, const clreduce_op *multi, size_t nmulti,
+                           segments_setup *s)
 {
     memset(s, 0, sizeof *s);
     s->shape = sh;
+    if (nmulti && sh->kind == SHAPE_ROWS) {
+        s->multi = multi;
+        s->nmulti = nmulti;
+        s->record = clreduce_multi_record(multi, nmulti, ds->type, s->at);
+        if (!s->record)
+            fatal("--multi: %s", clreduce_last_error(NULL));
+    }
     uint64_t *offsets;
     shape_segments(sh, ds->count, seed, &offsets, &s->segments);
     cl_int err;
@@ -54,13 +68,15 @@ void segments_setup_create(const bench_device *d, const dataset *ds, const shape
         if (packed != offsets)
             free(packed);
     }
-    s->results = clCreateBuffer(d->context, CL_MEM_READ_WRITE, result_count(s) * ds->esize,
-                                NULL, &err);
+    s->results = clCreateBuffer(d->context, CL_MEM_READ_WRITE, result_bytes(s, ds->esize), NULL,
+                                &err);
     check_cl(err, "clCreateBuffer (results)");
 
     /* The reference of every checked segment, from the input's first copy. */
     s->checked = shape_checked(s->segments, seed, &s->nchecked);
     s->want = xmalloc((s->nchecked ? s->nchecked : 1) * sizeof *s->want);
+    if (s->nmulti)
+        s->want_ops = xmalloc((s->nchecked ? s->nchecked : 1) * sizeof *s->want_ops);
     unsigned char *input = xmalloc(ds->count * ds->esize);
     check_cl(clEnqueueReadBuffer(d->queue, ds->buffer, CL_TRUE, 0, ds->count * ds->esize, input,
                                  0, NULL, NULL),
@@ -72,6 +88,12 @@ void segments_setup_create(const bench_device *d, const dataset *ds, const shape
         prefix_init(ds->type, &s->want[k]);
         for (size_t e = begin; e < end; e++)
             prefix_add(ds->type, &s->want[k], input + e * ds->esize);
+        if (s->nmulti) {
+            /* Indices count from the row's start. */
+            operator_reference_init(ds->type, &s->want_ops[k]);
+            operator_reference_add(ds->type, &s->want_ops[k], input + begin * ds->esize, NULL,
+                                   end - begin, 0);
+        }
     }
     free(input);
     free(offsets);
@@ -85,6 +107,7 @@ void segments_setup_release(segments_setup *s)
         clReleaseMemObject(s->results);
     free(s->checked);
     free(s->want);
+    free(s->want_ops);
     memset(s, 0, sizeof *s);
 }
 
@@ -105,6 +128,10 @@ static clreduce_status enqueue_call(segments_job *j, cl_command_queue queue, cl_
         return clreduce_scan_rows(j->ctx, queue, j->op, j->ds->type, CLREDUCE_INCLUSIVE,
                                   j->ds->buffer, offset, s->segments, s->shape->length, 0,
                                   s->results, 0, 0, 0, NULL, done);
+    if (s->nmulti)
+        return clreduce_reduce_rows_multi(j->ctx, queue, s->multi, s->nmulti, j->ds->type,
+                                          j->ds->buffer, offset, s->segments, s->shape->length,
+                                          s->shape->length, s->results, 0, 0, NULL, done);
     if (s->shape->kind == SHAPE_ROWS)
         return clreduce_reduce_rows(j->ctx, queue, j->op, j->ds->type, j->ds->buffer, offset,
                                     s->segments, s->shape->length, s->shape->length, s->results,
@@ -123,7 +150,7 @@ static clreduce_status enqueue_plain(void *arg, int index)
 
 static void poison(cl_command_queue queue, const segments_job *j)
 {
-    size_t bytes = result_count(j->s) * j->ds->esize;
+    size_t bytes = result_bytes(j->s, j->ds->esize);
     check_cl(clEnqueueFillBuffer(queue, j->s->results, &poison_word, sizeof poison_word, 0, bytes,
                                  0, NULL, NULL),
              "clEnqueueFillBuffer (poisoning the results)");
@@ -136,14 +163,28 @@ static int check_results(segments_job *j, cl_command_queue queue, char *why, siz
     const segments_setup *s = j->s;
     size_t esize = j->ds->esize;
     if (s->segments)
-        check_cl(clEnqueueReadBuffer(queue, s->results, CL_TRUE, 0, result_count(s) * esize,
+        check_cl(clEnqueueReadBuffer(queue, s->results, CL_TRUE, 0, result_bytes(s, esize),
                                      j->values, 0, NULL, NULL),
                  "clEnqueueReadBuffer (results)");
     long double tol = reference_tolerance(j->ds->type, s->shape->kind == SHAPE_SCAN_ROWS);
     for (size_t k = 0; k < s->nchecked; k++) {
         char detail[512];
         size_t i = s->checked[k];
-        if (!reference_matches(j->ds->type, j->op, &s->want[k],
+        for (size_t o = 0; o < s->nmulti; o++) {
+            clreduce_op op = s->multi[o];
+            const unsigned char *got = j->values + i * s->record + s->at[o];
+            int ok = op <= CLREDUCE_OP_MAX
+                         ? reference_matches(j->ds->type, op, &s->want[k], got, tol, detail,
+                                             sizeof detail)
+                         : operator_matches(j->ds->type, op, &s->want_ops[k], got, detail,
+                                            sizeof detail);
+            if (!ok) {
+                snprintf(why, size, "row %zu of %zu, %s: %s", i, s->segments,
+                         clreduce_op_name(op), detail);
+                return 0;
+            }
+        }
+        if (!s->nmulti && !reference_matches(j->ds->type, j->op, &s->want[k],
                                j->values + result_index(s, i) * esize, tol, detail,
                                sizeof detail)) {
             snprintf(why, size, "segment %zu of %zu: %s", i, s->segments, detail);
@@ -208,7 +249,7 @@ void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
                       measurement *m)
 {
     measurement_init(m);
-    segments_job j = {d, ctx, ds, s, op, xmalloc(result_count(s) * ds->esize)};
+    segments_job j = {d, ctx, ds, s, op, xmalloc(result_bytes(s, ds->esize))};
     double call_ns, span_ns, host_ns;
     int late, right;
     run_times times;

@@ -392,6 +392,32 @@ static void fill_segments_row(row *r, clreduce_op op, const dataset *ds,
     fill_measurement(r, m, peak->measured ? peak->read_gbps : NAN);
 }
 
+/* The row of --multi's call over the rows of shape sh. */
+static void run_rows_multi(run_state *st, dataset *ds, const shape *sh, const char *label)
+{
+    const options *o = st->o;
+    for (size_t i = 0; i < o->multi_count; i++)
+        if (!clreduce_result_size(o->multi_list[i], ds->type))
+            return; /* an operator the type does not take */
+    segments_setup setup;
+    segments_setup_create(st->d, ds, sh, o->seed, o->multi_list, o->multi_count, &setup);
+    char what[256];
+    snprintf(what, sizeof what, "%s %s %s %s", sh->label, clreduce_type_name(ds->type),
+             st->multi_label, label);
+    progress("%s", what);
+    measurement m;
+    measure_segments(st->d, st->ctx, ds, &setup, o->multi_list[0], &st->config, &m);
+    st->failed |= m.status == MEASURE_WRONG || m.status == MEASURE_ERROR;
+    announce_failure(&m, what);
+    row *r = row_list_add(&st->rows);
+    fill_segments_row(r, o->multi_list[0], ds, &setup, &m, st->peak);
+    r->op_label = st->multi_label;
+    progress_done();
+    report_row(r);
+    fflush(stdout);
+    segments_setup_release(&setup);
+}
+
 /* The rows-and-segments table: for every type and size one dataset, and
  * for every shape its segments, measured for every operator. */
 static void run_shapes(run_state *st)
@@ -420,7 +446,7 @@ static void run_shapes(run_state *st)
                 segments_setup setup;
                 progress("[%zu/%zu] preparing %s %s %s", done, total, sh->label,
                          clreduce_type_name(type), label);
-                segments_setup_create(st->d, &ds, sh, o->seed, &setup);
+                segments_setup_create(st->d, &ds, sh, o->seed, NULL, 0, &setup);
                 for (size_t oi = 0; oi < o->op_count; oi++) {
                     clreduce_op op = o->op_list[oi];
                     if (!scans_op(op))
@@ -440,6 +466,8 @@ static void run_shapes(run_state *st)
                     fflush(stdout);
                 }
                 segments_setup_release(&setup);
+                if (o->multi_count && sh->kind == SHAPE_ROWS)
+                    run_rows_multi(st, &ds, sh, label);
             }
             dataset_release(&ds);
         }
