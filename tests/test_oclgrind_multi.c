@@ -40,50 +40,72 @@ static int multi_result_matches(const og_case *c, clreduce_op op, const unsigned
     return 0;
 }
 
-/* Every one-input operator the type takes, the results packed at their
- * alignments from byte 8 of a buffer of sentinels, each checked against the
- * CPU reference, the bytes between them untouched. */
-static int run_multi(const target *t, og_case *c)
+/* Every one-input operator the type takes, into set (MEAN_VAR first, so
+ * that smaller results follow a larger one); returns how many. */
+static size_t operators_of(clreduce_type type, clreduce_op *set)
 {
     static const clreduce_op all[] = {
         CLREDUCE_OP_MEAN_VAR, CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX,
         CLREDUCE_OP_ARGMIN, CLREDUCE_OP_ARGMAX, CLREDUCE_OP_MINMAX, CLREDUCE_OP_SUM_SQUARES,
         CLREDUCE_OP_SUM_ABS, CLREDUCE_OP_NORM2};
-    clreduce_op set[CLREDUCE_MULTI_MAX];
-    size_t offsets[CLREDUCE_MULTI_MAX], k = 0, at = 8;
-    for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
-        size_t rs = clreduce_result_size(all[i], c->type);
-        if (!rs)
-            continue;
-        size_t align = all[i] == CLREDUCE_OP_ARGMIN || all[i] == CLREDUCE_OP_ARGMAX ||
-                               all[i] == CLREDUCE_OP_MEAN_VAR
-                           ? 8
-                           : clreduce_type_size(c->type);
-        at = (at + align - 1) / align * align;
-        set[k] = all[i];
-        offsets[k++] = at;
-        at += rs;
-    }
-    size_t bytes = at + 8;
-    static unsigned char host[MAX_COUNT * 8], res[CLREDUCE_MULTI_MAX * 24 + 64];
+    size_t k = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+        if (clreduce_result_size(all[i], type))
+            set[k++] = all[i];
+    return k;
+}
+
+/* The case's input laid out between poison, and `bytes` of sentinels for
+ * the results: both buffers created. Returns 1, or 0 with c->detail set. */
+static int prepare(og_case *c, unsigned char *res, size_t bytes, cl_mem *in, cl_mem *out)
+{
+    static unsigned char host[MAX_COUNT * 8];
     tc_value poison;
     tc_poison(CLREDUCE_OP_MAX, c->type, &poison);
     og_lay_out_input(c, &poison, host);
     memset(res, TC_SENTINEL_BYTE, bytes);
+    return og_create_buffers(c, host, res, bytes, in, out);
+}
+
+/* 1 when the call returned success and its results were read, else 0 with
+ * c->detail set. */
+static int call_succeeded(og_case *c, clreduce_status st, cl_int err)
+{
+    if (err == CL_SUCCESS && st == CLREDUCE_SUCCESS)
+        return 1;
+    snprintf(c->detail, sizeof c->detail, "status %s%s%s, reading the results: %s",
+             clreduce_status_string(st), st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
+             clreduce_opencl_error_name(err));
+    return 0;
+}
+
+/* Every one-input operator the type takes, the results packed at their
+ * alignments from byte 8 of a buffer of sentinels, each checked against the
+ * CPU reference, the bytes between them untouched. */
+static int run_multi(const target *t, og_case *c)
+{
+    clreduce_op set[CLREDUCE_MULTI_MAX];
+    size_t offsets[CLREDUCE_MULTI_MAX], k = operators_of(c->type, set), at = 8;
+    for (size_t i = 0; i < k; i++) {
+        size_t align = set[i] == CLREDUCE_OP_ARGMIN || set[i] == CLREDUCE_OP_ARGMAX ||
+                               set[i] == CLREDUCE_OP_MEAN_VAR
+                           ? 8
+                           : clreduce_type_size(c->type);
+        at = (at + align - 1) / align * align;
+        offsets[i] = at;
+        at += clreduce_result_size(set[i], c->type);
+    }
+    size_t bytes = at + 8;
+    static unsigned char res[CLREDUCE_MULTI_MAX * 24 + 64];
     cl_mem in, out;
-    if (!og_create_buffers(c, host, res, bytes, &in, &out))
+    if (!prepare(c, res, bytes, &in, &out))
         return 0;
     cl_event done = NULL;
     clreduce_status st = clreduce_reduce_multi(g_ctx, g_queue, set, k, c->type,
                                                (clreduce_variant)t->variant, in, c->offset, c->n,
                                                out, offsets, 0, NULL, &done);
-    cl_int err = og_read_output(out, bytes, res, done);
-    if (err != CL_SUCCESS || st != CLREDUCE_SUCCESS) {
-        snprintf(c->detail, sizeof c->detail, "status %s%s%s, reading the results: %s",
-                 clreduce_status_string(st), st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
-                 clreduce_opencl_error_name(err));
+    if (!call_succeeded(c, st, og_read_output(out, bytes, res, done)))
         return 0;
-    }
     for (size_t j = 0; j < k; j++) {
         char why[256] = "";
         if (!multi_result_matches(c, set[j], res + offsets[j], why, sizeof why)) {
@@ -110,37 +132,21 @@ static int run_multi(const target *t, og_case *c)
 static int run_rows_multi(const target *t, og_case *c)
 {
     (void)t;
-    static const clreduce_op all[] = {
-        CLREDUCE_OP_MEAN_VAR, CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX,
-        CLREDUCE_OP_ARGMIN, CLREDUCE_OP_ARGMAX, CLREDUCE_OP_MINMAX, CLREDUCE_OP_SUM_SQUARES,
-        CLREDUCE_OP_SUM_ABS, CLREDUCE_OP_NORM2};
     clreduce_op set[CLREDUCE_MULTI_MAX];
-    size_t k = 0, at[CLREDUCE_MULTI_MAX];
-    for (size_t i = 0; i < ARRAY_SIZE(all); i++)
-        if (clreduce_result_size(all[i], c->type))
-            set[k++] = all[i];
+    size_t k = operators_of(c->type, set), at[CLREDUCE_MULTI_MAX];
     size_t record = clreduce_multi_record(set, k, c->type, at);
     size_t rows = c->n < 3 ? 1 : 3, length = c->n / rows;
     size_t bytes = rows * record + 64;
-    static unsigned char host[MAX_COUNT * 8], res[3 * CLREDUCE_MULTI_MAX * 24 + 64];
-    tc_value poison;
-    tc_poison(CLREDUCE_OP_MAX, c->type, &poison);
-    og_lay_out_input(c, &poison, host);
-    memset(res, TC_SENTINEL_BYTE, bytes);
+    static unsigned char res[3 * CLREDUCE_MULTI_MAX * 24 + 64];
     cl_mem in, out;
-    if (!og_create_buffers(c, host, res, bytes, &in, &out))
+    if (!prepare(c, res, bytes, &in, &out))
         return 0;
     cl_event done = NULL;
     clreduce_status st = clreduce_reduce_rows_multi(g_ctx, g_queue, set, k, c->type, in,
                                                     c->offset, rows, length, 0, out, 0, 0, NULL,
                                                     &done);
-    cl_int err = og_read_output(out, bytes, res, done);
-    if (err != CL_SUCCESS || st != CLREDUCE_SUCCESS) {
-        snprintf(c->detail, sizeof c->detail, "status %s%s%s, reading the results: %s",
-                 clreduce_status_string(st), st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
-                 clreduce_opencl_error_name(err));
+    if (!call_succeeded(c, st, og_read_output(out, bytes, res, done)))
         return 0;
-    }
     size_t es = clreduce_type_size(c->type);
     for (size_t r = 0; r < rows; r++) {
         og_case row = *c;
