@@ -200,21 +200,30 @@ static clreduce_status plan_start_operators(clreduce_ctx *ctx, const request *r,
 
 /* Where the results of ops lie packed in the order of ops, each at the next
  * multiple of its alignment, as the members of a C structure; returns
- * their end, and sets *align to the largest alignment. */
+ * their end. */
 static size_t pack_results(const clreduce_op *ops, size_t num_ops, clreduce_type type,
-                           size_t *offsets, size_t *align)
+                           size_t *offsets)
 {
     size_t at = 0;
-    *align = 1;
     for (size_t i = 0; i < num_ops; i++) {
         size_t a = result_alignment(ops[i], type);
         at = div_up(at, a) * a;
         offsets[i] = at;
         at += clreduce_result_size(ops[i], type);
-        if (a > *align)
-            *align = a;
     }
     return at;
+}
+
+/* The same, as a record of a rows call: its size rounded up to a multiple
+ * of its largest alignment, as a C structure's is. */
+static size_t record_layout(const clreduce_op *ops, size_t num_ops, clreduce_type type,
+                            size_t *offsets)
+{
+    size_t align = 1;
+    for (size_t i = 0; i < num_ops; i++)
+        if (result_alignment(ops[i], type) > align)
+            align = result_alignment(ops[i], type);
+    return div_up(pack_results(ops, num_ops, type, offsets), align) * align;
 }
 
 static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
@@ -237,8 +246,8 @@ static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
                          clreduce_variant_name(v));
     plan_operators(ctx, r, p, v, 0);
     /* One output of all results packed, as a host call lays them out. */
-    size_t offsets[MULTI_MAX], align;
-    p->output_size = pack_results(r->ops, r->num_ops, r->type, offsets, &align);
+    size_t offsets[MULTI_MAX];
+    p->output_size = pack_results(r->ops, r->num_ops, r->type, offsets);
     for (size_t i = 0; i < r->num_ops; i++)
         empty_result(r->ops[i], r->type, p->empty_output + offsets[i]);
     return CLREDUCE_SUCCESS;
@@ -271,9 +280,8 @@ static clreduce_status rows_multi_plan(clreduce_ctx *ctx, const request *r, plan
         wg *= 2;
     if (wg < p->work_group_size)
         p->work_group_size = wg;
-    size_t offsets[MULTI_MAX], align;
-    size_t end = pack_results(r->ops, r->num_ops, r->type, offsets, &align);
-    p->output_size = div_up(end, align) * align;
+    size_t offsets[MULTI_MAX];
+    p->output_size = record_layout(r->ops, r->num_ops, r->type, offsets);
     memset(p->empty_output, 0, p->output_size);
     for (size_t i = 0; i < r->num_ops; i++)
         empty_result(r->ops[i], r->type, p->empty_output + offsets[i]);
@@ -398,8 +406,8 @@ static clreduce_status rows_multi_enqueue(clreduce_ctx *ctx, chain *c, const req
                                           const plan *p, cached_kernel *k, int in_order)
 {
     (void)in_order;
-    size_t offsets[MULTI_MAX], align;
-    pack_results(r->ops, r->num_ops, r->type, offsets, &align);
+    size_t offsets[MULTI_MAX];
+    record_layout(r->ops, r->num_ops, r->type, offsets);
     /* clr_m_offsets: each operator's place in row 0's record, then the
      * record's size. */
     cl_ulong at[MULTI_MAX + 1];
@@ -486,9 +494,8 @@ size_t clreduce_multi_record(const clreduce_op *ops, size_t num_ops, clreduce_ty
 {
     if (multi_check_ops(NULL, ops, num_ops, type, 0) != CLREDUCE_SUCCESS)
         return 0;
-    size_t at[MULTI_MAX], align;
-    size_t end = pack_results(ops, num_ops, type, at, &align);
-    size_t size = div_up(end, align) * align;
+    size_t at[MULTI_MAX];
+    size_t size = record_layout(ops, num_ops, type, at);
     if (offsets)
         memcpy(offsets, at, num_ops * sizeof *at);
     return size;
@@ -569,8 +576,8 @@ clreduce_status clreduce_reduce_multi_host(clreduce_ctx *ctx, const clreduce_op 
         return status;
     /* The results travel packed, as one output, and are copied out once
      * they all arrived. */
-    size_t offsets[MULTI_MAX], align;
-    pack_results(ops, num_ops, type, offsets, &align);
+    size_t offsets[MULTI_MAX];
+    pack_results(ops, num_ops, type, offsets);
     unsigned char packed[PLAN_OUTPUT_MAX];
     request r = {.type = type, .variant = (int)variant, .count = count, .ops = ops,
                  .num_ops = num_ops, .result_offsets = offsets};
