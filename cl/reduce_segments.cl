@@ -17,7 +17,9 @@
  *   clr_reduce_segments  chunk g owns the segments from starts[g] to
  *                        starts[g + 1] and reduces
  *                        their parts in the chunk, by teams of work-items
- *                        sized from the chunk's mean segment length; the
+ *                        sized from the chunk's mean segment length, or
+ *                        (CLR_SEGMENT_RUNS) all at once by runs of
+ *                        elements (segment_runs.cl); the
  *                        last one, when it runs past the chunk, adds the
  *                        heads of the chunks it reaches, in order.
  *
@@ -31,6 +33,10 @@
  * Compile-time parameters: those of types.cl, subgroup.cl,
  * workgroup_reduce.cl and team.cl, and
  *   CLR_OFFSETS_TYPE  CLR_TYPE_UINT or CLR_TYPE_ULONG: the offsets' type.
+ *   CLR_SEGMENT_RUNS  1 (sum, min and max, with segment_runs.cl): chunks of
+ *                     CLR_RUNS_TILE elements have their segments taken by
+ *                     runs when they are four elements long or more on
+ *                     average and their offsets do not decrease.
  *
  * Kernels (offsets and counts 64-bit):
  *   clr_segment_heads(in, in_off, count, offsets, offsets_off, segments,
@@ -221,6 +227,52 @@ ulong clr_chunk_start(global const OT *offsets, ulong segments, ulong lo, ulong 
 
 #if CLR_OP <= CLR_OP_MAX
 
+/* Tests take chunks by runs where the tuning does not, with this in their
+ * build options. */
+#if defined(CLR_TEST_SEGMENT_RUNS) && !defined(CLR_SEGMENT_RUNS)
+#define CLR_SEGMENT_RUNS CLR_TEST_SEGMENT_RUNS
+#endif
+
+#if CLR_SEGMENT_RUNS
+/* Bounds of the segments a chunk may take by runs (segment_runs.cl): a
+ * mean of four elements or more. */
+#define CLR_RUNS_BOUNDS (CLR_RUNS_TILE / 4 + 1)
+
+/* Chunk g's k segments from `first`, by runs, when the chunk is one tile
+ * of runs and its offsets, read into local memory, neither decrease nor
+ * leave the chunk's segments (else 0, nothing written: the rounds take
+ * them). The same answer for every work-item. */
+int clr_segments_by_runs(global const T *in, global const OT *offsets, global T *out, ulong lo,
+                         ulong hi, ulong chunk, ulong chunks, ulong first, ulong k, ulong count,
+                         local T *tile, local uint *bounds, local T *scan, local uint *flags,
+                         local int *ok, local T *carry)
+{
+    uint lid = (uint)get_local_id(0);
+    uint n = (uint)(hi - lo);
+    ulong g = get_group_id(0);
+    VT x[CLR_RUN / CLR_VEC];
+    if (lid == 0)
+        *ok = 1;
+    clr_runs_fetch(in + lo, n, x);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong i = lid; i <= k; i += CLR_WG) {
+        ulong b = clr_offset_at(offsets, first + i, count);
+        int bad = i > 0 && b < clr_offset_at(offsets, first + i - 1, count);
+        if (i == 0 || i + 1 == k)
+            bad |= clr_owner(b, chunk, chunks) != g;
+        if (bad)
+            atomic_xchg(ok, 0);
+        bounds[i] = b > hi ? n + 1 : (uint)(b - lo);
+    }
+    clr_runs_stage(x, n, tile);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!*ok)
+        return 0;
+    clr_runs_reduce(tile, n, bounds, (uint)k, out + first, carry, scan, flags);
+    return 1;
+}
+#endif
+
 CLR_KERNEL clr_segment_heads(global const T *restrict in, ulong in_off, ulong count,
                              global const OT *restrict offsets, ulong offsets_off,
                              ulong segments, global T *heads, ulong chunk,
@@ -243,12 +295,27 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
 {
     local T l[CLR_WG];
     local T carry;
+#if CLR_SEGMENT_RUNS
+    local T tile[CLR_RUNS_LOCAL];
+    local uint bounds[CLR_RUNS_BOUNDS];
+    local T scan[2 * CLR_WG];
+    local uint flags[2 * CLR_WG];
+    local int ok;
+#endif
     CLR_SEGMENT_CHUNK
+#if CLR_SEGMENT_RUNS
+    if (chunk != CLR_RUNS_TILE || k >= CLR_RUNS_BOUNDS ||
+        !clr_segments_by_runs(in + in_off, offsets, out + out_off, lo, hi, chunk, chunks, first,
+                              k, count, tile, bounds, scan, flags, &ok, &carry))
+#endif
+    {
 #define CLR_SEGMENT_RANGE(b, e) clr_team_range(in + in_off + b, e - b, lid & (team - 1), team)
 #define CLR_SEGMENT_STORE(s, v) out[out_off + s] = v
-    CLR_SEGMENT_ROUNDS(T, CLR_IDENTITY, CLR_SEGMENT_RANGE, clr_team_reduce, CLR_SEGMENT_STORE)
+        CLR_SEGMENT_ROUNDS(T, CLR_IDENTITY, CLR_SEGMENT_RANGE, clr_team_reduce,
+                           CLR_SEGMENT_STORE)
 #undef CLR_SEGMENT_RANGE
 #undef CLR_SEGMENT_STORE
+    }
     if (last_end <= hi)
         return;
     /* The last segment runs on: the heads of the chunks it reaches. */

@@ -71,6 +71,7 @@ typedef struct tuning {
     unsigned vector_width;
     int segmented; /* grid-sized kernels: contiguous run per work-group */
     int nv_load;   /* NVIDIA vector loads: 0 plain, 1 ld.global.nc */
+    int segment_runs; /* segments: short ones by runs of elements (segment_runs.cl) */
     size_t scan_work_group_size;  /* the scans' work-group size */
     unsigned scan_loads;          /* vectors per work-item in a scan tile */
 } tuning;

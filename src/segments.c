@@ -12,7 +12,7 @@
 
 static const char *const segments_sources[] = {
     clreduce_cl_contract, clreduce_cl_types, clreduce_cl_subgroup, clreduce_cl_workgroup_reduce,
-    clreduce_cl_team,     clreduce_cl_reduce_segments};
+    clreduce_cl_team,     clreduce_cl_segment_runs,    clreduce_cl_reduce_segments};
 enum { K_HEADS = 0, K_SEGMENTS = 1 };
 static const char *const segments_kernels[] = {"clr_segment_heads", "clr_reduce_segments"};
 static const program_spec segments_program = {
@@ -42,6 +42,23 @@ static size_t chunk_elements(const plan *p, const request *r)
     if (r->count / (r->rows ? r->rows : 1) >= LONG_CHUNKS * chunk)
         chunk = chunk / LANE_VECTORS * LONG_LANE_VECTORS;
     return chunk;
+}
+
+/* Whether the plain kernels take a chunk's segments by runs
+ * (CLR_SEGMENT_RUNS): where the tuning says so, for chunks of one tile of
+ * runs (CLR_RUNS_TILE, the short chunks above), with the kernel's local
+ * memory within the device's:
+ * the padded tile, its bounds, the scan of the runs and the rounds' own. */
+static int takes_runs(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    size_t wg = p->work_group_size, run = LANE_VECTORS * p->t.vector_width;
+    size_t size = p->element_size;
+    if (!p->t.segment_runs || p->program != &segments_program ||
+        chunk_elements(p, r) != wg * run)
+        return 0;
+    size_t local = wg * (run + 1) * size + (wg * run / 4 + 1) * sizeof(cl_uint) +
+                   2 * wg * (size + sizeof(cl_uint)) + (wg + 1) * size + 2 * sizeof(cl_uint);
+    return local <= ctx->info.local_mem_size;
 }
 
 /* ---- plan --------------------------------------------------------------------------- */
@@ -74,7 +91,10 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     p->family_defines.count = 0;
     defines_add(&p->family_defines, "CLR_OFFSETS_TYPE",
                 r->index_type == CLREDUCE_UINT32 ? CLR_TYPE_UINT : CLR_TYPE_ULONG);
-    return plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
+    status = plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
+    if (status == CLREDUCE_SUCCESS && takes_runs(ctx, p, r))
+        defines_add(&p->family_defines, "CLR_SEGMENT_RUNS", 1);
+    return status;
 }
 
 /* ---- launches ------------------------------------------------------------------------ */

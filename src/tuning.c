@@ -68,6 +68,13 @@ void tuning_for_device(const device_info *info, size_t element_size,
      * within run-to-run spread, and L2 prefetch hints lost 5-7%. */
     out->segmented = (info->type & CL_DEVICE_TYPE_CPU) != 0;
     out->nv_load = info->vendor == VENDOR_NVIDIA;
+    /* Short segments by runs of elements, one pass over a chunk
+     * (segment_runs.cl), rather than a team per segment: on PoCL it was
+     * not faster (float sums of segments of 1 to 10 elements 12-39% slower,
+     * other shapes within the spread: bench/results/cpu-2026-12-02-
+     * segments.md), and it is not yet timed on a GPU, so no device takes
+     * it until it is. */
+    out->segment_runs = 0;
     out->scan_work_group_size = e->scan_work_group_size;
     out->scan_loads = e->scan_loads;
     if (overrides) {

@@ -4,7 +4,9 @@
  * an offset between poisoned entries, the input at an offset with every
  * element outside the segments poisoned, the results between sentinels;
  * one segment over the whole input, 10^5 tiny ones, elements before the
- * first and after the last segment; float sums against clreduce.h's bound;
+ * first and after the last segment, boundaries on the kernels' run edges,
+ * each layout also with short segments taken by runs (the kernels' test
+ * switch); float sums against clreduce.h's bound;
  * NaN and signed zeros; determinism; out-of-order queues; offsets that
  * decrease or pass the count (no access out of bounds, nothing written
  * outside the results); every bad argument refused with nothing written.
@@ -144,11 +146,13 @@ typedef enum layout_kind {
     LAYOUT_MARGINS,    /* elements before the first and after the last segment */
     LAYOUT_EMPTY,      /* every segment empty */
     LAYOUT_MEDIUM,     /* 300 to 3000 elements each: a few segments per chunk */
+    LAYOUT_EDGES,      /* 0 or 4 to 64 elements each: boundaries on the edges of
+                        * the kernels' runs of 4 vectors */
     LAYOUT_COUNT
 } layout_kind;
 
 static const char *const layout_names[] = {"mixed", "tiny", "whole input", "huge among tiny",
-                                           "margins", "all empty", "medium"};
+                                           "margins", "all empty", "medium", "run edges"};
 
 static size_t random_length(void)
 {
@@ -192,6 +196,8 @@ static size_t make_layout(layout_kind kind, size_t count, uint64_t *offsets, siz
             len = tc_rand_below(4);
         else if (kind == LAYOUT_MEDIUM)
             len = 300 + tc_rand_below(2701);
+        else if (kind == LAYOUT_EDGES)
+            len = tc_rand_below(4) == 0 ? 0 : (size_t)4 << tc_rand_below(5);
         else if (kind == LAYOUT_HUGE_TINY)
             len = at >= huge_at && at < huge_at + 4 ? count / 2 : tc_rand_below(4);
         else
@@ -210,11 +216,11 @@ static size_t make_layout(layout_kind kind, size_t count, uint64_t *offsets, siz
 
 /* ---- tests ------------------------------------------------------------------------------ */
 
-/* Every layout, type and operator, with 32- and 64-bit offsets. */
-static void test_layouts(void **state)
+/* Every layout and operator, with 32- and 64-bit offsets, in g_ctx, for
+ * every type (all_types) or for float, int32 and double; returns the
+ * failures. */
+static int layouts_failures(int all_types)
 {
-    (void)state;
-    tc_seed_for("layouts");
     void *data = malloc(MAX_ELEMENTS * 8);
     uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
     assert_true(data && offsets);
@@ -228,6 +234,9 @@ static void test_layouts(void **state)
             for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
                 clreduce_type type = tc_all_types[ti];
                 if (!tc_type_supported(g_ctx, type))
+                    continue;
+                if (!all_types && type != CLREDUCE_FLOAT && type != CLREDUCE_INT32 &&
+                    type != CLREDUCE_DOUBLE)
                     continue;
                 if (count > 500000 && (type == CLREDUCE_UINT32 || type == CLREDUCE_INT64))
                     continue;
@@ -250,6 +259,35 @@ static void test_layouts(void **state)
     print_message("%d cases, %d failed\n", cases, failures);
     free(data);
     free(offsets);
+    return failures;
+}
+
+static void test_layouts(void **state)
+{
+    (void)state;
+    tc_seed_for("layouts");
+    assert_int_equal(layouts_failures(1), 0);
+}
+
+/* The layouts again, for float, int32 and double, with short segments
+ * taken by runs of elements (cl/segment_runs.cl), which the tuning gives no
+ * device yet: a context whose kernels are built with their test switch. */
+static void test_layouts_by_runs(void **state)
+{
+    (void)state;
+    tc_seed_for("layouts_by_runs");
+    clreduce_settings settings;
+    clreduce_default_settings(&settings);
+    settings.build_options = "-DCLR_TEST_SEGMENT_RUNS=1";
+    clreduce_ctx *base = g_ctx, *runs = NULL;
+    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
+                                                   clreduce_get_cl_device(base), &settings,
+                                                   &runs),
+                     CLREDUCE_SUCCESS);
+    g_ctx = runs;
+    int failures = layouts_failures(0);
+    g_ctx = base;
+    clreduce_destroy(runs);
     assert_int_equal(failures, 0);
 }
 
@@ -596,6 +634,7 @@ int main(void)
         cmocka_unit_test(test_special_values),  cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_float_bound),     cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_bad_offsets_on_device), cmocka_unit_test(test_layouts),
+        cmocka_unit_test(test_layouts_by_runs),
     };
     int failed = tc_run_tests("unit.segments", tests, ARRAY_SIZE(tests));
     return tc_finish(g_ctx, failed, g_queue, NULL);

@@ -1,0 +1,160 @@
+/*
+ * segment_runs.cl — a work-group's reduction of the short segments of one
+ * tile of elements, for sum, min and max: the layer under the segments
+ * kernel when the mean segment is shorter than a few tiles.
+ *
+ * The tile (n <= CLR_RUNS_TILE elements) is read once, with vector loads
+ * spread over the work-group, into local memory. Work-item t then walks
+ * its run, elements [t * CLR_RUN, (t + 1) * CLR_RUN), in order, and ends
+ * each segment whose end falls in it. What a segment holds before a run
+ * comes from a segmented scan of the runs' open partials across the
+ * work-group. A segment's result is thus the in-order sum of its part of
+ * each run, combined across runs by a fixed tree: bitwise the same for the
+ * same tile and boundaries. The work-group takes all of the tile's segments
+ * at once, however short, with a single pass over global memory, where a
+ * team per segment waits on its segment's reads before the next.
+ *
+ * Compile-time parameters: those of types.cl.
+ *
+ * Provides:
+ *   CLR_RUN, CLR_RUNS_TILE, CLR_RUNS_LOCAL (elements of the tile's local
+ *   copy, padded so that the runs' reads do not conflict);
+ *   clr_runs_fetch(in, n, x)   work-item's share of in[0 .. n) into x, in
+ *                              flight: CLR_RUN / CLR_VEC vectors;
+ *   clr_runs_stage(x, n, tile) that share into the local copy;
+ *   clr_runs_reduce(tile, n, bounds, k, out, carry, scan, flags)
+ *                              the reductions of k segments (below).
+ */
+
+/* Elements in a work-item's run; a tile holds a run per work-item. */
+#define CLR_RUN (4 * CLR_VEC)
+#define CLR_RUNS_TILE (CLR_WG * CLR_RUN)
+/* Element e of the tile in the local copy: a gap after each run, so that
+ * the runs' elements i (at stride CLR_RUN + 1) lie in different banks. */
+#define CLR_RUNS_SLOT(e) ((e) + (e) / CLR_RUN)
+#define CLR_RUNS_LOCAL (CLR_WG * (CLR_RUN + 1))
+
+#if CLR_VEC > 1
+#define CLR_RUNS_LOADU(p) CLR_CAT(vload, CLR_VEC)(0, (p))
+#define CLR_RUNS_STORE(x, p) CLR_CAT(vstore, CLR_VEC)((x), 0, (p))
+#else
+#define CLR_RUNS_LOADU(p) (*(p))
+#define CLR_RUNS_STORE(x, p) (*(p) = (x))
+#endif
+
+/* Vectors v * CLR_WG + lid of in[0 .. n), whole ones with vector loads
+ * (aligned ones where in[0] lies on a vector boundary), the part of the
+ * last one below n element by element. */
+void clr_runs_fetch(global const T *in, uint n, private VT *x)
+{
+    uint lid = (uint)get_local_id(0);
+    int aligned = CLR_VEC_ALIGNED(in);
+#pragma unroll
+    for (uint v = 0; v < CLR_RUN / CLR_VEC; v++) {
+        uint e = (v * CLR_WG + lid) * CLR_VEC;
+        if (e + CLR_VEC <= n) {
+            x[v] = aligned ? clr_load_vec((global const VT *)(in + e)) : CLR_RUNS_LOADU(in + e);
+        } else {
+            private T *s = (private T *)&x[v];
+            for (uint c = 0; c < CLR_VEC; c++)
+                s[c] = e + c < n ? in[e + c] : CLR_IDENTITY;
+        }
+    }
+}
+
+/* The fetched vectors into the local copy (a vector's elements never
+ * straddle a gap: CLR_RUN is a multiple of CLR_VEC). */
+void clr_runs_stage(private const VT *x, uint n, local T *tile)
+{
+    uint lid = (uint)get_local_id(0);
+#pragma unroll
+    for (uint v = 0; v < CLR_RUN / CLR_VEC; v++) {
+        uint e = (v * CLR_WG + lid) * CLR_VEC;
+        if (e < n)
+            CLR_RUNS_STORE(x[v], tile + CLR_RUNS_SLOT(e));
+    }
+}
+
+/* The reductions of segments 0 .. k - 1 of the staged tile of n elements:
+ * segment i is elements [bounds[i], bounds[i + 1]); bounds (k + 1 of them,
+ * in local memory) do not decrease, are at most n, except bounds[k] = n + 1
+ * for a last segment that runs on past the tile. Elements before bounds[0]
+ * and from bounds[k] on belong to no segment here. out[i] receives the
+ * result of each segment that ends in the tile; *carry the last one's
+ * partial when it runs on. Called by every work-item of the work-group;
+ * scan and flags hold 2 * CLR_WG items each. The end of a segment at
+ * element q (q in 1 .. n) belongs to the run of element q - 1; one at 0, of
+ * an empty segment, to run 0. */
+void clr_runs_reduce(local const T *tile, uint n, local const uint *bounds, uint k,
+                     global T *out, local T *carry, local T *scan, local uint *flags)
+{
+    uint lid = (uint)get_local_id(0);
+    uint p0 = lid * CLR_RUN;
+    uint p1 = min(p0 + CLR_RUN, n);
+    int active = p0 < n;
+    /* The segment that holds element p0 (bounds[cur] <= p0 < bounds[cur +
+     * 1]): -1 before the first, k after the last. Run 0 starts before the
+     * first, so that it ends the segments that end at 0. */
+    int cur = -1;
+    if (lid > 0 && active) {
+        uint lo = 0, hi = k + 1;
+        while (lo < hi) {
+            uint mid = (lo + hi) / 2;
+            if (bounds[mid] > p0)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        cur = (int)lo - 1;
+    }
+    /* Whether the segment began in an earlier run: its result then waits
+     * for the scan (head, head_part). */
+    int continued = cur >= 0 && cur < (int)k && bounds[cur] < p0;
+    int through = continued;
+    uint end = cur < (int)k ? bounds[cur + 1] : UINT_MAX;
+    T acc = CLR_IDENTITY, head_part = CLR_IDENTITY;
+    int head = -1;
+#define CLR_RUNS_END                                                           \
+    {                                                                          \
+        if (continued)                                                         \
+            head = cur, head_part = acc;                                       \
+        else if (cur >= 0)                                                     \
+            out[cur] = acc;                                                    \
+        continued = through = 0;                                               \
+        acc = CLR_IDENTITY;                                                    \
+        cur++;                                                                 \
+        end = cur < (int)k ? bounds[cur + 1] : UINT_MAX;                       \
+    }
+    if (active) {
+        for (uint p = p0; p < p1; p++) {
+            while (end <= p)
+                CLR_RUNS_END
+            acc = clr_op(acc, tile[CLR_RUNS_SLOT(p)]);
+        }
+        while (end <= p1)
+            CLR_RUNS_END
+    }
+#undef CLR_RUNS_END
+    /* Segmented inclusive scan of the open partials: a run that ended no
+     * segment, in one begun before it, passes its predecessors' partial on. */
+    uint src = 0;
+    scan[lid] = acc;
+    flags[lid] = !through;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = 1; d < CLR_WG; d <<= 1) {
+        T v = scan[src + lid];
+        uint f = flags[src + lid];
+        if (lid >= d && !f) {
+            v = clr_op(scan[src + lid - d], v);
+            f = flags[src + lid - d];
+        }
+        src ^= CLR_WG;
+        scan[src + lid] = v;
+        flags[src + lid] = f;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (head >= 0)
+        out[head] = clr_op(scan[src + lid - 1], head_part);
+    if (active && p1 == n && bounds[k] > n)
+        *carry = scan[src + lid];
+}
