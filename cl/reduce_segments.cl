@@ -33,7 +33,8 @@
  * Compile-time parameters: those of types.cl, subgroup.cl,
  * workgroup_reduce.cl and team.cl, and
  *   CLR_OFFSETS_TYPE  CLR_TYPE_UINT or CLR_TYPE_ULONG: the offsets' type.
- *   CLR_SEGMENT_RUNS  1 (sum, min and max, with segment_runs.cl): chunks of
+ *   CLR_SEGMENT_RUNS  1 (sum, min and max; segment_runs.cl, which also
+ *                     sets it for its test switch): chunks of
  *                     CLR_RUNS_TILE elements have their segments taken by
  *                     runs when they are four elements long or more on
  *                     average and their offsets do not decrease.
@@ -226,12 +227,6 @@ ulong clr_chunk_start(global const OT *offsets, ulong segments, ulong lo, ulong 
     }
 
 #if CLR_OP <= CLR_OP_MAX
-
-/* Tests take chunks by runs where the tuning does not, with this in their
- * build options. */
-#if defined(CLR_TEST_SEGMENT_RUNS) && !defined(CLR_SEGMENT_RUNS)
-#define CLR_SEGMENT_RUNS CLR_TEST_SEGMENT_RUNS
-#endif
 
 #if CLR_SEGMENT_RUNS
 /* Bounds of the segments a chunk may take by runs (segment_runs.cl): a

@@ -14,7 +14,9 @@
  * at once, however short, with a single pass over global memory, where a
  * team per segment waits on its segment's reads before the next.
  *
- * Compile-time parameters: those of types.cl.
+ * Compile-time parameters: those of types.cl, and CLR_SEGMENT_RUNS: 1
+ * compiles this layer, which is empty otherwise (tests build it with
+ * -DCLR_TEST_SEGMENT_RUNS=1 where the tuning does not ask for it).
  *
  * Provides:
  *   CLR_RUN, CLR_RUNS_TILE, CLR_RUNS_LOCAL (elements of the tile's local
@@ -25,6 +27,11 @@
  *   clr_runs_reduce(tile, n, bounds, k, out, carry, scan, flags)
  *                              the reductions of k segments (below).
  */
+
+#if defined(CLR_TEST_SEGMENT_RUNS) && !defined(CLR_SEGMENT_RUNS)
+#define CLR_SEGMENT_RUNS CLR_TEST_SEGMENT_RUNS
+#endif
+#if CLR_SEGMENT_RUNS
 
 /* Elements in a work-item's run; a tile holds a run per work-item. */
 #define CLR_RUN (4 * CLR_VEC)
@@ -158,3 +165,5 @@ void clr_runs_reduce(local const T *tile, uint n, local const uint *bounds, uint
     if (active && p1 == n && bounds[k] > n)
         *carry = scan[src + lid];
 }
+
+#endif /* CLR_SEGMENT_RUNS */
