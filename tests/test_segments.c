@@ -270,8 +270,9 @@ static void test_layouts(void **state)
 }
 
 /* The layouts again, for float, int32 and double, with short segments
- * taken by runs of elements (cl/segment_runs.cl), which the tuning gives no
- * device yet: a context whose kernels are built with their test switch. */
+ * taken by runs of elements (cl/segment_runs.cl), which the tuning gives
+ * NVIDIA GPUs for 4-byte types only: a context whose kernels are built with
+ * their test switch. */
 static void test_layouts_by_runs(void **state)
 {
     (void)state;
