@@ -115,6 +115,7 @@
 #define clr_x_norm_amax CLR_X_SLOT(clr_x_norm_amax)
 #define clr_x_norm_add_scaled CLR_X_SLOT(clr_x_norm_add_scaled)
 #define clr_x_norm_scaled_result CLR_X_SLOT(clr_x_norm_scaled_result)
+#define clr_x_norm_strided CLR_X_SLOT(clr_x_norm_strided)
 #endif
 
 #ifndef CLR_UNROLL
@@ -581,7 +582,11 @@ clr_v clr_v_add(clr_v acc, VT x, VT y, uint tag)
     return acc;
 }
 
-clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
+/* Not inlined: where LLVM inlines it (its structure returned through a
+ * pointer), it declares the pointer's alias scope with an intrinsic that
+ * Oclgrind 21.10 cannot run (rows of several operators, on double). It
+ * runs once per work-item. */
+__attribute__((noinline)) clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
 {
     T q[CLR_VEC];
     CLR_X_VSTORE(acc.q, q);
@@ -618,6 +623,28 @@ clr_a clr_x_norm_scaled_result(VT acc, int e)
             q[j] += q[j + w];
     clr_a a = {q[0], q[0] == (T)0 ? CLR_X_NORM_NONE : e};
     return a;
+}
+
+/* *a, the result of a lane's vector accumulator acc over vectors first,
+ * first + stride, ... below nv of in (any alignment; `any`: at least one),
+ * again or rescaled, that share walked a second time where its squares
+ * could overflow or underflow: the step after the walk of a team's lane
+ * (team.cl, reduce_multi.cl). Through pointers, as reduce_multi_slot.cl
+ * says why. */
+void clr_x_norm_strided(clr_a *a, const clr_v *acc, int any, global const T *in, ulong first,
+                        ulong nv, ulong stride)
+{
+    int e = any ? clr_x_norm_exponent(clr_x_norm_amax(*acc), a->q) : 0;
+    if (e == 0)
+        return;
+    VT scaled = (VT)0;
+    for (ulong i = first; i < nv; i += stride)
+#if CLR_VEC > 1
+        scaled = clr_x_norm_add_scaled(scaled, CLR_CAT(vload, CLR_VEC)(i, in), e);
+#else
+        scaled = clr_x_norm_add_scaled(scaled, in[i], e);
+#endif
+    *a = clr_x_norm_scaled_result(scaled, e);
 }
 
 /* ---- mean and variance --------------------------------------------------------- */

@@ -29,14 +29,15 @@
  *
  * With CLR_GRID_PER_GROUP=1 (grid_walk.cl) the program holds instead
  *   clr_reduce_rows_multi(in, in_off, items, len, pitch, parts, chunk, out,
- *                         at, partials)
+ *                         at, partials, team, per_group)
  * for the rows of `len` elements, row r starting at in[in_off + r * pitch]:
  * item i is part i % parts of row i / parts, its elements [p * chunk,
- * min(len, (p + 1) * chunk)) (chunk a multiple of CLR_VEC), reduced by one
- * work-group as a grid of its own. With parts 1, row r's result of
- * operator k goes to byte at.at[k] + r * at.record of out; with more, item
- * i's partial of operator k to partials as the grid's partial of work-group
- * i (CLR_M_PARTIALS(k, items)), and then
+ * min(len, (p + 1) * chunk)) (chunk a multiple of CLR_VEC), reduced by a
+ * team of `team` work-items, per_group items a work-group (team.cl's
+ * shape: a lane walks vectors lane, lane + team, ...). With parts 1, row
+ * r's result of operator k goes to byte at.at[k] + r * at.record of out;
+ * with more, item i's partial of operator k to partials as the grid's
+ * partial of work-group i (CLR_M_PARTIALS(k, items)), and then
  *   clr_reduce_rows_multi_finish(partials, rows, parts, out, at)
  * combines each row's partials in order into its results.
  */
@@ -115,27 +116,74 @@ typedef struct clr_m_offsets {
 #define CLR_M_STORE_ROW(k, v)                                                  \
     if (CLR_M(clr_m_leader, k)())                                              \
         CLR_M(clr_m_store, k)(out + at.at[k] + row * at.record, v);
-#define CLR_M_STORE_ITEM(k)                                                    \
-    if (parts == 1) {                                                          \
-        CLR_M_STORE_ROW(k, r##k)                                               \
-    } else if (CLR_M(clr_m_leader, k)()) {                                     \
-        CLR_M(clr_m_put, k)(CLR_M_PARTIALS(k, items), item, r##k);             \
-    }
 
-/* Work-groups take the items in turn. (clr_m_group waits for the local room
- * to be free before it writes there, so items need no barrier between
- * them.) */
+/* A lane's vectors of its team's range in[0 .. nv * CLR_VEC): lane,
+ * lane + team, ..., CLR_UNROLL loads in flight, each fed to every operator
+ * with tag t * CLR_UNROLL for the t-th (so that clr_v_result(acc, any,
+ * lane, team) finds it), in the order team.cl walks one operator's. */
+#define CLR_M_TEAM_WALK(LOAD)                                                  \
+    {                                                                          \
+        ulong iw = lane, tw = 0;                                               \
+        for (; iw + (CLR_UNROLL - 1) * (ulong)team < nv;                       \
+             iw += CLR_UNROLL * (ulong)team, tw += CLR_UNROLL) {               \
+            VT vw[CLR_UNROLL];                                                 \
+            _Pragma("unroll") for (uint uw = 0; uw < CLR_UNROLL; uw++)         \
+                vw[uw] = LOAD(in, iw + uw * (ulong)team);                      \
+            _Pragma("unroll") for (uint uw = 0; uw < CLR_UNROLL; uw++)         \
+                CLR_M_ADD_ALL(vw[uw], 0, (tw + uw) * CLR_UNROLL, 0)            \
+        }                                                                      \
+        for (; iw < nv; iw += team, tw++)                                      \
+            CLR_M_ADD_ALL(LOAD(in, iw), 0, tw * CLR_UNROLL, 0)                 \
+    }
+#ifdef CLR_ALIGNED
+#define CLR_M_TEAM_WALK_ALL                                                    \
+    if (CLR_ALIGNED)                                                           \
+        CLR_M_TEAM_WALK(CLR_LOAD_ALIGNED)                                      \
+    else                                                                       \
+        CLR_M_TEAM_WALK(CLR_LOAD_ANY)
+#else
+#define CLR_M_TEAM_WALK_ALL CLR_M_TEAM_WALK(CLR_LOAD_ANY)
+#endif
+
+/* Operator k's value of the team's range, in r<k> (valid in lane 0). */
+#define CLR_M_TEAM_VALUE(k)                                                    \
+    CLR_M(clr_m_a, k) r##k;                                                    \
+    CLR_M(clr_m_team_item, k)(&r##k, &acc##k, any, in, n, start, lane, team);  \
+    CLR_M(clr_m_team, k)(l, &r##k, team);
+
+/* Lane 0 stores an item's value of operator k: a row's result, or a part's
+ * partial. */
+#define CLR_M_STORE_ITEM(k)                                                    \
+    if (parts == 1)                                                            \
+        CLR_M(clr_m_store, k)(out + at.at[k] + row * at.record, r##k);         \
+    else                                                                       \
+        CLR_M(clr_m_put, k)(CLR_M_PARTIALS(k, items), (uint)item, r##k);
+
+/* Each work-group takes per_group items, one per team of `team`
+ * work-items (a power of two up to CLR_WG; team.cl's shape); every
+ * work-item takes part in each operator's combination over the teams. */
 CLR_KERNEL clr_reduce_rows_multi(global const T *restrict input, ulong in_off, ulong items,
                                  ulong len, ulong pitch, ulong parts, ulong chunk,
                                  global uchar *restrict out, clr_m_offsets at,
-                                 global uchar *partials)
+                                 global uchar *partials, uint team, uint per_group)
 {
     local ulong l[CLR_WG * CLR_M_PARTIAL_BYTES / 8];
-    for (ulong item = get_group_id(0); item < items; item += get_num_groups(0)) {
-        ulong row = item / parts, start = (item - row * parts) * chunk;
-        global const T *restrict in = input + in_off + row * pitch;
-        ulong n = min(len, start + chunk);
-        CLR_M_WALK_AND_GROUP_FROM(start / CLR_VEC)
+    uint lid = (uint)get_local_id(0), lane = lid & (team - 1);
+    ulong item = (ulong)get_group_id(0) * per_group + lid / team;
+    ulong row = 0, start = 0, n = 0;
+    if (item < items) {
+        row = item / parts;
+        start = (item - row * parts) * chunk;
+        n = min(chunk, len - start);
+    }
+    global const T *restrict in = input + in_off + row * pitch + start;
+    ulong nv = n / CLR_VEC;
+    int any = lane < nv;
+    VT first = any ? CLR_LOAD_ANY(in, lane) : (VT)0;
+    CLR_M_EACH(CLR_M_START)
+    CLR_M_TEAM_WALK_ALL
+    CLR_M_EACH(CLR_M_TEAM_VALUE)
+    if (item < items && lane == 0) {
         CLR_M_EACH(CLR_M_STORE_ITEM)
     }
 }

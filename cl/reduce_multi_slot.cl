@@ -20,6 +20,18 @@
  *   clr_m_last(l, partials, count)  (single pass) the last work-group's
  *                            combination of the work-groups' partials
  *   clr_m_finish(l, partials, count) (grid stride) the second launch's
+ *   clr_m_team_item(&r, &acc, any, in, n, base, lane, size)
+ *                            (rows) r = lane's share of in[0 .. n) after
+ *                            its walk of vectors lane, lane + size, ...
+ *                            (tags t * CLR_UNROLL), the last n % CLR_VEC
+ *                            elements included, element indices counted
+ *                            from base (through pointers, not by value:
+ *                            Oclgrind cannot run the scope declarations
+ *                            LLVM adds where it inlines a returned or
+ *                            passed structure)
+ *   clr_m_team(l, &r, size)  (rows) r = the combination of r over each
+ *                            team of `size` work-items, valid in its lane 0
+ *                            (l as for clr_m_group)
  *   clr_m_put(partials, group, v), clr_m_store(out, v)
  *                            a partial, and the result in the layout of
  *                            clreduce.h
@@ -47,7 +59,58 @@
 #define clr_m_finish CLR_X_SLOT(clr_m_finish)
 #define clr_m_put CLR_X_SLOT(clr_m_put)
 #define clr_m_store CLR_X_SLOT(clr_m_store)
+#define clr_m_team_item CLR_X_SLOT(clr_m_team_item)
+#define clr_m_team CLR_X_SLOT(clr_m_team)
+#define clr_m_shfl_down CLR_X_SLOT(clr_m_shfl_down)
 #define clr_m_fits_32_bytes CLR_X_SLOT(clr_m_fits_32_bytes)
+#define clr_m_whole_words CLR_X_SLOT(clr_m_whole_words)
+
+/* The body of clr_m_team: the combination of *r (of type A, by COMBINE)
+ * over each team of `size` work-items, valid in the team's lane 0, as a
+ * fixed tree whose node at lane i combines it with lane i + s, s from
+ * size / 2 down to 1. On NVIDIA (CLR_SG_PATH NV_PTX) the steps within a
+ * warp are shuffles, and a team of several warps then combines its warps'
+ * values in order through local memory; elsewhere every step goes through
+ * local memory, the loop running as many times whatever the size, as
+ * workgroup_reduce.cl's trees do (PoCL took 17% longer to compile a
+ * program of four operators with a loop of `size` steps). l may still be
+ * read by the previous operator when it starts. Defined once for every
+ * inclusion. */
+#ifndef CLR_M_TEAM_TREE
+#if CLR_SG_PATH == CLR_SG_NV_PTX
+#define CLR_M_TEAM_TREE(A, COMBINE, SHFL_DOWN)                                 \
+    A v = *r;                                                                  \
+    for (uint s = min(size, (uint)CLR_WARP) / 2; s > 0; s >>= 1)               \
+        v = COMBINE(v, SHFL_DOWN(v, s));                                       \
+    if (size <= CLR_WARP) {                                                    \
+        *r = v;                                                                \
+        return;                                                                \
+    }                                                                          \
+    local A *t = (local A *)l;                                                 \
+    uint lid = (uint)get_local_id(0);                                          \
+    barrier(CLK_LOCAL_MEM_FENCE);                                              \
+    if ((lid & (CLR_WARP - 1)) == 0)                                           \
+        t[lid / CLR_WARP] = v;                                                 \
+    barrier(CLK_LOCAL_MEM_FENCE);                                              \
+    if ((lid & (size - 1)) == 0)                                               \
+        for (uint w = 1; w < size / CLR_WARP; w++)                             \
+            v = COMBINE(v, t[lid / CLR_WARP + w]);                             \
+    *r = v;
+#else
+#define CLR_M_TEAM_TREE(A, COMBINE, SHFL_DOWN)                                 \
+    local A *t = (local A *)l;                                                 \
+    uint lid = (uint)get_local_id(0);                                          \
+    barrier(CLK_LOCAL_MEM_FENCE);                                              \
+    t[lid] = *r;                                                               \
+    barrier(CLK_LOCAL_MEM_FENCE);                                              \
+    for (uint s = CLR_WG / 2; s > 0; s >>= 1) {                                \
+        if (s < size && (lid & (size - 1)) < s)                                \
+            t[lid] = COMBINE(t[lid], t[lid + s]);                              \
+        barrier(CLK_LOCAL_MEM_FENCE);                                          \
+    }                                                                          \
+    *r = t[lid];
+#endif
+#endif
 
 #if CLR_OP == CLR_OP_SUM && CLR_M_SUM_LAYER
 
@@ -76,6 +139,25 @@ clr_m_a clr_m_group(local ulong *l, clr_m_a v)
     barrier(CLK_LOCAL_MEM_FENCE); /* l may still be read by the previous operator */
     return clr_wg_reduce((local T *)l, v);
 }
+
+#if CLR_GRID_PER_GROUP
+/* As team.cl's clr_team_range and clr_team_reduce. */
+void clr_m_team_item(clr_m_a *r, const clr_m_v *acc, int any, global const T *in, ulong n,
+                     ulong base, uint lane, uint size)
+{
+    T s = CLR_IDENTITY;
+#if CLR_VEC > 1
+    for (ulong i = n / CLR_VEC * CLR_VEC + lane; i < n; i += size)
+        s = clr_op(s, in[i]);
+#endif
+    *r = clr_op(s, clr_acc_result(*acc));
+}
+
+void clr_m_team(local ulong *l, clr_m_a *r, uint size)
+{
+    CLR_M_TEAM_TREE(T, clr_op, clr_shfl_down)
+}
+#endif
 
 #if CLR_VARIANT == CLR_REDUCE_SINGLE_PASS
 clr_m_a clr_m_last(local ulong *l, volatile global uchar *partials, uint count)
@@ -130,6 +212,45 @@ clr_m_a clr_m_group(local ulong *l, clr_m_a v)
     return clr_wg_reduce_a((local clr_a *)l, v);
 }
 
+#if CLR_GRID_PER_GROUP
+/* As team.cl's clr_team_range_a and clr_team_reduce_a. */
+void clr_m_team_item(clr_m_a *r, const clr_m_v *acc, int any, global const T *in, ulong n,
+                     ulong base, uint lane, uint size)
+{
+    clr_a tail = clr_a_identity();
+    ulong nv = n / CLR_VEC;
+#if CLR_VEC > 1
+    for (ulong i = nv * CLR_VEC + lane; i < n; i += size)
+        tail = clr_a_combine(tail, clr_a_of(in[i], in[i], i));
+#endif
+    clr_a a = clr_v_result(*acc, any, lane, size);
+#if CLR_OP == CLR_OP_NORM2
+    clr_x_norm_strided(&a, acc, any, in, lane, nv, size);
+#endif
+    *r = clr_a_rebase(clr_a_combine(a, tail), base);
+}
+
+#if CLR_SG_PATH == CLR_SG_NV_PTX
+/* v of the lane delta lanes down, word by word. */
+clr_m_a clr_m_shfl_down(clr_m_a v, uint delta)
+{
+    union {
+        clr_m_a a;
+        uint w[sizeof(clr_m_a) / 4];
+    } u;
+    u.a = v;
+    for (uint i = 0; i < sizeof(clr_m_a) / 4; i++)
+        u.w[i] = clr_shfl_down_u32(u.w[i], delta);
+    return u.a;
+}
+#endif
+
+void clr_m_team(local ulong *l, clr_m_a *r, uint size)
+{
+    CLR_M_TEAM_TREE(clr_a, clr_a_combine, clr_m_shfl_down)
+}
+#endif
+
 #if CLR_VARIANT == CLR_REDUCE_SINGLE_PASS
 /* (clr_combine_partials waits for l to be free before it writes there.) */
 clr_m_a clr_m_last(local ulong *l, volatile global uchar *partials, uint count)
@@ -155,3 +276,5 @@ void clr_m_store(global uchar *out, clr_m_a v) { clr_a_store(out, v); }
 /* reduce_multi.cl keeps 32 bytes (CLR_M_PARTIAL_BYTES) per accumulator in
  * local memory and per partial. */
 typedef char clr_m_fits_32_bytes[sizeof(clr_m_a) <= 32 ? 1 : -1];
+/* clr_m_shfl_down moves 4-byte words. */
+typedef char clr_m_whole_words[sizeof(clr_m_a) % 4 == 0 ? 1 : -1];

@@ -146,13 +146,7 @@ clr_a clr_team_range_a(global const T *in, ulong n, ulong base, uint lane, uint 
 #if CLR_OP == CLR_OP_NORM2
     /* As the flat reduction: a lane whose squares could overflow or
      * underflow adds its share again, scaled. */
-    int e = any ? clr_x_norm_exponent(clr_x_norm_amax(acc), a.q) : 0;
-    if (e != 0) {
-        VT scaled = (VT)0;
-        for (ulong i = lane; i < nv; i += size)
-            scaled = clr_x_norm_add_scaled(scaled, CLR_TEAM_LOAD(in, i), e);
-        a = clr_x_norm_scaled_result(scaled, e);
-    }
+    clr_x_norm_strided(&a, &acc, any, in, lane, nv, size);
 #endif
     return clr_a_rebase(clr_a_combine(a, tail), base);
 }

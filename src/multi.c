@@ -169,6 +169,12 @@ static void plan_operators(clreduce_ctx *ctx, const request *r, plan *p, clreduc
     p->path = sum_layer && !khr_on_cpu && path_usable(&ctx->info, ctx->subgroup_path, &lacks)
                   ? ctx->subgroup_path
                   : CLREDUCE_SUBGROUP_PATH_NONE;
+    /* Rows on NVIDIA: every operator's teams combine by warp shuffles
+     * (reduce_multi_slot.cl), which need whole warps. */
+    if (rows && ctx->subgroup_path == CLREDUCE_SUBGROUP_PATH_NV_PTX &&
+        path_usable(&ctx->info, ctx->subgroup_path, &lacks) && ctx->info.nv_warp_size &&
+        p->work_group_size % ctx->info.nv_warp_size == 0)
+        p->path = CLREDUCE_SUBGROUP_PATH_NV_PTX;
     pthread_once(&programs_once, fill_programs);
     int kind = rows ? PROGRAM_ROWS
                     : v == CLREDUCE_SINGLE_PASS ? PROGRAM_SINGLE_PASS : PROGRAM_GRID_STRIDE;
@@ -253,13 +259,6 @@ static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
     return CLREDUCE_SUCCESS;
 }
 
-/* The smallest work-group of a rows call: on GPUs two of NVIDIA's warps,
- * or a sub-group of up to 64 elsewhere; on CPUs, whose barriers cost a
- * pass over the work-group, 8 (PoCL: rows of 32 three times faster than in
- * groups of 64). */
-#define ROWS_MIN_GROUP_GPU 64
-#define ROWS_MIN_GROUP_CPU 8
-
 /* Rows: one record of every operator's result per row, as
  * clreduce_multi_record() lays it out. */
 static clreduce_status rows_multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
@@ -273,13 +272,6 @@ static clreduce_status rows_multi_plan(clreduce_ctx *ctx, const request *r, plan
         CLREDUCE_SUCCESS)
         return status;
     plan_operators(ctx, r, p, CLREDUCE_GRID_STRIDE, 1);
-    /* A work-group walks a row: short rows take smaller ones, down to the
-     * smallest above, each work-item with a vector of the row at least. */
-    size_t wg = (ctx->info.type & CL_DEVICE_TYPE_CPU) ? ROWS_MIN_GROUP_CPU : ROWS_MIN_GROUP_GPU;
-    while (wg < p->work_group_size && wg * p->t.vector_width < r->row_length)
-        wg *= 2;
-    if (wg < p->work_group_size)
-        p->work_group_size = wg;
     size_t offsets[MULTI_MAX];
     p->output_size = record_layout(r->ops, r->num_ops, r->type, offsets);
     memset(p->empty_output, 0, p->output_size);
@@ -397,11 +389,12 @@ static const op_family multi_reductions = {
     .check_outputs = multi_check_outputs,
 };
 
-/* Rows: work-groups take the rows in turn, one row each at a time, as many
- * work-groups as fill the device once; where the rows are too few for that,
- * in parts of whole vectors (so that an element's place in the combination
- * depends on the shape alone), whose partials a second launch combines in
- * order, as rows.c cuts them. */
+/* Rows: a team of work-items per row (rows_local_team(), team.cl's shape:
+ * several rows a work-group for short rows, a work-group a row for long
+ * ones); where the rows are too few to fill the device that way, in parts
+ * of whole vectors (so that an element's place in the combination depends
+ * on the shape alone), whose partials a second launch combines in order,
+ * as rows.c cuts them. */
 static clreduce_status rows_multi_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
                                           const plan *p, cached_kernel *k, int in_order)
 {
@@ -419,10 +412,8 @@ static clreduce_status rows_multi_enqueue(clreduce_ctx *ctx, chain *c, const req
     size_t parts = rows_parts(ctx, p, r->rows, length);
     size_t chunk = parts > 1 ? div_up(div_up(length, parts), vec) * vec : length;
     parts = div_up(length, chunk);
-    /* As many work-items as the tuning's groups per compute unit hold,
-     * whatever the rows' work-group size. */
-    size_t fill = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit *
-                  (p->t.work_group_size / p->work_group_size);
+    cl_uint team = (cl_uint)rows_local_team(p, chunk);
+    cl_uint per_group = (cl_uint)(p->work_group_size / team);
     cl_ulong items = (cl_ulong)r->rows * parts, in_off = r->input_offset, len = length,
              pitch = r->row_pitch ? r->row_pitch : length, parts64 = parts, chunk64 = chunk,
              rows = r->rows;
@@ -431,13 +422,14 @@ static clreduce_status rows_multi_enqueue(clreduce_ctx *ctx, chain *c, const req
     if (parts > 1)
         status = create_temp(ctx, c, r->num_ops * items * ACCUMULATOR_MAX, &partials);
     if (status == CLREDUCE_SUCCESS) {
-        kernel_arg args[] = {ARG(r->input), ARG(in_off),   ARG(items),     ARG(len),
-                             ARG(pitch),    ARG(parts64),  ARG(chunk64),   ARG(r->output),
-                             at_arg,        ARG(partials)};
-        status = enqueue_kernel_args(ctx, c, k, 0, items < fill ? items : fill,
-                                     p->work_group_size, args, 10);
+        kernel_arg args[] = {ARG(r->input), ARG(in_off),  ARG(items),   ARG(len),
+                             ARG(pitch),    ARG(parts64), ARG(chunk64), ARG(r->output),
+                             at_arg,        ARG(partials), ARG(team),   ARG(per_group)};
+        status = enqueue_kernel_args(ctx, c, k, 0, div_up(items, per_group), p->work_group_size,
+                                     args, 12);
     }
     if (status == CLREDUCE_SUCCESS && parts > 1) {
+        size_t fill = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
         kernel_arg args[] = {ARG(partials), ARG(rows), ARG(parts64), ARG(r->output), at_arg};
         status = enqueue_kernel_args(ctx, c, k, 1, r->rows < fill ? r->rows : fill,
                                      p->work_group_size, args, 5);

@@ -287,9 +287,8 @@ static void test_shapes(void **state)
             if (sets[si].k == 0)
                 continue;
             for (size_t li = 0; li < ARRAY_SIZE(shape_lengths); li++) {
-                /* Each row length may take a work-group size, and so a
-                 * program, of its own: every length for the first set, a
-                 * few for the others. */
+                /* Each row length may take a team size of its own: every
+                 * length for the first set, a few for the others. */
                 if (si > 0 && shape_lengths[li] != 0 && shape_lengths[li] != 33 &&
                     shape_lengths[li] != 1025)
                     continue;

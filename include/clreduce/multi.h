@@ -135,11 +135,12 @@ CLREDUCE_API clreduce_status clreduce_reduce_multi_host(clreduce_ctx *ctx, const
  * another order. The same input gives the same bits every time on the
  * same device and tuning. Padding bytes of a record are unspecified.
  *
- * One work-group reduces each row, smaller for short rows (so the order of
- * a float sum's additions depends on the row length too); where the rows
- * are too few to fill the
- * device that way and long enough, each row is cut into parts of several
- * work-groups, whose results a second launch combines in order (as
+ * A team of work-items reduces each row: a power of two of them, up to a
+ * work-group, chosen from the row length (so the order of a float sum's
+ * additions depends on the row length too), several teams to a work-group
+ * for short rows; where the rows are too few to fill the device that way
+ * and long enough, each row is cut into parts of several work-groups,
+ * whose results a second launch combines in order (as
  * clreduce_reduce_rows() cuts rows).
  * ------------------------------------------------------------------------- */
 
