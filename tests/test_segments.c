@@ -217,7 +217,7 @@ static size_t make_layout(layout_kind kind, size_t count, uint64_t *offsets, siz
 /* ---- tests ------------------------------------------------------------------------------ */
 
 /* Every layout and operator, with 32- and 64-bit offsets, in g_ctx, for
- * every type (all_types) or for float, int32 and double; returns the
+ * every type (all_types) or for float and double; returns the
  * failures. */
 static int layouts_failures(int all_types)
 {
@@ -235,8 +235,7 @@ static int layouts_failures(int all_types)
                 clreduce_type type = tc_all_types[ti];
                 if (!tc_type_supported(g_ctx, type))
                     continue;
-                if (!all_types && type != CLREDUCE_FLOAT && type != CLREDUCE_INT32 &&
-                    type != CLREDUCE_DOUBLE)
+                if (!all_types && type != CLREDUCE_FLOAT && type != CLREDUCE_DOUBLE)
                     continue;
                 if (count > 500000 && (type == CLREDUCE_UINT32 || type == CLREDUCE_INT64))
                     continue;
@@ -269,10 +268,12 @@ static void test_layouts(void **state)
     assert_int_equal(layouts_failures(1), 0);
 }
 
-/* The layouts again, for float, int32 and double, with short segments
- * taken by runs of elements (cl/segment_runs.cl), which the tuning gives
- * NVIDIA GPUs for 4-byte types only: a context whose kernels are built with
- * their test switch. */
+/* The layouts again, for float and double, with short segments taken by
+ * runs of elements (cl/segment_runs.cl), which the tuning gives NVIDIA GPUs
+ * for 4-byte types only: a context whose kernels are built with their test
+ * switch. Every program here is built for this test alone (on PoCL from a
+ * cold cache three types took 143 s), so int32, whose runs are float's
+ * code with an exact sum, is left to the layouts test on NVIDIA. */
 static void test_layouts_by_runs(void **state)
 {
     (void)state;
