@@ -217,17 +217,7 @@ clr_m_a clr_m_group(local ulong *l, clr_m_a v)
 void clr_m_team_item(clr_m_a *r, const clr_m_v *acc, int any, global const T *in, ulong n,
                      ulong base, uint lane, uint size)
 {
-    clr_a tail = clr_a_identity();
-    ulong nv = n / CLR_VEC;
-#if CLR_VEC > 1
-    for (ulong i = nv * CLR_VEC + lane; i < n; i += size)
-        tail = clr_a_combine(tail, clr_a_of(in[i], in[i], i));
-#endif
-    clr_a a = clr_v_result(*acc, any, lane, size);
-#if CLR_OP == CLR_OP_NORM2
-    clr_x_norm_strided(&a, acc, any, in, lane, nv, size);
-#endif
-    *r = clr_a_rebase(clr_a_combine(a, tail), base);
+    clr_x_team_lane(r, acc, any, in, n, base, lane, size);
 }
 
 #if CLR_SG_PATH == CLR_SG_NV_PTX

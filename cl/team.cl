@@ -131,24 +131,17 @@ T clr_team_reduce(local T *l, T v, uint size)
  * of in[0] in the range the result is of). */
 clr_a clr_team_range_a(global const T *in, ulong n, ulong base, uint lane, uint size)
 {
-    clr_a tail = clr_a_identity();
     ulong nv = n / CLR_VEC;
-#if CLR_VEC > 1
-    for (ulong i = nv * CLR_VEC + lane; i < n; i += size)
-        tail = clr_a_combine(tail, clr_a_of(in[i], in[i], i));
-#endif
     int any = lane < nv;
     clr_v acc = clr_v_init(any ? CLR_TEAM_LOAD(in, lane) : (VT)0);
 #define CLR_TEAM_ADD(x, t) acc = clr_v_add(acc, (x), (VT)0, (CLR_X_TAG)(t) * CLR_UNROLL)
     CLR_TEAM_WALK(CLR_TEAM_ADD)
 #undef CLR_TEAM_ADD
-    clr_a a = clr_v_result(acc, any, lane, size);
-#if CLR_OP == CLR_OP_NORM2
-    /* As the flat reduction: a lane whose squares could overflow or
+    /* norm2 as the flat reduction: a lane whose squares could overflow or
      * underflow adds its share again, scaled. */
-    clr_x_norm_strided(&a, &acc, any, in, lane, nv, size);
-#endif
-    return clr_a_rebase(clr_a_combine(a, tail), base);
+    clr_a a;
+    clr_x_team_lane(&a, &acc, any, in, n, base, lane, size);
+    return a;
 }
 
 #else /* a user-defined operator */
