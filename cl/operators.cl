@@ -29,10 +29,6 @@
  *                                  first + (t / CLR_UNROLL) * stride
  *                                        + (t % CLR_UNROLL) * CLR_WG
  *                                  (only argmin/argmax read this)
- *   clr_x_team_lane(&r, &acc, any, in, n, base, lane, size)
- *                                  the clr_a of a team lane's strided share
- *                                  of a range, vectors and tail (not for
- *                                  CLR_OP_CUSTOM)
  *
  * Compile-time parameters: CLR_OP (a CLR_OP_* code past CLR_OP_MAX; also
  * CLR_OP_SUM, _MIN and _MAX, which reduce_multi.cl reduces with the others:
@@ -120,7 +116,6 @@
 #define clr_x_norm_add_scaled CLR_X_SLOT(clr_x_norm_add_scaled)
 #define clr_x_norm_scaled_result CLR_X_SLOT(clr_x_norm_scaled_result)
 #define clr_x_norm_strided CLR_X_SLOT(clr_x_norm_strided)
-#define clr_x_team_lane CLR_X_SLOT(clr_x_team_lane)
 #endif
 
 #ifndef CLR_UNROLL
@@ -634,8 +629,7 @@ clr_a clr_x_norm_scaled_result(VT acc, int e)
  * first + stride, ... below nv of in (any alignment; `any`: at least one),
  * again or rescaled, that share walked a second time where its squares
  * could overflow or underflow: the step after the walk of a team's lane
- * (team.cl, reduce_multi.cl). Through pointers, as reduce_multi_slot.cl
- * says why. */
+ * (team_lane.cl). Through pointers, as reduce_multi_slot.cl says why. */
 void clr_x_norm_strided(clr_a *a, const clr_v *acc, int any, global const T *in, ulong first,
                         ulong nv, ulong stride)
 {
@@ -880,26 +874,3 @@ clr_a clr_a_rebase(clr_a a, ulong base) { return a; }
 #define CLR_X_TAG uint
 #endif
 
-#if CLR_OP != CLR_OP_CUSTOM
-/* *r, a team lane's share of in[0 .. n) (one input), element indices
- * counted from base, after the lane added vectors lane, lane + size, ...
- * to acc with tags 0, CLR_UNROLL, 2 * CLR_UNROLL, ... (`any`: at least
- * one): those vectors, rescaled for norm2 where need be, then the last
- * n % CLR_VEC elements lane by lane. The step after the walk of team.cl's
- * teams and of reduce_multi.cl's rows. */
-void clr_x_team_lane(clr_a *r, const clr_v *acc, int any, global const T *in, ulong n,
-                     ulong base, uint lane, uint size)
-{
-    clr_a tail = clr_a_identity();
-    ulong nv = n / CLR_VEC;
-#if CLR_VEC > 1
-    for (ulong i = nv * CLR_VEC + lane; i < n; i += size)
-        tail = clr_a_combine(tail, clr_a_of(in[i], in[i], i));
-#endif
-    clr_a a = clr_v_result(*acc, any, lane, size);
-#if CLR_OP == CLR_OP_NORM2
-    clr_x_norm_strided(&a, acc, any, in, lane, nv, size);
-#endif
-    *r = clr_a_rebase(clr_a_combine(a, tail), base);
-}
-#endif

@@ -14,8 +14,8 @@
  *
  * Compile-time parameters (besides those of the layers below):
  *   CLR_M_COUNT  operators, 1 to 10; the program holds CLR_M_COUNT inclusions
- *                of operators.cl, grid_accumulators.cl and
- *                reduce_multi_slot.cl, the k-th (from 0) with CLR_OP set to
+ *                of operators.cl, team_lane.cl, grid_accumulators.cl
+ *                and reduce_multi_slot.cl, the k-th (from 0) with CLR_OP set to
  *                CLR_M_OP<k> and its names ending in _<k>.
  *   CLR_VARIANT  as in reduce_operators.cl.
  *

@@ -23,8 +23,8 @@ _Static_assert(MULTI_MAX <= 10 && 5 + MULTI_MAX + 8 <= DEFINES_MAX, "defines fit
 
 /* A program of n operators: the layers below the accumulators, then for
  * operator k an opener that sets CLR_OP to its code and names its
- * inclusion (reduce_multi.cl says how), operators.cl, grid_accumulators.cl
- * and reduce_multi_slot.cl; then the kernels. */
+ * inclusion (reduce_multi.cl says how), operators.cl, team_lane.cl,
+ * grid_accumulators.cl and reduce_multi_slot.cl; then the kernels. */
 #define OPENER(k)                                                                               \
     "#line 1 \"reduce_multi operator " #k "\"\n#undef CLR_OP\n#define CLR_OP CLR_M_OP" #k    \
     "\n#undef CLR_X_SLOT\n#define CLR_X_SLOT(name) name##_" #k "\n"
@@ -34,7 +34,7 @@ static const char *const openers[MULTI_MAX] = {OPENER(0), OPENER(1), OPENER(2), 
                                                OPENER(8), OPENER(9)};
 
 #define LAYERS_MAX 6
-#define PER_OPERATOR 4
+#define PER_OPERATOR 5
 #define SOURCES_MAX (LAYERS_MAX + PER_OPERATOR * MULTI_MAX + 1)
 
 static const char *const grid_kernels[] = {"clr_reduce_multi", "clr_reduce_multi_finish"};
@@ -69,6 +69,7 @@ static void fill_programs(void)
             for (size_t i = 0; i < n; i++) {
                 s[k++] = openers[i];
                 s[k++] = clreduce_cl_operators;
+                s[k++] = clreduce_cl_team_lane;
                 s[k++] = clreduce_cl_grid_accumulators;
                 s[k++] = clreduce_cl_reduce_multi_slot;
             }

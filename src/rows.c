@@ -19,7 +19,8 @@ static const program_spec rows_program = {rows_sources, sizeof rows_sources / si
  * sub-group and work-group layers, and a kernel that combines the
  * accumulators of the parts of long rows. */
 static const char *const operator_rows_sources[] = {clreduce_cl_contract, clreduce_cl_types,
-                                                    clreduce_cl_operators, clreduce_cl_team,
+                                                    clreduce_cl_operators, clreduce_cl_team_lane,
+                                                    clreduce_cl_team,
                                                     clreduce_cl_reduce_rows};
 static const char *const operator_rows_kernels[] = {"clr_reduce_rows", "clr_reduce_rows_finish"};
 enum { K_ROWS = 0, K_FINISH = 1 };

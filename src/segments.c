@@ -21,7 +21,8 @@ static const program_spec segments_program = {
 /* The operators of cl/operators.cl: their accumulators in place of the
  * sub-group and work-group layers. */
 static const char *const operator_segments_sources[] = {
-    clreduce_cl_contract, clreduce_cl_types, clreduce_cl_operators, clreduce_cl_team,
+    clreduce_cl_contract, clreduce_cl_types, clreduce_cl_operators, clreduce_cl_team_lane,
+    clreduce_cl_team,
     clreduce_cl_reduce_segments};
 const program_spec operator_segments_program = {
     operator_segments_sources, sizeof operator_segments_sources / sizeof *operator_segments_sources,
