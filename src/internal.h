@@ -344,8 +344,9 @@ clreduce_status rows_check_pitch(clreduce_ctx *ctx, size_t rows, size_t length, 
 
 /* The team of work-items in local memory (cl/team.cl) for items of
  * `length` elements under plan p: the smallest power of two up to the
- * plan's work-group size that leaves each lane a few vectors. */
-size_t rows_local_team(const plan *p, size_t length);
+ * plan's work-group size that leaves each lane lane_vectors vectors at
+ * most. */
+size_t rows_local_team(const plan *p, size_t length, size_t lane_vectors);
 /* The team of a rows launch of plan p for items of `length` elements
  * (cl/team.cl): a power of two of work-items up to the plan's work-group
  * size, or CLR_TEAM_SUBGROUP where the plan's path has sub-groups and the

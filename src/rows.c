@@ -81,10 +81,10 @@ typedef struct rows_launch {
 } rows_launch;
 
 /* The smallest power of two of work-items (at most a work-group) that
- * gives each lane LANE_VECTORS vectors at most. */
-size_t rows_local_team(const plan *p, size_t length)
+ * gives each lane lane_vectors vectors at most. */
+size_t rows_local_team(const plan *p, size_t length, size_t lane_vectors)
 {
-    size_t wg = p->work_group_size, lane = (size_t)LANE_VECTORS * p->t.vector_width;
+    size_t wg = p->work_group_size, lane = lane_vectors * p->t.vector_width;
     size_t team = 1;
     while (team < wg && team * lane < length)
         team *= 2;
@@ -95,7 +95,7 @@ size_t rows_local_team(const plan *p, size_t length)
 void rows_team(const clreduce_ctx *ctx, const plan *p, size_t length, cl_uint *team_out,
                cl_uint *per_group)
 {
-    size_t wg = p->work_group_size, team = rows_local_team(p, length);
+    size_t wg = p->work_group_size, team = rows_local_team(p, length, LANE_VECTORS);
     if (p->path != CLREDUCE_SUBGROUP_PATH_NONE && team >= SUBGROUP_MIN_TEAM && team < wg &&
         length <= SUBGROUP_MAX_ROW) {
         /* Sub-groups take the work-group's rows in turn, whatever their
