@@ -130,24 +130,25 @@ typedef struct segments_setup {
     size_t *checked; /* shape_checked() */
     size_t nchecked;
     prefix_state *want; /* of each checked segment */
-    /* Rows by several operators at once (clreduce_reduce_rows_multi): the
+    /* Rows or segments by several operators at once
+     * (clreduce_reduce_rows_multi, clreduce_reduce_segments_multi): the
      * operators (nmulti 0: one operator a call), the record and each
      * result's place in it, and the reference of the operators past
-     * CLREDUCE_OP_MAX of each checked row. */
+     * CLREDUCE_OP_MAX of each checked row or segment. */
     const clreduce_op *multi;
     size_t nmulti, record, at[CLREDUCE_MULTI_MAX];
     operator_reference *want_ops;
 } segments_setup;
 
-/* The setup of shape sh over ds; for rows, by the operators multi[0 ..
- * nmulti) in one call each when nmulti is not 0. */
+/* The setup of shape sh over ds; for rows and segments, by the operators
+ * multi[0 .. nmulti) in one call each when nmulti is not 0. */
 void segments_setup_create(const bench_device *d, const dataset *ds, const shape *sh,
                            uint64_t seed, const clreduce_op *multi, size_t nmulti,
                            segments_setup *s);
 void segments_setup_release(segments_setup *s);
 
 /* Many reductions in one call (clreduce_reduce_rows or _segments, or with
- * the setup's operators clreduce_reduce_rows_multi, op unused) over one
+ * the setup's operators their _multi forms, op unused) over one
  * copy of the input per call. Every timed call and every back-to-back
  * batch is checked. These calls give no `first` event: span_us is NAN. */
 void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,

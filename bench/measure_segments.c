@@ -40,7 +40,7 @@ void segments_setup_create(const bench_device *d, const dataset *ds, const shape
 {
     memset(s, 0, sizeof *s);
     s->shape = sh;
-    if (nmulti && sh->kind == SHAPE_ROWS) {
+    if (nmulti && sh->kind != SHAPE_SCAN_ROWS) {
         s->multi = multi;
         s->nmulti = nmulti;
         s->record = clreduce_multi_record(multi, nmulti, ds->type, s->at);
@@ -89,7 +89,7 @@ void segments_setup_create(const bench_device *d, const dataset *ds, const shape
         for (size_t e = begin; e < end; e++)
             prefix_add(ds->type, &s->want[k], input + e * ds->esize);
         if (s->nmulti) {
-            /* Indices count from the row's start. */
+            /* Indices count from the row's or segment's start. */
             operator_reference_init(ds->type, &s->want_ops[k]);
             operator_reference_add(ds->type, &s->want_ops[k], input + begin * ds->esize, NULL,
                                    end - begin, 0);
@@ -128,10 +128,15 @@ static clreduce_status enqueue_call(segments_job *j, cl_command_queue queue, cl_
         return clreduce_scan_rows(j->ctx, queue, j->op, j->ds->type, CLREDUCE_INCLUSIVE,
                                   j->ds->buffer, offset, s->segments, s->shape->length, 0,
                                   s->results, 0, 0, 0, NULL, done);
-    if (s->nmulti)
+    if (s->nmulti && s->shape->kind == SHAPE_ROWS)
         return clreduce_reduce_rows_multi(j->ctx, queue, s->multi, s->nmulti, j->ds->type,
                                           j->ds->buffer, offset, s->segments, s->shape->length,
                                           s->shape->length, s->results, 0, 0, NULL, done);
+    if (s->nmulti)
+        return clreduce_reduce_segments_multi(j->ctx, queue, s->multi, s->nmulti, j->ds->type,
+                                              j->ds->buffer, offset, j->ds->count, s->offsets, 0,
+                                              s->offsets_type, s->segments, s->results, 0, 0,
+                                              NULL, done);
     if (s->shape->kind == SHAPE_ROWS)
         return clreduce_reduce_rows(j->ctx, queue, j->op, j->ds->type, j->ds->buffer, offset,
                                     s->segments, s->shape->length, s->shape->length, s->results,
@@ -179,7 +184,8 @@ static int check_results(segments_job *j, cl_command_queue queue, char *why, siz
                          : operator_matches(j->ds->type, op, &s->want_ops[k], got, detail,
                                             sizeof detail);
             if (!ok) {
-                snprintf(why, size, "row %zu of %zu, %s: %s", i, s->segments,
+                snprintf(why, size, "%s %zu of %zu, %s: %s",
+                         s->shape->kind == SHAPE_ROWS ? "row" : "segment", i, s->segments,
                          clreduce_op_name(op), detail);
                 return 0;
             }

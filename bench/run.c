@@ -392,8 +392,8 @@ static void fill_segments_row(row *r, clreduce_op op, const dataset *ds,
     fill_measurement(r, m, peak->measured ? peak->read_gbps : NAN);
 }
 
-/* The row of --multi's call over the rows of shape sh. */
-static void run_rows_multi(run_state *st, dataset *ds, const shape *sh, const char *label)
+/* The row of --multi's call over the rows or segments of shape sh. */
+static void run_shape_multi(run_state *st, dataset *ds, const shape *sh, const char *label)
 {
     const options *o = st->o;
     for (size_t i = 0; i < o->multi_count; i++)
@@ -466,8 +466,8 @@ static void run_shapes(run_state *st)
                     fflush(stdout);
                 }
                 segments_setup_release(&setup);
-                if (o->multi_count && sh->kind == SHAPE_ROWS)
-                    run_rows_multi(st, &ds, sh, label);
+                if (o->multi_count && sh->kind != SHAPE_SCAN_ROWS)
+                    run_shape_multi(st, &ds, sh, label);
             }
             dataset_release(&ds);
         }

@@ -16,7 +16,8 @@
  *   CLR_M_COUNT  operators, 1 to 10; the program holds CLR_M_COUNT inclusions
  *                of operators.cl, team_lane.cl, grid_accumulators.cl
  *                and reduce_multi_slot.cl, the k-th (from 0) with CLR_OP set to
- *                CLR_M_OP<k> and its names ending in _<k>.
+ *                CLR_M_OP<k> and its names ending in _<k>, then
+ *                multi_walk.cl and this file.
  *   CLR_VARIANT  as in reduce_operators.cl.
  *
  * clr_reduce_multi(in, in_off, n, out, at, ticket, partials) reduces
@@ -42,44 +43,6 @@
  * combines each row's partials in order into its results.
  */
 
-/* The room of one partial or one work-item's accumulator: the host's
- * ACCUMULATOR_MAX (grid_accumulators.cl's accumulators fit it). */
-#define CLR_M_PARTIAL_BYTES 32
-
-typedef struct clr_m_offsets {
-    ulong at[CLR_M_COUNT];
-#if CLR_GRID_PER_GROUP
-    ulong record; /* bytes from one row's results to the next's */
-#endif
-} clr_m_offsets;
-
-/* Operator k's name for `name` (reduce_multi_slot.cl), and X(k) for every
- * operator k. */
-#define CLR_M(name, k) name##_##k
-#define CLR_M_EACH(X) CLR_CAT(CLR_M_EACH_, CLR_M_COUNT)(X)
-#define CLR_M_EACH_1(X) X(0)
-#define CLR_M_EACH_2(X) CLR_M_EACH_1(X) X(1)
-#define CLR_M_EACH_3(X) CLR_M_EACH_2(X) X(2)
-#define CLR_M_EACH_4(X) CLR_M_EACH_3(X) X(3)
-#define CLR_M_EACH_5(X) CLR_M_EACH_4(X) X(4)
-#define CLR_M_EACH_6(X) CLR_M_EACH_5(X) X(5)
-#define CLR_M_EACH_7(X) CLR_M_EACH_6(X) X(6)
-#define CLR_M_EACH_8(X) CLR_M_EACH_7(X) X(7)
-#define CLR_M_EACH_9(X) CLR_M_EACH_8(X) X(8)
-#define CLR_M_EACH_10(X) CLR_M_EACH_9(X) X(9)
-
-#define CLR_M_PARTIALS(k, groups) (partials + (ulong)(k) * (groups) * CLR_M_PARTIAL_BYTES)
-
-/* The walk: one load of each vector, every operator fed from it. */
-#define CLR_M_START(k) CLR_M(clr_m_v, k) acc##k = CLR_M(clr_m_init, k)(first);
-#define CLR_M_ADD(k) acc##k = CLR_M(clr_m_add, k)(acc##k, x_, t_);
-#define CLR_M_ADD_ALL(x, y, t, k)                                              \
-    {                                                                          \
-        VT x_ = (x);                                                           \
-        ulong t_ = (t);                                                        \
-        CLR_M_EACH(CLR_M_ADD)                                                  \
-    }
-
 /* The work-group's value of operator k, in r<k> (valid in its leader). */
 #define CLR_M_GROUP(k)                                                         \
     CLR_M(clr_m_a, k) r##k =                                                   \
@@ -96,7 +59,7 @@ typedef struct clr_m_offsets {
     clr_share share = clr_grid_share(n / CLR_VEC);                             \
     share.first += (from);                                                     \
     int any = share.first < share.end;                                         \
-    VT first = any ? CLR_LOAD_ANY(in, share.first) : (VT)0;                    \
+    VT first_vector = any ? CLR_LOAD_ANY(in, share.first) : (VT)0;             \
     CLR_M_EACH(CLR_M_START)                                                    \
     CLR_WALK_ALL(CLR_M_ADD_ALL, share)                                         \
     CLR_M_EACH(CLR_M_GROUP)
@@ -116,40 +79,6 @@ typedef struct clr_m_offsets {
 #define CLR_M_STORE_ROW(k, v)                                                  \
     if (CLR_M(clr_m_leader, k)())                                              \
         CLR_M(clr_m_store, k)(out + at.at[k] + row * at.record, v);
-
-/* A lane's vectors of its team's range in[0 .. nv * CLR_VEC): lane,
- * lane + team, ..., CLR_UNROLL loads in flight, each fed to every operator
- * with tag t * CLR_UNROLL for the t-th (so that clr_v_result(acc, any,
- * lane, team) finds it), in the order team.cl walks one operator's. */
-#define CLR_M_TEAM_WALK(LOAD)                                                  \
-    {                                                                          \
-        ulong iw = lane, tw = 0;                                               \
-        for (; iw + (CLR_UNROLL - 1) * (ulong)team < nv;                       \
-             iw += CLR_UNROLL * (ulong)team, tw += CLR_UNROLL) {               \
-            VT vw[CLR_UNROLL];                                                 \
-            _Pragma("unroll") for (uint uw = 0; uw < CLR_UNROLL; uw++)         \
-                vw[uw] = LOAD(in, iw + uw * (ulong)team);                      \
-            _Pragma("unroll") for (uint uw = 0; uw < CLR_UNROLL; uw++)         \
-                CLR_M_ADD_ALL(vw[uw], 0, (tw + uw) * CLR_UNROLL, 0)            \
-        }                                                                      \
-        for (; iw < nv; iw += team, tw++)                                      \
-            CLR_M_ADD_ALL(LOAD(in, iw), 0, tw * CLR_UNROLL, 0)                 \
-    }
-#ifdef CLR_ALIGNED
-#define CLR_M_TEAM_WALK_ALL                                                    \
-    if (CLR_ALIGNED)                                                           \
-        CLR_M_TEAM_WALK(CLR_LOAD_ALIGNED)                                      \
-    else                                                                       \
-        CLR_M_TEAM_WALK(CLR_LOAD_ANY)
-#else
-#define CLR_M_TEAM_WALK_ALL CLR_M_TEAM_WALK(CLR_LOAD_ANY)
-#endif
-
-/* Operator k's value of the team's range, in r<k> (valid in lane 0). */
-#define CLR_M_TEAM_VALUE(k)                                                    \
-    CLR_M(clr_m_a, k) r##k;                                                    \
-    CLR_M(clr_m_team_item, k)(&r##k, &acc##k, any, in, n, start, lane, team);  \
-    CLR_M(clr_m_team, k)(l, &r##k, team);
 
 /* Lane 0 stores an item's value of operator k: a row's result, or a part's
  * partial. */
@@ -179,7 +108,7 @@ CLR_KERNEL clr_reduce_rows_multi(global const T *restrict input, ulong in_off, u
     global const T *restrict in = input + in_off + row * pitch + start;
     ulong nv = n / CLR_VEC;
     int any = lane < nv;
-    VT first = any ? CLR_LOAD_ANY(in, lane) : (VT)0;
+    VT first_vector = any ? CLR_LOAD_ANY(in, lane) : (VT)0;
     CLR_M_EACH(CLR_M_START)
     CLR_M_TEAM_WALK_ALL
     CLR_M_EACH(CLR_M_TEAM_VALUE)

@@ -32,6 +32,10 @@
  *   clr_m_team(l, &r, size)  (rows) r = the combination of r over each
  *                            team of `size` work-items, valid in its lane 0
  *                            (l as for clr_m_group)
+ *   clr_m_team_partials(&r, partials, n, lane, size)
+ *                            (segments) r = lane's share of n partials
+ *                            (clr_m_put's): lane, lane + size, ...
+ *   clr_m_join(&r, &before)  (segments) r = the combination of before, then r
  *   clr_m_put(partials, group, v), clr_m_store(out, v)
  *                            a partial, and the result in the layout of
  *                            clreduce.h
@@ -61,6 +65,8 @@
 #define clr_m_store CLR_X_SLOT(clr_m_store)
 #define clr_m_team_item CLR_X_SLOT(clr_m_team_item)
 #define clr_m_team CLR_X_SLOT(clr_m_team)
+#define clr_m_team_partials CLR_X_SLOT(clr_m_team_partials)
+#define clr_m_join CLR_X_SLOT(clr_m_join)
 #define clr_m_shfl_down CLR_X_SLOT(clr_m_shfl_down)
 #define clr_m_fits_32_bytes CLR_X_SLOT(clr_m_fits_32_bytes)
 #define clr_m_whole_words CLR_X_SLOT(clr_m_whole_words)
@@ -157,6 +163,17 @@ void clr_m_team(local ulong *l, clr_m_a *r, uint size)
 {
     CLR_M_TEAM_TREE(T, clr_op, clr_shfl_down)
 }
+
+void clr_m_team_partials(clr_m_a *r, global const uchar *partials, ulong n, uint lane, uint size)
+{
+    global const T *p = (global const T *)partials;
+    T v = CLR_IDENTITY;
+    for (ulong i = lane; i < n; i += size)
+        v = clr_op(v, p[i]);
+    *r = v;
+}
+
+void clr_m_join(clr_m_a *r, const clr_m_a *before) { *r = clr_op(*before, *r); }
 #endif
 
 #if CLR_VARIANT == CLR_REDUCE_SINGLE_PASS
@@ -239,6 +256,17 @@ void clr_m_team(local ulong *l, clr_m_a *r, uint size)
 {
     CLR_M_TEAM_TREE(clr_a, clr_a_combine, clr_m_shfl_down)
 }
+
+void clr_m_team_partials(clr_m_a *r, global const uchar *partials, ulong n, uint lane, uint size)
+{
+    global const clr_a *p = (global const clr_a *)partials;
+    clr_a v = clr_a_identity();
+    for (ulong i = lane; i < n; i += size)
+        v = clr_a_combine(v, p[i]);
+    *r = v;
+}
+
+void clr_m_join(clr_m_a *r, const clr_m_a *before) { *r = clr_a_combine(*before, *r); }
 #endif
 
 #if CLR_VARIANT == CLR_REDUCE_SINGLE_PASS

@@ -377,6 +377,10 @@ request segments_request(cl_command_queue queue, clreduce_op op, clreduce_type t
                          cl_mem result, size_t result_offset, cl_uint num_wait,
                          const cl_event *wait);
 
+/* A segments plan's offsets: the checks of their type and count, then the
+ * define that gives the kernels their type (segment_chunks.cl). */
+clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan *p);
+
 /* The blocking segments call of family f for request r (from
  * segments_request()) on host memory: checks the host `offsets` (of
  * r->index_type, r->rows + 1 of them), refusing empty segments too when

@@ -1,6 +1,7 @@
-/* Several operators over one input in one pass (cl/reduce_multi.cl), as two
- * operation families of the request pipeline, over a range and over each
- * row of a matrix: the checks of an operator set and of its results'
+/* Several operators over one input in one pass (cl/reduce_multi.cl,
+ * cl/reduce_segments_multi.cl), as three operation families of the request
+ * pipeline, over a range, over each row of a matrix and over each segment
+ * of a CSR layout: the checks of an operator set and of its results'
  * places, the plans (the grid of the operators' reductions, one program per
  * operator set), and the launches. */
 #include <pthread.h>
@@ -15,16 +16,17 @@
  * results of a host call fit a plan's empty_output packed together. */
 #define RESULT_MAX 24
 _Static_assert(MULTI_MAX * RESULT_MAX <= PLAN_OUTPUT_MAX, "packed results fit a plan");
-/* The family's defines (5 and one per operator) and the 8 every program
- * has fit a plan. */
-_Static_assert(MULTI_MAX <= 10 && 5 + MULTI_MAX + 8 <= DEFINES_MAX, "defines fit a plan");
+/* The family's defines (the grid's 3, 4 of its own, 2 for segments and one
+ * per operator) and the 8 every program has fit a plan. */
+_Static_assert(MULTI_MAX <= 10 && 9 + MULTI_MAX + 8 <= DEFINES_MAX, "defines fit a plan");
 
 /* ---- programs ----------------------------------------------------------------- */
 
 /* A program of n operators: the layers below the accumulators, then for
  * operator k an opener that sets CLR_OP to its code and names its
  * inclusion (reduce_multi.cl says how), operators.cl, team_lane.cl,
- * grid_accumulators.cl and reduce_multi_slot.cl; then the kernels. */
+ * grid_accumulators.cl and reduce_multi_slot.cl; then multi_walk.cl and the
+ * kernels. */
 #define OPENER(k)                                                                               \
     "#line 1 \"reduce_multi operator " #k "\"\n#undef CLR_OP\n#define CLR_OP CLR_M_OP" #k    \
     "\n#undef CLR_X_SLOT\n#define CLR_X_SLOT(name) name##_" #k "\n"
@@ -35,18 +37,21 @@ static const char *const openers[MULTI_MAX] = {OPENER(0), OPENER(1), OPENER(2), 
 
 #define LAYERS_MAX 6
 #define PER_OPERATOR 5
-#define SOURCES_MAX (LAYERS_MAX + PER_OPERATOR * MULTI_MAX + 1)
+#define SOURCES_MAX (LAYERS_MAX + PER_OPERATOR * MULTI_MAX + 2)
 
 static const char *const grid_kernels[] = {"clr_reduce_multi", "clr_reduce_multi_finish"};
 static const char *const rows_kernels[] = {"clr_reduce_rows_multi",
                                            "clr_reduce_rows_multi_finish"};
+static const char *const segments_kernels[] = {"clr_segment_heads_multi",
+                                               "clr_reduce_segments_multi"};
 
-/* The programs of each operator count: [0] grid stride, [1] single pass,
- * [2] rows (the grid stride's sources, with CLR_GRID_PER_GROUP set). */
-enum { PROGRAM_GRID_STRIDE, PROGRAM_SINGLE_PASS, PROGRAM_ROWS, PROGRAM_KINDS };
+/* The programs of each operator count: grid stride, single pass, rows (the
+ * grid stride's sources, with CLR_GRID_PER_GROUP set) and segments. */
+enum { PROGRAM_GRID_STRIDE, PROGRAM_SINGLE_PASS, PROGRAM_ROWS, PROGRAM_SEGMENTS, PROGRAM_KINDS };
 
 typedef struct multi_programs {
-    const char *sources[2][MULTI_MAX][SOURCES_MAX]; /* [single pass][operators - 1] */
+    /* [grid stride, single pass, segments][operators - 1] */
+    const char *sources[3][MULTI_MAX][SOURCES_MAX];
     program_spec specs[PROGRAM_KINDS][MULTI_MAX];
 } multi_programs;
 
@@ -55,9 +60,10 @@ static pthread_once_t programs_once = PTHREAD_ONCE_INIT;
 
 static void fill_programs(void)
 {
-    for (int single_pass = 0; single_pass < 2; single_pass++) {
+    for (int kind = 0; kind < 3; kind++) {
+        int single_pass = kind == 1, segments = kind == 2;
         for (size_t n = 1; n <= MULTI_MAX; n++) {
-            const char **s = programs.sources[single_pass][n - 1];
+            const char **s = programs.sources[kind][n - 1];
             size_t k = 0;
             s[k++] = clreduce_cl_contract;
             s[k++] = clreduce_cl_types;
@@ -66,6 +72,8 @@ static void fill_programs(void)
             if (single_pass)
                 s[k++] = clreduce_cl_device_order;
             s[k++] = clreduce_cl_grid_walk;
+            if (segments)
+                s[k++] = clreduce_cl_segment_chunks;
             for (size_t i = 0; i < n; i++) {
                 s[k++] = openers[i];
                 s[k++] = clreduce_cl_operators;
@@ -73,11 +81,17 @@ static void fill_programs(void)
                 s[k++] = clreduce_cl_grid_accumulators;
                 s[k++] = clreduce_cl_reduce_multi_slot;
             }
-            s[k++] = clreduce_cl_reduce_multi;
-            programs.specs[single_pass][n - 1] =
-                (program_spec){s, k, grid_kernels, single_pass ? 1 : 2, single_pass};
-            if (!single_pass)
-                programs.specs[PROGRAM_ROWS][n - 1] = (program_spec){s, k, rows_kernels, 2, 0};
+            s[k++] = clreduce_cl_multi_walk;
+            s[k++] = segments ? clreduce_cl_reduce_segments_multi : clreduce_cl_reduce_multi;
+            if (segments) {
+                programs.specs[PROGRAM_SEGMENTS][n - 1] =
+                    (program_spec){s, k, segments_kernels, 2, 0};
+            } else {
+                programs.specs[kind][n - 1] =
+                    (program_spec){s, k, grid_kernels, single_pass ? 1 : 2, single_pass};
+                if (!single_pass)
+                    programs.specs[PROGRAM_ROWS][n - 1] = (program_spec){s, k, rows_kernels, 2, 0};
+            }
         }
     }
 }
@@ -147,12 +161,14 @@ static int has_op(const request *r, clreduce_op op)
 
 /* ---- plan ------------------------------------------------------------------------ */
 
-/* The plan of one pass of variant v (GRID_STRIDE or SINGLE_PASS; for rows,
- * GRID_STRIDE) over the input by r's operators, after plan_start(): the
- * tuning, the sub-group path and the program. */
+/* The plan of one pass of variant v (GRID_STRIDE or SINGLE_PASS; for rows
+ * and segments, GRID_STRIDE) over the input by r's operators, after
+ * plan_start(): the tuning, the sub-group path and the program (kind: a
+ * PROGRAM_ of the range's variant, PROGRAM_ROWS or PROGRAM_SEGMENTS). */
 static void plan_operators(clreduce_ctx *ctx, const request *r, plan *p, clreduce_variant v,
-                           int rows)
+                           int kind)
 {
+    int rows = kind == PROGRAM_ROWS || kind == PROGRAM_SEGMENTS;
     int sum_layer = is_float(r->type) && has_op(r, CLREDUCE_OP_SUM);
     tuning_for_operators(&ctx->info, &ctx->settings, r->ops, r->num_ops, r->type, &p->t);
     fit_accumulators(ctx, p);
@@ -170,15 +186,13 @@ static void plan_operators(clreduce_ctx *ctx, const request *r, plan *p, clreduc
     p->path = sum_layer && !khr_on_cpu && path_usable(&ctx->info, ctx->subgroup_path, &lacks)
                   ? ctx->subgroup_path
                   : CLREDUCE_SUBGROUP_PATH_NONE;
-    /* Rows on NVIDIA: every operator's teams combine by warp shuffles
-     * (reduce_multi_slot.cl), which need whole warps. */
+    /* Rows and segments on NVIDIA: every operator's teams combine by warp
+     * shuffles (reduce_multi_slot.cl), which need whole warps. */
     if (rows && ctx->subgroup_path == CLREDUCE_SUBGROUP_PATH_NV_PTX &&
         path_usable(&ctx->info, ctx->subgroup_path, &lacks) && ctx->info.nv_warp_size &&
         p->work_group_size % ctx->info.nv_warp_size == 0)
         p->path = CLREDUCE_SUBGROUP_PATH_NV_PTX;
     pthread_once(&programs_once, fill_programs);
-    int kind = rows ? PROGRAM_ROWS
-                    : v == CLREDUCE_SINGLE_PASS ? PROGRAM_SINGLE_PASS : PROGRAM_GRID_STRIDE;
     p->program = &programs.specs[kind][r->num_ops - 1];
     grid_defines(p, v);
     defines_add_text(&p->family_defines, "CLR_WALK_TAG", "ulong");
@@ -251,7 +265,8 @@ static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
                          "several operators run on variants auto, grid_stride and single_pass, "
                          "not %s",
                          clreduce_variant_name(v));
-    plan_operators(ctx, r, p, v, 0);
+    plan_operators(ctx, r, p, v,
+                   v == CLREDUCE_SINGLE_PASS ? PROGRAM_SINGLE_PASS : PROGRAM_GRID_STRIDE);
     /* One output of all results packed, as a host call lays them out. */
     size_t offsets[MULTI_MAX];
     p->output_size = pack_results(r->ops, r->num_ops, r->type, offsets);
@@ -260,8 +275,19 @@ static clreduce_status multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
     return CLREDUCE_SUCCESS;
 }
 
-/* Rows: one record of every operator's result per row, as
- * clreduce_multi_record() lays it out. */
+/* One record of every operator's result per row or segment, as
+ * clreduce_multi_record() lays it out: its size, and the record of no
+ * element. */
+static void plan_records(const request *r, plan *p)
+{
+    size_t offsets[MULTI_MAX];
+    p->output_size = record_layout(r->ops, r->num_ops, r->type, offsets);
+    memset(p->empty_output, 0, p->output_size);
+    for (size_t i = 0; i < r->num_ops; i++)
+        empty_result(r->ops[i], r->type, p->empty_output + offsets[i]);
+}
+
+/* Rows: one record per row. */
 static clreduce_status rows_multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     clreduce_status status = multi_check_ops(ctx, r->ops, r->num_ops, r->type, 0);
@@ -272,12 +298,31 @@ static clreduce_status rows_multi_plan(clreduce_ctx *ctx, const request *r, plan
     if ((status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch")) !=
         CLREDUCE_SUCCESS)
         return status;
-    plan_operators(ctx, r, p, CLREDUCE_GRID_STRIDE, 1);
-    size_t offsets[MULTI_MAX];
-    p->output_size = record_layout(r->ops, r->num_ops, r->type, offsets);
-    memset(p->empty_output, 0, p->output_size);
-    for (size_t i = 0; i < r->num_ops; i++)
-        empty_result(r->ops[i], r->type, p->empty_output + offsets[i]);
+    plan_operators(ctx, r, p, CLREDUCE_GRID_STRIDE, PROGRAM_ROWS);
+    plan_records(r, p);
+    return CLREDUCE_SUCCESS;
+}
+
+/* Segments: the same records, one per segment. Each lane of a team takes 16
+ * to 32 vectors of a segment of the chunk's mean length (as rows' lanes
+ * take up to 32: every operator pays for each step of its combination), and
+ * a chunk is SEGMENT_LANE_VECTORS vectors a work-item. */
+#define SEGMENT_LANE_VECTORS 16
+#define LANE_ELEMENTS_TEXT(n) "(" #n "*CLR_VEC)"
+#define LANE_ELEMENTS(n) LANE_ELEMENTS_TEXT(n)
+
+static clreduce_status segments_multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    clreduce_status status = multi_check_ops(ctx, r->ops, r->num_ops, r->type, 0);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if ((status = plan_start_operators(ctx, r, p)) != CLREDUCE_SUCCESS)
+        return status;
+    plan_operators(ctx, r, p, CLREDUCE_GRID_STRIDE, PROGRAM_SEGMENTS);
+    if ((status = segments_plan_offsets(ctx, r, p)) != CLREDUCE_SUCCESS)
+        return status;
+    defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS", LANE_ELEMENTS(SEGMENT_LANE_VECTORS));
+    plan_records(r, p);
     return CLREDUCE_SUCCESS;
 }
 
@@ -461,9 +506,9 @@ static clreduce_status rows_multi_enqueue(clreduce_ctx *ctx, chain *c, const req
     return status;
 }
 
-/* The records' places, counted in records. */
-static clreduce_status rows_multi_check_outputs(clreduce_ctx *ctx, const request *r,
-                                                const plan *p)
+/* The records' places, counted in records, sharing no byte with the rows'
+ * span or the segments' input. */
+static clreduce_status records_check_outputs(clreduce_ctx *ctx, const request *r, const plan *p)
 {
     size_t size;
     clreduce_status status = mem_size(ctx, r->output, "result", &size);
@@ -476,7 +521,8 @@ static clreduce_status rows_multi_check_outputs(clreduce_ctx *ctx, const request
                          "(%zu records of %zu bytes)",
                          r->output_offset, r->output_offset, r->output_offset, r->rows, records,
                          p->output_size);
-    return check_disjoint(ctx, r->input, "the rows' span", r->input_offset * p->element_size,
+    return check_disjoint(ctx, r->input, r->index ? "the input range" : "the rows' span",
+                          r->input_offset * p->element_size,
                           r->count * p->element_size, r->output, "the records",
                           r->output_offset * p->output_size, r->rows * p->output_size);
 }
@@ -485,7 +531,55 @@ static const op_family rows_multi_reductions = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
     .index_name = NULL, .outputs = OUTPUT_PER_ROW, .in_place = 0,
     .plan = rows_multi_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = rows_multi_enqueue,
-    .check_outputs = rows_multi_check_outputs,
+    .check_outputs = records_check_outputs,
+};
+
+/* Segments: segments.c's chunks of elements, a work-group each (the heads
+ * of the chunks by every operator, then the records of the segments each
+ * chunk owns). */
+static clreduce_status segments_multi_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                              const plan *p, cached_kernel *k, int in_order)
+{
+    (void)in_order;
+    size_t offsets[MULTI_MAX];
+    record_layout(r->ops, r->num_ops, r->type, offsets);
+    cl_ulong at[MULTI_MAX + 1];
+    for (size_t i = 0; i < r->num_ops; i++)
+        at[i] = r->output_offset * p->output_size + offsets[i];
+    at[r->num_ops] = p->output_size;
+    kernel_arg at_arg = {(r->num_ops + 1) * sizeof *at, at};
+    size_t chunk = p->work_group_size * SEGMENT_LANE_VECTORS * p->t.vector_width;
+    size_t chunks = div_up(r->count, chunk);
+    /* One temporary buffer: each operator's heads of the chunks, then the
+     * chunks' first segments (64-bit, from element starts_off). */
+    size_t starts_off = r->num_ops * chunks * ACCUMULATOR_MAX / sizeof(cl_ulong);
+    cl_mem heads;
+    clreduce_status status =
+        create_temp(ctx, c, (starts_off + chunks) * sizeof(cl_ulong), &heads);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    cl_ulong in_off = r->input_offset, count = r->count, offsets_off = r->index_offset,
+             segments = r->rows, chunk64 = chunk, chunks64 = chunks, starts_off64 = starts_off;
+    kernel_arg head_args[] = {ARG(r->input), ARG(in_off),   ARG(count), ARG(r->index),
+                              ARG(offsets_off), ARG(segments), ARG(heads), ARG(chunk64),
+                              ARG(heads),     ARG(starts_off64)};
+    kernel_arg segment_args[] = {ARG(r->input),     ARG(in_off),   ARG(count),
+                                 ARG(r->index),     ARG(offsets_off), ARG(segments),
+                                 ARG(r->output),    at_arg,        ARG(heads),
+                                 ARG(chunk64),      ARG(chunks64), ARG(heads),
+                                 ARG(starts_off64)};
+    status = enqueue_kernel_args(ctx, c, k, 0, chunks, p->work_group_size, head_args, 10);
+    if (status == CLREDUCE_SUCCESS)
+        status = enqueue_kernel_args(ctx, c, k, 1, chunks, p->work_group_size, segment_args, 13);
+    clReleaseMemObject(heads); /* deleted once the commands using it are done */
+    return status;
+}
+
+static const op_family segments_multi_reductions = {
+    .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
+    .index_name = "offsets", .outputs = OUTPUT_PER_ROW, .in_place = 0,
+    .plan = segments_multi_plan, .enqueue_empty = enqueue_empty_rows,
+    .enqueue = segments_multi_enqueue, .check_outputs = records_check_outputs,
 };
 
 /* ---- API ------------------------------------------------------------------------------- */
@@ -540,6 +634,42 @@ clreduce_status clreduce_reduce_rows_multi_host(clreduce_ctx *ctx, const clreduc
     r.ops = ops;
     r.num_ops = num_ops;
     return request_host(ctx, &rows_multi_reductions, &r, data, results);
+}
+
+clreduce_status clreduce_reduce_segments_multi(
+    clreduce_ctx *ctx, cl_command_queue queue, const clreduce_op *ops, size_t num_ops,
+    clreduce_type type, cl_mem input, size_t offset, size_t count, cl_mem offsets,
+    size_t offsets_offset, clreduce_type offsets_type, size_t segments, cl_mem result,
+    size_t result_offset, cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    request r = segments_request(queue, CLREDUCE_OP_SUM, type, input, offset, count, offsets,
+                                 offsets_offset, offsets_type, segments, result, result_offset,
+                                 num_wait, wait);
+    r.ops = ops;
+    r.num_ops = num_ops;
+    return request_enqueue(ctx, &segments_multi_reductions, &r, NULL, done);
+}
+
+clreduce_status clreduce_reduce_segments_multi_host(clreduce_ctx *ctx, const clreduce_op *ops,
+                                                    size_t num_ops, clreduce_type type,
+                                                    const void *data, size_t count,
+                                                    const void *offsets,
+                                                    clreduce_type offsets_type,
+                                                    size_t segments, void *results)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    /* The operator set first, as clreduce_reduce_multi_host() checks it. */
+    clreduce_status status = multi_check_ops(ctx, ops, num_ops, type, 0);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    request r = segments_request(NULL, CLREDUCE_OP_SUM, type, NULL, 0, count, NULL, 0,
+                                 offsets_type, segments, NULL, 0, 0, NULL);
+    r.ops = ops;
+    r.num_ops = num_ops;
+    return segments_host(ctx, &segments_multi_reductions, &r, data, NULL, offsets, NULL,
+                         results);
 }
 
 /* Whether host arrays [a, a + a_bytes) and [b, b + b_bytes) share a byte. */

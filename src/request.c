@@ -113,8 +113,12 @@ static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, c
         (status = check_range(ctx, "input", "input offset", r->input_offset, r->count, in_elems,
                               p->type)) != CLREDUCE_SUCCESS)
         return status;
-    if (f->check_outputs)
-        return f->check_outputs(ctx, r, p);
+    if (f->check_outputs) {
+        status = f->check_outputs(ctx, r, p);
+        if (status == CLREDUCE_SUCCESS && f->index_name)
+            status = validate_index(ctx, f, r, p, out_count);
+        return status;
+    }
     /* Output elements of the built-in operators are whole multiples of
      * input elements (counting the buffer in those first loses nothing); a
      * user-defined operator's may be any size (a buffer's bytes past its

@@ -11,8 +11,9 @@
 /* ---- program ------------------------------------------------------------------ */
 
 static const char *const segments_sources[] = {
-    clreduce_cl_contract, clreduce_cl_types, clreduce_cl_subgroup, clreduce_cl_workgroup_reduce,
-    clreduce_cl_team,     clreduce_cl_segment_runs,    clreduce_cl_reduce_segments};
+    clreduce_cl_contract, clreduce_cl_types,          clreduce_cl_subgroup,
+    clreduce_cl_workgroup_reduce, clreduce_cl_team,   clreduce_cl_segment_runs,
+    clreduce_cl_segment_chunks,   clreduce_cl_reduce_segments};
 enum { K_HEADS = 0, K_SEGMENTS = 1 };
 static const char *const segments_kernels[] = {"clr_segment_heads", "clr_reduce_segments"};
 static const program_spec segments_program = {
@@ -21,8 +22,8 @@ static const program_spec segments_program = {
 /* The operators of cl/operators.cl: their accumulators in place of the
  * sub-group and work-group layers. */
 static const char *const operator_segments_sources[] = {
-    clreduce_cl_contract, clreduce_cl_types, clreduce_cl_operators, clreduce_cl_team_lane,
-    clreduce_cl_team,
+    clreduce_cl_contract, clreduce_cl_types,          clreduce_cl_operators,
+    clreduce_cl_team_lane, clreduce_cl_team,         clreduce_cl_segment_chunks,
     clreduce_cl_reduce_segments};
 const program_spec operator_segments_program = {
     operator_segments_sources, sizeof operator_segments_sources / sizeof *operator_segments_sources,
@@ -74,6 +75,20 @@ static clreduce_status check_offsets_type(clreduce_ctx *ctx, clreduce_type type)
     return CLREDUCE_SUCCESS;
 }
 
+clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    clreduce_status status = check_offsets_type(ctx, r->index_type);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if (r->rows == SIZE_MAX)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%zu segments need %zu + 1 offsets: more than a size_t counts", r->rows,
+                         r->rows);
+    defines_add(&p->family_defines, "CLR_OFFSETS_TYPE",
+                r->index_type == CLREDUCE_UINT32 ? CLR_TYPE_UINT : CLR_TYPE_ULONG);
+    return CLREDUCE_SUCCESS;
+}
+
 static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     clreduce_status status = plan_start(ctx, r, p);
@@ -82,16 +97,10 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     if (r->op == CLREDUCE_OP_DOT)
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                          "segments reduce one input: op dot (two inputs) has no segments form");
-    if ((status = check_offsets_type(ctx, r->index_type)) != CLREDUCE_SUCCESS)
-        return status;
-    if (r->rows == SIZE_MAX)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%zu segments need %zu + 1 offsets: more than a size_t counts", r->rows,
-                         r->rows);
     p->variant = 0;
     p->family_defines.count = 0;
-    defines_add(&p->family_defines, "CLR_OFFSETS_TYPE",
-                r->index_type == CLREDUCE_UINT32 ? CLR_TYPE_UINT : CLR_TYPE_ULONG);
+    if ((status = segments_plan_offsets(ctx, r, p)) != CLREDUCE_SUCCESS)
+        return status;
     status = plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
     if (status == CLREDUCE_SUCCESS && takes_runs(ctx, p, r))
         defines_add(&p->family_defines, "CLR_SEGMENT_RUNS", 1);

@@ -59,6 +59,8 @@ int CHECK_FUNCTION(void)
         (void (*)(void))clreduce_multi_record,
         (void (*)(void))clreduce_reduce_rows_multi,
         (void (*)(void))clreduce_reduce_rows_multi_host,
+        (void (*)(void))clreduce_reduce_segments_multi,
+        (void (*)(void))clreduce_reduce_segments_multi_host,
         (void (*)(void))clreduce_auto_scan_variant,
         (void (*)(void))clreduce_status_string,
         (void (*)(void))clreduce_last_error,

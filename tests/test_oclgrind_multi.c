@@ -1,6 +1,7 @@
 /* The Oclgrind test's family of several operators in one pass
- * (clreduce_reduce_multi) on both its variants, and over rows
- * (clreduce_reduce_rows_multi): every operator the type takes in one call,
+ * (clreduce_reduce_multi) on both its variants, over rows
+ * (clreduce_reduce_rows_multi) and over segments
+ * (clreduce_reduce_segments_multi): every operator the type takes in one call,
  * each result checked against the CPU reference and the sentinels between
  * and past the results. */
 #include <setjmp.h>
@@ -125,16 +126,46 @@ static int run_multi(const target *t, og_case *c)
     return 1;
 }
 
+/* The records of `count` ranges of the case's elements (range r from
+ * element starts[r], lengths[r] long) at res, each checked against the CPU
+ * reference of its range, and the bytes past them up to `bytes` untouched.
+ * Returns 1, or 0 with c->detail set. */
+static int records_match(og_case *c, const clreduce_op *set, size_t k, const unsigned char *res,
+                         size_t bytes, const size_t *starts, const size_t *lengths, size_t count)
+{
+    size_t at[CLREDUCE_MULTI_MAX];
+    size_t record = clreduce_multi_record(set, k, c->type, at);
+    size_t es = clreduce_type_size(c->type);
+    for (size_t r = 0; r < count; r++) {
+        og_case range = *c;
+        range.data = (const unsigned char *)c->data + starts[r] * es;
+        range.n = lengths[r];
+        for (size_t j = 0; j < k; j++) {
+            char why[256] = "";
+            if (!multi_result_matches(&range, set[j], res + r * record + at[j], why,
+                                      sizeof why)) {
+                snprintf(c->detail, sizeof c->detail, "record %zu of %zu (%zu elements), %s: %s",
+                         r, count, lengths[r], tc_op_name(set[j]), why);
+                return 0;
+            }
+        }
+    }
+    for (size_t i = count * record; i < bytes; i++)
+        if (res[i] != TC_SENTINEL_BYTE) {
+            snprintf(c->detail, sizeof c->detail, "byte %zu past the records changed", i);
+            return 0;
+        }
+    return 1;
+}
+
 /* Every one-input operator the type takes over each of up to three rows of
- * the case's elements (clreduce_reduce_rows_multi): each row's record
- * checked against the CPU reference of that row, the bytes past the
- * records untouched. */
+ * the case's elements (clreduce_reduce_rows_multi). */
 static int run_rows_multi(const target *t, og_case *c)
 {
     (void)t;
     clreduce_op set[CLREDUCE_MULTI_MAX];
-    size_t k = operators_of(c->type, set), at[CLREDUCE_MULTI_MAX];
-    size_t record = clreduce_multi_record(set, k, c->type, at);
+    size_t k = operators_of(c->type, set);
+    size_t record = clreduce_multi_record(set, k, c->type, NULL);
     size_t rows = c->n < 3 ? 1 : 3, length = c->n / rows;
     size_t bytes = rows * record + 64;
     static unsigned char res[3 * CLREDUCE_MULTI_MAX * 24 + 64];
@@ -147,26 +178,44 @@ static int run_rows_multi(const target *t, og_case *c)
                                                     &done);
     if (!call_succeeded(c, st, og_read_output(out, bytes, res, done)))
         return 0;
-    size_t es = clreduce_type_size(c->type);
+    size_t starts[3], lengths[3];
     for (size_t r = 0; r < rows; r++) {
-        og_case row = *c;
-        row.data = (const unsigned char *)c->data + r * length * es;
-        row.n = length;
-        for (size_t j = 0; j < k; j++) {
-            char why[256] = "";
-            if (!multi_result_matches(&row, set[j], res + r * record + at[j], why, sizeof why)) {
-                snprintf(c->detail, sizeof c->detail, "row %zu of %zu, %s: %s", r, rows,
-                         tc_op_name(set[j]), why);
-                return 0;
-            }
-        }
+        starts[r] = r * length;
+        lengths[r] = length;
     }
-    for (size_t i = rows * record; i < bytes; i++)
-        if (res[i] != TC_SENTINEL_BYTE) {
-            snprintf(c->detail, sizeof c->detail, "byte %zu past the records changed", i);
-            return 0;
-        }
-    return 1;
+    return records_match(c, set, k, res, bytes, starts, lengths, rows);
+}
+
+/* The same over three segments of the case's elements
+ * (clreduce_reduce_segments_multi): the first fifth, an empty one and the
+ * rest. */
+static int run_segments_multi(const target *t, og_case *c)
+{
+    (void)t;
+    clreduce_op set[CLREDUCE_MULTI_MAX];
+    size_t k = operators_of(c->type, set);
+    size_t record = clreduce_multi_record(set, k, c->type, NULL);
+    size_t bytes = 3 * record + 64;
+    static unsigned char res[3 * CLREDUCE_MULTI_MAX * 24 + 64];
+    cl_ulong bounds[4] = {0, c->n / 5, c->n / 5, c->n};
+    cl_mem in, out, offsets;
+    if (!prepare(c, res, bytes, &in, &out))
+        return 0;
+    cl_int err;
+    offsets = og_keep(clCreateBuffer(clreduce_get_cl_context(g_ctx),
+                                     CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof bounds,
+                                     bounds, &err));
+    if (err != CL_SUCCESS)
+        return call_succeeded(c, CLREDUCE_SUCCESS, err);
+    cl_event done = NULL;
+    clreduce_status st = clreduce_reduce_segments_multi(
+        g_ctx, g_queue, set, k, c->type, in, c->offset, c->n, offsets, 0, CLREDUCE_UINT64, 3, out,
+        0, 0, NULL, &done);
+    if (!call_succeeded(c, st, og_read_output(out, bytes, res, done)))
+        return 0;
+    size_t starts[3] = {0, c->n / 5, c->n / 5};
+    size_t lengths[3] = {c->n / 5, 0, c->n - c->n / 5};
+    return records_match(c, set, k, res, bytes, starts, lengths, 3);
 }
 
 /* The single pass of several operators hands each operator's partials to
@@ -185,6 +234,8 @@ target og_multi_targets[] = {
      .support = multi_support, .fills_part_of_a_buffer = 1, .accepted = &multi_hand_off,
      .multi = 1},
     {.name = "multi_rows", .variant = CLREDUCE_GRID_STRIDE, .run = run_rows_multi,
+     .support = multi_support, .multi = 1},
+    {.name = "multi_segments", .variant = CLREDUCE_GRID_STRIDE, .run = run_segments_multi,
      .support = multi_support, .multi = 1},
 };
 const size_t og_multi_target_count = ARRAY_SIZE(og_multi_targets);

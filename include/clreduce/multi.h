@@ -5,7 +5,8 @@
  * A program that needs the sum, the minimum, the maximum and the index of
  * the maximum of one array can make four calls, which read the array four
  * times, or one call to clreduce_reduce_multi(), which reads it once and
- * writes the four results, each where the caller asks:
+ * writes the four results, each where the caller asks (and likewise for
+ * each row of a matrix, and each segment of a CSR layout, further down):
  *
  *     const clreduce_op ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN,
  *                                CLREDUCE_OP_MAX, CLREDUCE_OP_ARGMAX};
@@ -181,6 +182,59 @@ CLREDUCE_API clreduce_status clreduce_reduce_rows_multi_host(clreduce_ctx *ctx,
                                                              const void *data, size_t rows,
                                                              size_t row_length, size_t row_pitch,
                                                              void *results);
+
+/* ---------------------------------------------------------------------------
+ * Several operators over each segment of a CSR layout
+ *
+ * The same records, one per segment of clreduce_reduce_segments()'s layout
+ * (segment i is elements [offset + offsets[i], offset + offsets[i+1]) of
+ * the input), each segment read once. An empty segment's record holds each
+ * operator's result of no element. Each result is the operator's result on
+ * the segment alone, as clreduce_reduce_segments() gives it (argmin and
+ * argmax count from the start of the segment), within the numerical
+ * contract of clreduce.h with the bound of batched.h for a segment; a
+ * floating-point SUM (and the sums inside SUM_ABS, SUM_SQUARES, NORM2 and
+ * MEAN_VAR) may differ in its last bits from clreduce_reduce_segments()
+ * with that operator alone. The same input and offsets give the same bits
+ * every time on the same device and tuning.
+ *
+ * The work is cut by elements, not by segments, as for one operator: a
+ * work-group takes a chunk of elements, whose segments its teams of
+ * work-items reduce (sized from the chunk's mean segment length), and a
+ * segment longer than a chunk is combined from the chunks it spans.
+ * ------------------------------------------------------------------------- */
+
+/* Enqueues the records of each of `segments` segments of `input`, laid out
+ * and delimited as for clreduce_reduce_segments() (offsets of offsets_type,
+ * CLREDUCE_UINT32 or CLREDUCE_UINT64, segments + 1 of them from element
+ * offsets_offset of `offsets`), by each operator of ops[0 .. num_ops) as
+ * clreduce_reduce_multi() takes them: segment i's record goes to record
+ * result_offset + i of `result` (at byte (result_offset + i) *
+ * clreduce_multi_record(ops, num_ops, type, NULL)). count 0 writes every
+ * record's results of no element; segments 0 enqueues nothing but a marker
+ * when done is asked. The offsets are read on the device as
+ * clreduce_reduce_segments() reads them, with the same guarantees for bad
+ * ones. Asynchronous as clreduce_reduce_segments() is; the records must
+ * share no byte with the input range or the offsets.
+ * Returns the codes of clreduce_reduce_segments() and, for the operator
+ * set, of clreduce_reduce_multi(). On any error found before enqueueing
+ * nothing is enqueued, *done is untouched and no record is written. */
+CLREDUCE_API clreduce_status clreduce_reduce_segments_multi(
+    clreduce_ctx *ctx, cl_command_queue queue, const clreduce_op *ops, size_t num_ops,
+    clreduce_type type, cl_mem input, size_t offset, size_t count, cl_mem offsets,
+    size_t offsets_offset, clreduce_type offsets_type, size_t segments, cl_mem result,
+    size_t result_offset, cl_uint num_wait, const cl_event *wait, cl_event *done);
+
+/* Blocking convenience: the records of the segments of host memory
+ * data[0 .. count) that host memory offsets[0 .. segments] delimit into
+ * records 0 .. segments - 1 of `results`, on a queue owned by the context.
+ * Checks the offsets first, as clreduce_reduce_segments_host() does.
+ * Returns the codes of clreduce_reduce_segments_multi(); on error `results`
+ * is untouched. */
+CLREDUCE_API clreduce_status clreduce_reduce_segments_multi_host(
+    clreduce_ctx *ctx, const clreduce_op *ops, size_t num_ops, clreduce_type type,
+    const void *data, size_t count, const void *offsets, clreduce_type offsets_type,
+    size_t segments, void *results);
 
 #ifdef __cplusplus
 }

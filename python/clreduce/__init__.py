@@ -85,7 +85,7 @@ __all__ = [
     "Context", "Error", "InvalidArgumentError", "UnsupportedError", "BuildError",
     "OpenCLError", "OutOfMemoryError", "NoDeviceError", "LibraryNotFoundError",
     "reduce", "reduce_multi", "dot", "scan", "reduce_rows", "reduce_rows_multi", "scan_rows",
-    "reduce_segments", "default_context",
+    "reduce_segments", "reduce_segments_multi", "default_context",
     "library_version", "ops", "dtypes", "result_dtype", "reduce_variants", "scan_variants",
     "scan_kinds", "ArgResult", "MinMax", "MeanVar", "Operator",
 ]
@@ -567,6 +567,31 @@ class Context(_Handle):
                 results.ctypes.data), "clreduce_reduce_rows_host", self._h)
         return _results.unpack(op, results)
 
+    def _records(self, name, rest, ops, dtype, what, count):
+        """The operator codes of ops and an empty array of `count` records
+        of their results (clreduce_multi_record()'s layout) for the
+        _multi_host call `name`, which reports a bad set when called with
+        the arguments `rest` after the type."""
+        type_code = _type_code(dtype, what)
+        ops = list(ops)
+        if not ops:
+            raise _invalid("ops must name at least one operator")
+        codes = (ctypes.c_int * len(ops))(*[_reduce_op(op) for op in ops])
+        offsets = (ctypes.c_size_t * len(ops))()
+        record = self._lib.clreduce_multi_record(codes, len(ops), type_code, offsets)
+        if record == 0:
+            _check(getattr(self._lib, name)(self._h, codes, len(ops), type_code, *rest), name,
+                   self._h)
+        fields = [self._layout(name, op, dtype) for op in ops]
+        layout = np.dtype({"names": [f"r{i}" for i in range(len(ops))], "formats": fields,
+                           "offsets": list(offsets), "itemsize": record})
+        return codes, np.empty(count, layout)
+
+    @staticmethod
+    def _unpack_records(ops, records):
+        return tuple(_results.unpack(op, np.ascontiguousarray(records[f"r{i}"]))
+                     for i, op in enumerate(ops))
+
     def reduce_rows_multi(self, matrix, ops):
         """Reduces every row of a 2-D NumPy array by each operator of `ops`
         (names, as reduce_multi() takes them) in one pass over the rows: a
@@ -576,33 +601,41 @@ class Context(_Handle):
         matrix = np.asarray(matrix)
         if matrix.ndim != 2:
             raise _invalid(f"matrix must have 2 dimensions, not {matrix.ndim}")
-        type_code = _type_code(matrix.dtype, "matrix")
         ops = list(ops)
-        if not ops:
-            raise _invalid("ops must name at least one operator")
-        codes = (ctypes.c_int * len(ops))(*[_reduce_op(op) for op in ops])
-        offsets = (ctypes.c_size_t * len(ops))()
-        record = self._lib.clreduce_multi_record(codes, len(ops), type_code, offsets)
-        if record == 0:
-            _check(self._lib.clreduce_reduce_rows_multi_host(
-                self._h, codes, len(ops), type_code, None, 0, 0, 0, None),
-                "clreduce_reduce_rows_multi_host", self._h)
-        fields = [self._layout("clreduce_reduce_rows_multi_host", op, matrix.dtype)
-                  for op in ops]
-        layout = np.dtype({"names": [f"r{i}" for i in range(len(ops))], "formats": fields,
-                           "offsets": list(offsets), "itemsize": record})
         rows, length = matrix.shape
+        codes, records = self._records("clreduce_reduce_rows_multi_host",
+                                       (None, 0, 0, 0, None), ops, matrix.dtype, "matrix", rows)
         pitch = self._rows_layout(matrix)  # padded rows are read in place
         if pitch is None:
             matrix = np.ascontiguousarray(matrix)
             pitch = length
-        records = np.empty(rows, layout)
         if rows:
             _check(self._lib.clreduce_reduce_rows_multi_host(
-                self._h, codes, len(ops), type_code, matrix.ctypes.data, rows, length, pitch,
-                records.ctypes.data), "clreduce_reduce_rows_multi_host", self._h)
-        return tuple(_results.unpack(op, np.ascontiguousarray(records[f"r{i}"]))
-                     for i, op in enumerate(ops))
+                self._h, codes, len(ops), _TYPES[matrix.dtype], matrix.ctypes.data, rows, length,
+                pitch, records.ctypes.data), "clreduce_reduce_rows_multi_host", self._h)
+        return self._unpack_records(ops, records)
+
+    def reduce_segments_multi(self, array, offsets, ops):
+        """Reduces every segment array[offsets[i]:offsets[i+1]] (as
+        reduce_segments() takes them) by each operator of `ops` in one pass:
+        a tuple of reduce_segments()'s results, in the order of ops, each
+        within the numerical contract of reduce_segments() with that
+        operator alone (clreduce/multi.h says where the bits may differ).
+        Blocking."""
+        array = _host_array(array, "array").reshape(-1)
+        ops = list(ops)
+        offsets = _offsets(offsets)
+        segments = offsets.size - 1
+        codes, records = self._records("clreduce_reduce_segments_multi_host",
+                                       (None, 0, None, _TYPES[offsets.dtype], 0, None), ops,
+                                       array.dtype, "array", segments)
+        if segments:
+            data = array if array.size else np.empty(1, array.dtype)
+            _check(self._lib.clreduce_reduce_segments_multi_host(
+                self._h, codes, len(ops), _TYPES[array.dtype], data.ctypes.data, array.size,
+                offsets.ctypes.data, _TYPES[offsets.dtype], segments, records.ctypes.data),
+                "clreduce_reduce_segments_multi_host", self._h)
+        return self._unpack_records(ops, records)
 
     def reduce_segments(self, array, offsets, op="sum"):
         """Reduces the segments array[offsets[i]:offsets[i+1]] of a 1-D NumPy
@@ -824,6 +857,11 @@ def scan_rows(matrix, op="sum", kind="inclusive"):
 def reduce_segments(array, offsets, op="sum"):
     """Context.reduce_segments() on default_context()."""
     return default_context().reduce_segments(array, offsets, op)
+
+
+def reduce_segments_multi(array, offsets, ops):
+    """Context.reduce_segments_multi() on default_context()."""
+    return default_context().reduce_segments_multi(array, offsets, ops)
 
 
 # Last: the module reads the functions above.

@@ -66,6 +66,9 @@ _PROTOTYPES = {
     "clreduce_reduce_rows_multi_host": (
         _status, [_handle, c_void_p, c_size_t, _enum, c_void_p, c_size_t, c_size_t, c_size_t,
                   c_void_p]),
+    "clreduce_reduce_segments_multi_host": (
+        _status, [_handle, c_void_p, c_size_t, _enum, c_void_p, c_size_t, c_void_p, _enum,
+                  c_size_t, c_void_p]),
     "clreduce_scan_rows_host": (
         _status, [_handle, _enum, _enum, _enum, c_void_p, c_size_t, c_size_t, c_size_t,
                   c_void_p]),

@@ -50,6 +50,36 @@ def test_bad_input(ctx):
         ctx.reduce_multi(np.ones(10, np.int32), ["sum", "mean_var"])
 
 
+SUMS = ("sum", "sum_abs", "sum_squares", "norm2", "mean_var")
+
+
+def check_each(ctx, dtype, chosen, got, alone, scale):
+    """got (a _multi call's results for the operators `chosen`) against
+    alone(op), each operator's call by itself: bit for bit but for float
+    sums, which hold within a bound of scale (each record's sum of |x|)."""
+    assert len(got) == len(chosen)
+    for op, value in zip(chosen, got):
+        want = alone(op)
+        if np.dtype(dtype).kind == "f" and op in SUMS:
+            for a, b in zip(value if isinstance(value, tuple) else (value,),
+                            want if isinstance(want, tuple) else (want,)):
+                if np.issubdtype(np.asarray(a).dtype, np.floating):
+                    tol = 1e-4 * (np.asarray(scale, np.float64) + 1) ** 2 \
+                        if op in ("sum_squares", "mean_var") else \
+                        1e-4 * (np.asarray(scale, np.float64) + 1)
+                    assert np.all(np.abs(a.astype(np.float64) - b.astype(np.float64))
+                                  <= tol), op
+                else:
+                    assert np.array_equal(a, b), op
+        else:
+            assert same_rows(value, want), (op, value, want)
+
+
+def ops_of(dtype):
+    return [op for op in ONE_INPUT
+            if np.dtype(dtype).kind == "f" or op not in ("norm2", "mean_var")]
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(1, 1), (3, 33), (64, 255), (5, 4097), (7, 0)])
 def test_rows_multi_matches_each_operator(ctx, dtype, shape):
@@ -60,28 +90,24 @@ def test_rows_multi_matches_each_operator(ctx, dtype, shape):
     wide = random_array(dtype, rows * (length + 3), seed=rows * 31 + length).reshape(
         rows, length + 3)
     x = wide[:, :length]
-    ops = [op for op in ONE_INPUT
-           if np.dtype(dtype).kind == "f" or op not in ("norm2", "mean_var")]
-    for chosen in (ops, ["argmax", "sum"]):
-        got = ctx.reduce_rows_multi(x, chosen)
-        assert len(got) == len(chosen)
-        for op, value in zip(chosen, got):
-            want = ctx.reduce_rows(x, op)
-            if np.dtype(dtype).kind == "f" and op in ("sum", "sum_abs", "sum_squares", "norm2",
-                                                      "mean_var"):
-                for a, b in zip(value if isinstance(value, tuple) else (value,),
-                                want if isinstance(want, tuple) else (want,)):
-                    scale = np.abs(x).sum(axis=1) if length else 0
-                    if np.issubdtype(np.asarray(a).dtype, np.floating):
-                        tol = 1e-4 * (np.asarray(scale, np.float64) + 1) ** 2 \
-                            if op in ("sum_squares", "mean_var") else \
-                            1e-4 * (np.asarray(scale, np.float64) + 1)
-                        assert np.all(np.abs(a.astype(np.float64) - b.astype(np.float64))
-                                      <= tol), op
-                    else:
-                        assert np.array_equal(a, b), op
-            else:
-                assert same_rows(value, want), (op, value, want)
+    scale = np.abs(x).sum(axis=1) if length else 0
+    for chosen in (ops_of(dtype), ["argmax", "sum"]):
+        check_each(ctx, dtype, chosen, ctx.reduce_rows_multi(x, chosen),
+                   lambda op: ctx.reduce_rows(x, op), scale)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("lengths", [[1], [0, 33, 0, 1, 255], [4097, 2, 70000, 0]])
+def test_segments_multi_matches_each_operator(ctx, dtype, lengths):
+    if np.dtype(dtype) == np.float64 and ctx.check_support(dtype) is False:
+        pytest.skip("no fp64")
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.uint64)
+    x = random_array(dtype, int(offsets[-1]), seed=len(lengths) * 7 + int(offsets[-1]))
+    scale = np.array([np.abs(x[offsets[i]:offsets[i + 1]].astype(np.float64)).sum()
+                      for i in range(len(lengths))])
+    for chosen in (ops_of(dtype), ["min", "argmin", "sum"]):
+        check_each(ctx, dtype, chosen, ctx.reduce_segments_multi(x, offsets, chosen),
+                   lambda op: ctx.reduce_segments(x, offsets, op), scale)
 
 
 def same_rows(a, b):
@@ -102,3 +128,13 @@ def test_rows_multi_errors(ctx):
         ctx.reduce_rows_multi(x, [])
     with pytest.raises(clreduce.UnsupportedError):
         ctx.reduce_rows_multi(np.ones((4, 8), np.int32), ["sum", "norm2"])
+
+
+def test_segments_multi_errors(ctx):
+    x = np.ones(8, np.float32)
+    with pytest.raises(clreduce.InvalidArgumentError):
+        ctx.reduce_segments_multi(x, [0, 4, 8], ["max", "max"])
+    with pytest.raises(clreduce.InvalidArgumentError):
+        ctx.reduce_segments_multi(x, [0, 5, 4], ["max"])
+    with pytest.raises(clreduce.UnsupportedError):
+        ctx.reduce_segments_multi(np.ones(8, np.int32), [0, 8], ["sum", "mean_var"])

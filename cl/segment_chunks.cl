@@ -1,0 +1,181 @@
+/*
+ * segment_chunks.cl — the chunks the segments of a CSR layout are cut into
+ * (reduce_segments.cl says how): the layer under the kernels of one
+ * operator per segment (reduce_segments.cl) and of several
+ * (reduce_segments_multi.cl). Segment s is elements [offsets[s],
+ * offsets[s + 1]) of the input, offsets read clamped to [0, count].
+ *
+ * Compile-time parameters: CLR_WG, CLR_VEC, CLR_OFFSETS_TYPE
+ * (CLR_TYPE_UINT or CLR_TYPE_ULONG: the offsets' type, OT) and
+ * CLR_LANE_ELEMENTS (below).
+ *
+ * Provides the team size of a chunk (clr_segment_team), the searches of
+ * the heads kernels (clr_chunk_start), the segments a chunk owns
+ * (clr_chunk_owned), and the openings and rounds of the kernels
+ * (CLR_HEAD_CHUNK, CLR_SEGMENT_CHUNK, CLR_SEGMENT_ROUNDS).
+ */
+
+#if CLR_OFFSETS_TYPE == CLR_TYPE_UINT
+#define OT uint
+#elif CLR_OFFSETS_TYPE == CLR_TYPE_ULONG
+#define OT ulong
+#else
+#error "CLR_OFFSETS_TYPE must be CLR_TYPE_UINT or CLR_TYPE_ULONG"
+#endif
+
+/* Elements a lane of a team takes in a chunk, when the chunk's segments are
+ * of the mean length: the team's size is chosen from it. */
+#ifndef CLR_LANE_ELEMENTS
+#define CLR_LANE_ELEMENTS (4 * CLR_VEC)
+#endif
+
+/* The team size for k segments in elements [lo, hi): a segment of their
+ * mean length gives each lane CLR_LANE_ELEMENTS to twice that, rounded
+ * down, so that the work-group's teams take all of the chunk's segments at
+ * once when they are that long; and no smaller than the work-group shared
+ * by the k segments (a power of two, rounded down), so that when a chunk
+ * holds fewer segments than that gives teams, its work-items are not left
+ * idle (4 segments of 1000 in a chunk of 4096 kept 12 of 16 teams idle). */
+uint clr_segment_team(ulong lo, ulong hi, ulong k)
+{
+    ulong mean = (hi - lo) / k;
+    uint team = 1;
+    while (team < CLR_WG && ((ulong)team * 2 * CLR_LANE_ELEMENTS <= mean ||
+                             (ulong)team * 2 * k <= CLR_WG))
+        team <<= 1;
+    return team;
+}
+
+ulong clr_offset_at(global const OT *offsets, ulong s, ulong count)
+{
+    return min((ulong)offsets[s], count);
+}
+
+/* The chunk that owns a segment starting at clamped offset b. A segment is
+ * written by its owner only, so that offsets that decrease (for which the
+ * binary searches below give overlapping ranges) never make two work-groups
+ * write one result. */
+ulong clr_owner(ulong b, ulong chunk, ulong chunks)
+{
+    return min(b / chunk, chunks - 1);
+}
+
+/* Probe `lane` of CLR_WG over [lo, hi): lo + floor((hi - lo) * lane / CLR_WG),
+ * without overflow. Probes increase with the lane, and probe 0 is lo. */
+ulong clr_probe(ulong lo, ulong hi, uint lane)
+{
+    ulong n = hi - lo;
+    return lo + (n / CLR_WG) * lane + (n % CLR_WG) * lane / CLR_WG;
+}
+
+/* The first s in [lo, hi) whose clamped offset is at least x, or hi, for
+ * offsets that do not decrease; called by every work-item of the
+ * work-group, all with the same arguments, and the same result for all.
+ * Each round every work-item reads one probe, and the first probe at or
+ * past x (local atomic minimum, `first` reusable after the call) leaves a
+ * range CLR_WG times smaller: a few rounds where a binary search by one
+ * work-item waits on some twenty reads in a row. For offsets that decrease
+ * the result is some index in [lo, hi]. */
+ulong clr_wg_lower_bound(global const OT *offsets, ulong lo, ulong hi, ulong x, ulong count,
+                         local uint *first)
+{
+    uint lid = (uint)get_local_id(0);
+    while (lo < hi) {
+        if (lid == 0)
+            *first = CLR_WG;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (clr_offset_at(offsets, clr_probe(lo, hi, lid), count) >= x)
+            atomic_min(first, lid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint f = *first;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (f == 0)
+            return lo;
+        /* Probe f - 1 is below x, probe f (or hi) at or past it. */
+        ulong next_hi = f < CLR_WG ? clr_probe(lo, hi, f) : hi;
+        lo = clr_probe(lo, hi, f - 1) + 1;
+        hi = next_hi;
+    }
+    return lo;
+}
+
+/* The segments chunk g owns, from the starts the heads kernel found: the
+ * first, how many, and where the last ends when the chunk owns it (else
+ * 0). The same for every work-item. */
+void clr_chunk_owned(global const OT *offsets, global const ulong *starts, ulong g,
+                     ulong chunk, ulong chunks, ulong segments, ulong count, ulong *first,
+                     ulong *k, ulong *last_end)
+{
+    ulong f = g == 0 ? 0 : min(starts[g], segments);
+    ulong end = g + 1 == chunks ? segments : clamp(starts[g + 1], f, segments);
+    *first = f;
+    *k = end - f;
+    *last_end = 0;
+    if (end > f) {
+        ulong b = clr_offset_at(offsets, end - 1, count);
+        if (clr_owner(b, chunk, chunks) == g)
+            *last_end = max(b, clr_offset_at(offsets, end, count));
+    }
+}
+
+/* The heads kernel's search: j, the first offset index in [0, segments]
+ * at or past lo (segments + 1 if none), and starts[g]. */
+ulong clr_chunk_start(global const OT *offsets, ulong segments, ulong lo, ulong count,
+                      global ulong *starts, local uint *first)
+{
+    ulong j = clr_wg_lower_bound(offsets, 0, segments + 1, lo, count, first);
+    if (get_local_id(0) == 0)
+        starts[get_group_id(0)] = min(j, segments);
+    return j;
+}
+
+/* The start of clr_segment_heads, either form: chunk g's elements [lo, hi),
+ * j the first offset at or past lo (starts[g] stored), and head_end, where
+ * the chunk's head ends: lo when no boundary follows lo (no segment reaches
+ * into this chunk from an earlier one). */
+#define CLR_HEAD_CHUNK                                                         \
+    offsets += offsets_off;                                                    \
+    ulong lo = (ulong)get_group_id(0) * chunk;                                 \
+    ulong hi = min(count, lo + chunk);                                         \
+    ulong j = clr_chunk_start(offsets, segments, lo, count, starts + starts_off, &first); \
+    ulong b = j <= segments ? clr_offset_at(offsets, j, count) : lo;           \
+    ulong head_end = b > lo ? min(b, hi) : lo;
+
+/* The start of clr_reduce_segments, either form: chunk g's elements [lo,
+ * hi) and the k segments from `first` it owns (none: nothing to do). */
+#define CLR_SEGMENT_CHUNK                                                      \
+    offsets += offsets_off;                                                    \
+    ulong g = get_group_id(0);                                                 \
+    ulong lo = g * chunk;                                                      \
+    ulong hi = min(count, lo + chunk);                                         \
+    uint lid = (uint)get_local_id(0);                                          \
+    ulong first, k, last_end;                                                  \
+    clr_chunk_owned(offsets, starts + starts_off, g, chunk, chunks, segments, count, &first, &k, \
+                    &last_end);                                                \
+    if (k == 0)                                                                \
+        return;
+
+/* The rounds in which the chunk's teams reduce the segments it owns: each
+ * round, team t (work-items lid / team == t) takes segment s = first + j,
+ * elements [b, e) of it in this chunk, and ROUND runs in every work-item
+ * with `team`, `s`, `b`, `e`, `mine` (the chunk owns the segment: only then
+ * are b and e set) and `carried` (the segment runs past the chunk: its
+ * value goes to the carry, to be combined with the heads of the chunks it
+ * reaches). A segment is empty when the offsets decrease (written so that
+ * no saturating subtraction comes of it, which Oclgrind cannot run). */
+#define CLR_SEGMENT_ROUNDS(ROUND)                                              \
+    uint team = clr_segment_team(lo, hi, k);                                   \
+    uint teams = CLR_WG / team;                                                \
+    ulong rounds = (k + teams - 1) / teams;                                    \
+    for (ulong r = 0; r < rounds; r++) {                                       \
+        ulong j = r * teams + lid / team;                                      \
+        ulong s = first + j, b = 0, e = 0;                                     \
+        int mine = 0;                                                          \
+        if (j < k) {                                                           \
+            b = clr_offset_at(offsets, s, count);                              \
+            e = min(clr_offset_at(offsets, s + 1, count), hi);                 \
+            mine = clr_owner(b, chunk, chunks) == g;                           \
+        }                                                                      \
+        int carried = j + 1 == k && last_end > hi;                             \
+        ROUND                                                                  \
+    }
