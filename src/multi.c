@@ -456,6 +456,19 @@ static size_t rows_multi_team(const plan *p, size_t length)
     return team;
 }
 
+/* The kernels' clr_m_offsets for records (reduce_multi.cl): each
+ * operator's place in the first record written, then the record's size,
+ * in at (MULTI_MAX + 1 entries), as a kernel argument. */
+static kernel_arg record_places(const request *r, const plan *p, cl_ulong *at)
+{
+    size_t offsets[MULTI_MAX];
+    record_layout(r->ops, r->num_ops, r->type, offsets);
+    for (size_t i = 0; i < r->num_ops; i++)
+        at[i] = r->output_offset * p->output_size + offsets[i];
+    at[r->num_ops] = p->output_size;
+    return (kernel_arg){(r->num_ops + 1) * sizeof *at, at};
+}
+
 /* Rows: a team of work-items per row (rows_multi_team(), team.cl's shape:
  * several rows a work-group for short rows, a work-group a row for long
  * ones); where the rows are too few to fill the device that way, in parts
@@ -466,15 +479,8 @@ static clreduce_status rows_multi_enqueue(clreduce_ctx *ctx, chain *c, const req
                                           const plan *p, cached_kernel *k, int in_order)
 {
     (void)in_order;
-    size_t offsets[MULTI_MAX];
-    record_layout(r->ops, r->num_ops, r->type, offsets);
-    /* clr_m_offsets: each operator's place in row 0's record, then the
-     * record's size. */
     cl_ulong at[MULTI_MAX + 1];
-    for (size_t i = 0; i < r->num_ops; i++)
-        at[i] = r->output_offset * p->output_size + offsets[i];
-    at[r->num_ops] = p->output_size;
-    kernel_arg at_arg = {(r->num_ops + 1) * sizeof *at, at};
+    kernel_arg at_arg = record_places(r, p, at);
     size_t length = r->row_length, vec = p->t.vector_width;
     size_t parts = rows_parts(ctx, p, r->rows, length);
     size_t chunk = parts > 1 ? div_up(div_up(length, parts), vec) * vec : length;
@@ -541,13 +547,8 @@ static clreduce_status segments_multi_enqueue(clreduce_ctx *ctx, chain *c, const
                                               const plan *p, cached_kernel *k, int in_order)
 {
     (void)in_order;
-    size_t offsets[MULTI_MAX];
-    record_layout(r->ops, r->num_ops, r->type, offsets);
     cl_ulong at[MULTI_MAX + 1];
-    for (size_t i = 0; i < r->num_ops; i++)
-        at[i] = r->output_offset * p->output_size + offsets[i];
-    at[r->num_ops] = p->output_size;
-    kernel_arg at_arg = {(r->num_ops + 1) * sizeof *at, at};
+    kernel_arg at_arg = record_places(r, p, at);
     size_t chunk = p->work_group_size * SEGMENT_LANE_VECTORS * p->t.vector_width;
     size_t chunks = div_up(r->count, chunk);
     /* One temporary buffer: each operator's heads of the chunks, then the
