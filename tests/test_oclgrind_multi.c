@@ -128,10 +128,12 @@ static int run_multi(const target *t, og_case *c)
 
 /* The records of `count` ranges of the case's elements (range r from
  * element starts[r], lengths[r] long) at res, each checked against the CPU
- * reference of its range, and the bytes past them up to `bytes` untouched.
+ * reference of its range, and the bytes past `written` records up to
+ * `bytes` untouched.
  * Returns 1, or 0 with c->detail set. */
 static int records_match(og_case *c, const clreduce_op *set, size_t k, const unsigned char *res,
-                         size_t bytes, const size_t *starts, const size_t *lengths, size_t count)
+                         size_t bytes, const size_t *starts, const size_t *lengths, size_t count,
+                         size_t written)
 {
     size_t at[CLREDUCE_MULTI_MAX];
     size_t record = clreduce_multi_record(set, k, c->type, at);
@@ -150,7 +152,7 @@ static int records_match(og_case *c, const clreduce_op *set, size_t k, const uns
             }
         }
     }
-    for (size_t i = count * record; i < bytes; i++)
+    for (size_t i = written * record; i < bytes; i++)
         if (res[i] != TC_SENTINEL_BYTE) {
             snprintf(c->detail, sizeof c->detail, "byte %zu past the records changed", i);
             return 0;
@@ -183,21 +185,28 @@ static int run_rows_multi(const target *t, og_case *c)
         starts[r] = r * length;
         lengths[r] = length;
     }
-    return records_match(c, set, k, res, bytes, starts, lengths, rows);
+    return records_match(c, set, k, res, bytes, starts, lengths, rows, rows);
 }
 
 /* The same over three segments of the case's elements
  * (clreduce_reduce_segments_multi): the first fifth, an empty one and the
- * rest. */
+ * rest; or (t->segments, wild offsets) offsets past the count, decreasing
+ * and huge, whose results are unspecified but must cause no access out of
+ * bounds (which Oclgrind reports) and no write past the records. */
 static int run_segments_multi(const target *t, og_case *c)
 {
-    (void)t;
     clreduce_op set[CLREDUCE_MULTI_MAX];
     size_t k = operators_of(c->type, set);
     size_t record = clreduce_multi_record(set, k, c->type, NULL);
     size_t bytes = 3 * record + 64;
     static unsigned char res[3 * CLREDUCE_MULTI_MAX * 24 + 64];
     cl_ulong bounds[4] = {0, c->n / 5, c->n / 5, c->n};
+    if (t->segments) {
+        bounds[0] = c->n + 7;
+        bounds[1] = c->n / 2;
+        bounds[2] = UINT64_MAX - 3;
+        bounds[3] = c->n / 3;
+    }
     cl_mem in, out, offsets;
     if (!prepare(c, res, bytes, &in, &out))
         return 0;
@@ -215,7 +224,7 @@ static int run_segments_multi(const target *t, og_case *c)
         return 0;
     size_t starts[3] = {0, c->n / 5, c->n / 5};
     size_t lengths[3] = {c->n / 5, 0, c->n - c->n / 5};
-    return records_match(c, set, k, res, bytes, starts, lengths, 3);
+    return records_match(c, set, k, res, bytes, starts, lengths, t->segments ? 0 : 3, 3);
 }
 
 /* The single pass of several operators hands each operator's partials to
@@ -237,5 +246,7 @@ target og_multi_targets[] = {
      .support = multi_support, .multi = 1},
     {.name = "multi_segments", .variant = CLREDUCE_GRID_STRIDE, .run = run_segments_multi,
      .support = multi_support, .multi = 1},
+    {.name = "multi_segments_wild_offsets", .variant = CLREDUCE_GRID_STRIDE,
+     .run = run_segments_multi, .support = multi_support, .multi = 1, .segments = 1},
 };
 const size_t og_multi_target_count = ARRAY_SIZE(og_multi_targets);
