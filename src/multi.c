@@ -303,11 +303,16 @@ static clreduce_status rows_multi_plan(clreduce_ctx *ctx, const request *r, plan
     return CLREDUCE_SUCCESS;
 }
 
-/* Segments: the same records, one per segment. Each lane of a team takes 16
- * to 32 vectors of a segment of the chunk's mean length (as rows' lanes
- * take up to 32: every operator pays for each step of its combination), and
- * a chunk is SEGMENT_LANE_VECTORS vectors a work-item. */
-#define SEGMENT_LANE_VECTORS 16
+/* Segments: the same records, one per segment. Each lane of a team takes
+ * SEGMENT_LANE_VECTORS to twice that of a segment of the chunk's mean
+ * length (as rows' lanes take many: every operator pays for each step of
+ * its combination), and a chunk is SEGMENT_LANE_VECTORS vectors a
+ * work-item. On the H200 (2^26 floats, sum, min, max and argmax;
+ * bench/results/h200-2026-12-02-m.md) 32 took 540, 489, 199, 121 and 234 us
+ * for segments of 1-10, 1-1000, 1-10^5 and 1-10^7 and arrays of 1000; 16
+ * took 573, 490-501, 186-193, 130-136 and 305-317, and 64 527, 499, 222, 129
+ * and 216. */
+#define SEGMENT_LANE_VECTORS 32
 #define LANE_ELEMENTS_TEXT(n) "(" #n "*CLR_VEC)"
 #define LANE_ELEMENTS(n) LANE_ELEMENTS_TEXT(n)
 
@@ -439,19 +444,20 @@ static const op_family multi_reductions = {
  * vectors at most, so that few lanes share a row, since every operator
  * pays for each step of its combination over the team; then doubled while
  * one step of the team reads less than a cache line of ROWS_LINE_BYTES and
- * its lanes keep ROWS_LANE_VECTORS / 2 vectors or more. On the H200 (2^28
- * floats, sum, min, max and argmax) lanes of 4 vectors took 638, 690 and
- * 831 us for rows of 32, 512 and 4096, this rule 593, 417 and 365 (lanes
- * of 16: 593, 417 and 420; the team of 64 combines two warps through local
- * memory). */
-#define ROWS_LANE_VECTORS 32
+ * its lanes keep ROWS_LANE_MIN vectors or more. On the H200 (2^28 floats,
+ * sum, min, max and argmax; bench/results/h200-2026-12-02-l.md and -m.md)
+ * lanes of 4 vectors took 638, 690, 831 and 390 us for rows of 32, 512,
+ * 4096 and 65536; this rule 593, 417, 340 and 353 (lanes of up to 32
+ * vectors: 593, 417, 364-375 and 383-385). */
+#define ROWS_LANE_VECTORS 64
+#define ROWS_LANE_MIN 16
 #define ROWS_LINE_BYTES 128
 
 static size_t rows_multi_team(const plan *p, size_t length)
 {
     size_t vec = p->t.vector_width, team = rows_local_team(p, length, ROWS_LANE_VECTORS);
     while (team < p->work_group_size && team * vec * p->element_size < ROWS_LINE_BYTES &&
-           length >= team * ROWS_LANE_VECTORS * vec)
+           length >= 2 * team * ROWS_LANE_MIN * vec)
         team *= 2;
     return team;
 }
