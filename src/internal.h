@@ -377,6 +377,11 @@ request segments_request(cl_command_queue queue, clreduce_op op, clreduce_type t
                          cl_mem result, size_t result_offset, cl_uint num_wait,
                          const cl_event *wait);
 
+/* The text of segment_chunks.cl's CLR_LANE_ELEMENTS for lanes of n vectors
+ * (a literal: defines keep the pointer). */
+#define LANE_ELEMENTS_TEXT(n) "(" #n "*CLR_VEC)"
+#define LANE_ELEMENTS_DEFINE(n) LANE_ELEMENTS_TEXT(n)
+
 /* A segments plan's offsets: the checks of their type and count, then the
  * define that gives the kernels their type (segment_chunks.cl). */
 clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan *p);

@@ -313,8 +313,6 @@ static clreduce_status rows_multi_plan(clreduce_ctx *ctx, const request *r, plan
  * took 573, 490-501, 186-193, 130-136 and 305-317, and 64 527, 499, 222, 129
  * and 216. */
 #define SEGMENT_LANE_VECTORS 32
-#define LANE_ELEMENTS_TEXT(n) "(" #n "*CLR_VEC)"
-#define LANE_ELEMENTS(n) LANE_ELEMENTS_TEXT(n)
 
 static clreduce_status segments_multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
@@ -326,7 +324,8 @@ static clreduce_status segments_multi_plan(clreduce_ctx *ctx, const request *r, 
     plan_operators(ctx, r, p, CLREDUCE_GRID_STRIDE, PROGRAM_SEGMENTS);
     if ((status = segments_plan_offsets(ctx, r, p)) != CLREDUCE_SUCCESS)
         return status;
-    defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS", LANE_ELEMENTS(SEGMENT_LANE_VECTORS));
+    defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
+                     LANE_ELEMENTS_DEFINE(SEGMENT_LANE_VECTORS));
     plan_records(r, p);
     return CLREDUCE_SUCCESS;
 }

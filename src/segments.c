@@ -38,9 +38,34 @@ const program_spec operator_segments_program = {
 #define LONG_LANE_VECTORS 16
 #define LONG_CHUNKS 4
 
-static size_t chunk_elements(const plan *p, const request *r)
+/* Short segments in a large input, where the tuning takes segments by runs
+ * (NVIDIA GPUs): teams in chunks of WIDE_LANE_VECTORS vectors a work-item,
+ * each lane taking that many to twice that of a segment of the chunk's
+ * mean length, where the mean is WIDE_MEAN_MAX elements or less and the
+ * input fills WIDE_CHUNKS_PER_UNIT such chunks a compute unit. On the H200
+ * (2^26 floats, sums; bench/results/h200-2026-12-02-n.md) segments of 1-10,
+ * 1-50 and 1-100 took 245, 237 and 256-259 us so, against 366, 313-315 and
+ * 294 by runs; segments of 1-200 (mean 100) took 316-317 against 280-283,
+ * and arrays of 100 176-178 against 269-270: with lengths that vary, a
+ * team's round waits for its longest segment, so means past 64 keep runs.
+ * At 10^7 elements (too few chunks) arrays of 100 were 5% slower so. */
+#define WIDE_LANE_VECTORS 32
+#define WIDE_MEAN_MAX 64
+#define WIDE_CHUNKS_PER_UNIT 8
+
+static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    size_t chunk = p->work_group_size * WIDE_LANE_VECTORS * p->t.vector_width;
+    return p->t.segment_runs && p->program == &segments_program && r->rows &&
+           r->count / r->rows <= WIDE_MEAN_MAX &&
+           r->count / chunk >= (size_t)ctx->info.compute_units * WIDE_CHUNKS_PER_UNIT;
+}
+
+static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
+    if (takes_wide(ctx, p, r))
+        return chunk / LANE_VECTORS * WIDE_LANE_VECTORS;
     if (r->count / (r->rows ? r->rows : 1) >= LONG_CHUNKS * chunk)
         chunk = chunk / LANE_VECTORS * LONG_LANE_VECTORS;
     return chunk;
@@ -56,7 +81,7 @@ static int takes_runs(const clreduce_ctx *ctx, const plan *p, const request *r)
     size_t wg = p->work_group_size, run = LANE_VECTORS * p->t.vector_width;
     size_t size = p->element_size;
     if (!p->t.segment_runs || p->program != &segments_program ||
-        chunk_elements(p, r) != wg * run)
+        chunk_elements(ctx, p, r) != wg * run)
         return 0;
     size_t local = wg * (run + 1) * size + (wg * run / 4 + 1) * sizeof(cl_uint) +
                    2 * wg * (size + sizeof(cl_uint)) + (wg + 1) * size + 2 * sizeof(cl_uint);
@@ -102,7 +127,10 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     if ((status = segments_plan_offsets(ctx, r, p)) != CLREDUCE_SUCCESS)
         return status;
     status = plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
-    if (status == CLREDUCE_SUCCESS && takes_runs(ctx, p, r))
+    if (status == CLREDUCE_SUCCESS && takes_wide(ctx, p, r))
+        defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
+                         LANE_ELEMENTS_DEFINE(WIDE_LANE_VECTORS));
+    else if (status == CLREDUCE_SUCCESS && takes_runs(ctx, p, r))
         defines_add(&p->family_defines, "CLR_SEGMENT_RUNS", 1);
     return status;
 }
@@ -113,7 +141,7 @@ static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const reque
                                         const plan *p, cached_kernel *k, int in_order)
 {
     (void)in_order;
-    size_t chunk = chunk_elements(p, r), chunks = div_up(r->count, chunk);
+    size_t chunk = chunk_elements(ctx, p, r), chunks = div_up(r->count, chunk);
     /* One temporary buffer: the chunks' heads, then the chunks' first
      * segments (64-bit, from element starts_off). */
     cl_mem heads;
