@@ -20,9 +20,10 @@
  *   CLR_M_START(k), CLR_M_ADD_ALL(x, y, t, k)  the accumulators acc<k>
  *                            from a first vector `first_vector`, and vector x of
  *                            tag t fed to each (grid_walk.cl's ADD form)
- *   CLR_M_TEAM_WALK_ALL, CLR_M_TEAM_VALUE(k)  (CLR_GRID_PER_GROUP) a team
- *                            lane's walk of in[0 .. nv * CLR_VEC), and
- *                            operator k's value of the team's range
+ *   CLR_M_TEAM_WALK_ALL, CLR_M_TEAM_VALUE(k), CLR_M_TEAM_RANGE
+ *                            (CLR_GRID_PER_GROUP) a team lane's walk of
+ *                            in[0 .. nv * CLR_VEC), operator k's value of
+ *                            the team's range, and both for every operator
  */
 
 /* The room of one partial or one work-item's accumulator: the host's
@@ -92,6 +93,17 @@ typedef struct clr_m_offsets {
 #else
 #define CLR_M_TEAM_WALK_ALL CLR_M_TEAM_WALK(CLR_LOAD_ANY)
 #endif
+
+/* Each operator's value r<k> of the team's range in[0 .. n) (valid in
+ * lane 0), element indices counted from `start`: the lane's walk, then the
+ * team's combinations (l as for clr_m_team). */
+#define CLR_M_TEAM_RANGE                                                       \
+    ulong nv = n / CLR_VEC;                                                    \
+    int any = lane < nv;                                                       \
+    VT first_vector = any ? CLR_LOAD_ANY(in, lane) : (VT)0;                    \
+    CLR_M_EACH(CLR_M_START)                                                    \
+    CLR_M_TEAM_WALK_ALL                                                        \
+    CLR_M_EACH(CLR_M_TEAM_VALUE)
 
 /* Operator k's value of the team's range in[0 .. n), element indices
  * counted from `start`, in r<k> (valid in lane 0); l as for clr_m_team. */

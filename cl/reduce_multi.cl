@@ -106,12 +106,7 @@ CLR_KERNEL clr_reduce_rows_multi(global const T *restrict input, ulong in_off, u
         n = min(chunk, len - start);
     }
     global const T *restrict in = input + in_off + row * pitch + start;
-    ulong nv = n / CLR_VEC;
-    int any = lane < nv;
-    VT first_vector = any ? CLR_LOAD_ANY(in, lane) : (VT)0;
-    CLR_M_EACH(CLR_M_START)
-    CLR_M_TEAM_WALK_ALL
-    CLR_M_EACH(CLR_M_TEAM_VALUE)
+    CLR_M_TEAM_RANGE
     if (item < items && lane == 0) {
         CLR_M_EACH(CLR_M_STORE_ITEM)
     }

@@ -42,13 +42,9 @@ CLR_KERNEL clr_segment_heads_multi(global const T *restrict input, ulong in_off,
     /* The segment the head belongs to starts at offsets[j - 1] < lo. */
     ulong start = j > 0 ? lo - clr_offset_at(offsets, j - 1, count) : 0;
     global const T *restrict in = input + in_off + lo;
-    ulong n = head_end - lo, nv = n / CLR_VEC;
+    ulong n = head_end - lo;
     uint lane = (uint)get_local_id(0), team = CLR_WG;
-    int any = lane < nv;
-    VT first_vector = any ? CLR_LOAD_ANY(in, lane) : (VT)0;
-    CLR_M_EACH(CLR_M_START)
-    CLR_M_TEAM_WALK_ALL
-    CLR_M_EACH(CLR_M_TEAM_VALUE)
+    CLR_M_TEAM_RANGE
     if (lane == 0) {
         CLR_M_EACH(CLR_SM_PUT_HEAD)
     }
@@ -71,14 +67,10 @@ CLR_KERNEL clr_segment_heads_multi(global const T *restrict input, ulong in_off,
  * then each operator is combined over the team. */
 #define CLR_SM_ROUND                                                           \
     {                                                                          \
-        ulong n = mine && b < e ? e - b : 0, nv = n / CLR_VEC, start = 0;      \
+        ulong n = mine && b < e ? e - b : 0, start = 0;                        \
         global const T *restrict in = input + in_off + b;                      \
         uint lane = lid & (team - 1);                                          \
-        int any = lane < nv;                                                   \
-        VT first_vector = any ? CLR_LOAD_ANY(in, lane) : (VT)0;                \
-        CLR_M_EACH(CLR_M_START)                                                \
-        CLR_M_TEAM_WALK_ALL                                                    \
-        CLR_M_EACH(CLR_M_TEAM_VALUE)                                           \
+        CLR_M_TEAM_RANGE                                                       \
         if (mine && lane == 0) {                                               \
             CLR_M_EACH(CLR_SM_STORE)                                           \
         }                                                                      \
