@@ -34,7 +34,7 @@
 #if CLR_SEGMENT_RUNS
 
 /* Elements in a work-item's run; a tile holds a run per work-item. */
-#define CLR_RUN (4 * CLR_VEC)
+#define CLR_RUN (8 * CLR_VEC)
 #define CLR_RUNS_TILE (CLR_WG * CLR_RUN)
 /* Element e of the tile in the local copy: a gap after each run, so that
  * the runs' elements i (at stride CLR_RUN + 1) lie in different banks. */

@@ -30,11 +30,16 @@ const program_spec operator_segments_program = {
     segments_kernels, 2, 0};
 
 /* Elements of a chunk, one work-group's share: LANE_VECTORS vectors per
- * work-item, as many as the kernel's teams give a lane when the chunk's
- * segments are of its mean length (CLR_LANE_ELEMENTS); LONG_LANE_VECTORS
- * where the mean segment spans LONG_CHUNKS such chunks or more, so that
- * long segments are read by fewer, longer work-groups. */
-#define LANE_VECTORS 4
+ * work-item, a run of segment_runs.cl (CLR_RUN) where the chunk is taken
+ * by runs, two rounds of the teams' lane shares (CLR_LANE_ELEMENTS) for
+ * segments of the chunk's mean length otherwise; LONG_LANE_VECTORS where
+ * the mean segment spans LONG_CHUNKS such chunks or more, so that long
+ * segments are read by fewer, longer work-groups. Runs of 8 vectors rather
+ * than 4 took float sums of 2^26 elements on the H200 in 176-180 us rather
+ * than 264 for segments of 1-1000, 165-170 rather than 248 for arrays of
+ * 1000, 190-193 rather than 282-287 for segments of 1-200 (half the
+ * work-groups, each with its fixed costs: bench/results/h200-2026-12-02-p.md). */
+#define LANE_VECTORS 8
 #define LONG_LANE_VECTORS 16
 #define LONG_CHUNKS 4
 
