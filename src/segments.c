@@ -48,14 +48,14 @@ const program_spec operator_segments_program = {
  * each lane taking that many to twice that of a segment of the chunk's
  * mean length, where the mean is WIDE_MEAN_MAX elements or less and the
  * input fills WIDE_CHUNKS_PER_UNIT such chunks a compute unit. On the H200
- * (2^26 floats, sums; bench/results/h200-2026-12-02-n.md) segments of 1-10,
- * 1-50 and 1-100 took 245, 237 and 256-259 us so, against 366, 313-315 and
- * 294 by runs; segments of 1-200 (mean 100) took 316-317 against 280-283,
- * and arrays of 100 176-178 against 269-270: with lengths that vary, a
- * team's round waits for its longest segment, so means past 64 keep runs.
- * At 10^7 elements (too few chunks) arrays of 100 were 5% slower so. */
+ * (2^26 floats, sums; bench/results/h200-2026-12-02-n.md, -p.md) segments
+ * of 1-10 took 245-250 us so, against 288 by runs of 8 vectors; segments
+ * of 1-50 and 1-100 took 240-247 and 261-264 so, against 229 and 202 by
+ * runs: with lengths that vary, a team's round waits for its longest
+ * segment. At 10^7 elements (too few chunks) arrays of 100 were 5% slower
+ * so. */
 #define WIDE_LANE_VECTORS 32
-#define WIDE_MEAN_MAX 64
+#define WIDE_MEAN_MAX 16
 #define WIDE_CHUNKS_PER_UNIT 8
 
 static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
