@@ -2,13 +2,15 @@
  * caller's wait list. On an in-order queue the queue orders them; on an
  * out-of-order queue each waits for the event of the one before. Events
  * are made only where something needs them (an out-of-order queue, or the
- * caller asking for `first` or `done`), since each costs the driver time.
+ * caller asking for `first` or `done`; on an in-order queue not for a
+ * command that chain_intermediate() says another follows), since each
+ * costs the driver time.
  * And the commands themselves: fills, markers, kernel launches, temporary
  * buffers. */
 #include "internal.h"
 
 void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wait,
-                 const cl_event *wait, int events_wanted)
+                 const cl_event *wait, int first_wanted, int done_wanted)
 {
     c->queue = queue;
     c->num_wait = num_wait;
@@ -16,14 +18,22 @@ void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wai
     c->first = c->last = NULL;
     c->count = 0;
     c->in_order = in_order;
-    c->events = events_wanted || !in_order;
+    c->events = first_wanted || done_wanted || !in_order;
+    c->want_first = first_wanted;
+    c->skip_next = 0;
+    c->tail_event = 0;
     c->temp_entry = NULL;
     c->temp_pool = NULL;
 }
 
+void chain_intermediate(chain *c)
+{
+    c->skip_next = c->in_order && !(c->count == 0 && c->want_first);
+}
+
 cl_event *chain_event_slot(chain *c)
 {
-    return c->events ? &c->next : NULL;
+    return c->events && !c->skip_next ? &c->next : NULL;
 }
 
 /* Counts a command just enqueued and takes ownership of its event, if it
@@ -31,15 +41,17 @@ cl_event *chain_event_slot(chain *c)
  * later commands' events. */
 void chain_push(chain *c)
 {
-    if (c->events) {
+    c->tail_event = c->events && !c->skip_next;
+    if (c->tail_event) {
         if (c->count == 0) {
             clRetainEvent(c->next);
             c->first = c->next;
-        } else {
+        } else if (c->last) {
             clReleaseEvent(c->last);
         }
         c->last = c->next;
     }
+    c->skip_next = 0;
     c->count++;
 }
 
@@ -63,11 +75,11 @@ void chain_finish(chain *c, cl_event *first, cl_event *done)
         return;
     if (done)
         *done = c->last;
-    else
+    else if (c->last)
         clReleaseEvent(c->last);
     if (first)
         *first = c->first;
-    else
+    else if (c->first)
         clReleaseEvent(c->first);
 }
 
@@ -75,7 +87,7 @@ void chain_abandon(chain *c)
 {
     if (c->count == 0)
         return;
-    if (c->events)
+    if (c->tail_event)
         clWaitForEvents(1, &c->last);
     else
         clFinish(c->queue);

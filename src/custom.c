@@ -619,10 +619,13 @@ static clreduce_status custom_scan_enqueue(clreduce_ctx *ctx, chain *c, const re
     kernel_arg partials_args[] = {ARG(partials), ARG(count)};
     kernel_arg apply_args[] = {ARG(r->input), ARG(in_off),   ARG(n),   ARG(r->output),
                                ARG(out_off),  ARG(partials), ARG(in2), ARG(in2_off)};
-    if ((status = enqueue_kernel_args(ctx, c, k, 0, groups, wg, reduce_args, 6)) ==
-            CLREDUCE_SUCCESS &&
-        (status = enqueue_kernel_args(ctx, c, k, 1, 1, wg, partials_args, 2)) ==
-            CLREDUCE_SUCCESS)
+    /* The partials' scan and the apply follow the first two. */
+    chain_intermediate(c);
+    status = enqueue_kernel_args(ctx, c, k, 0, groups, wg, reduce_args, 6);
+    chain_intermediate(c);
+    if (status == CLREDUCE_SUCCESS)
+        status = enqueue_kernel_args(ctx, c, k, 1, 1, wg, partials_args, 2);
+    if (status == CLREDUCE_SUCCESS)
         status = enqueue_kernel_args(ctx, c, k, 2, groups, wg, apply_args, 8);
     clReleaseMemObject(partials);
     return status;

@@ -651,6 +651,9 @@ struct chain {
     int count;      /* commands enqueued */
     int in_order;
     int events;     /* whether commands make events */
+    int want_first; /* the caller asked for the first command's event */
+    int skip_next;  /* the next command makes none (chain_intermediate) */
+    int tail_event; /* the last command enqueued made one */
     /* The queue's temporary buffer, when a family took it (scratch.c):
      * locked until temp_release(). */
     struct queue_scratch *temp_entry;
@@ -658,7 +661,12 @@ struct chain {
 };
 
 void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wait,
-                 const cl_event *wait, int events_wanted);
+                 const cl_event *wait, int first_wanted, int done_wanted);
+/* The next command is followed by another of the call, which an in-order
+ * queue runs after it: unless the caller asked for its event as the
+ * first, it makes none. On NVIDIA's OpenCL each command's event cost a
+ * call some 5-12 us of the GPU's timeline (bench/results/h200-2026-12-02-q.md). */
+void chain_intermediate(chain *c);
 /* What a command being enqueued waits for, and where its event goes (NULL:
  * none); chain_push() after it was enqueued. */
 cl_uint chain_wait_count(const chain *c);

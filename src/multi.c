@@ -394,6 +394,8 @@ static clreduce_status multi_enqueue(clreduce_ctx *ctx, chain *c, const request 
     if (status == CLREDUCE_SUCCESS) {
         kernel_arg args[] = {ARG(r->input), ARG(in_off),  ARG(n),       ARG(r->output),
                              {r->num_ops * sizeof *at, at}, ARG(ticket), ARG(partials)};
+        if (p->variant == CLREDUCE_GRID_STRIDE && groups > 1)
+            chain_intermediate(c); /* the finish follows */
         status = enqueue_kernel_args(ctx, c, k, 0, groups, wg, args, 7);
     }
     if (status == CLREDUCE_SUCCESS && p->variant == CLREDUCE_GRID_STRIDE && groups > 1) {
@@ -503,6 +505,8 @@ static clreduce_status rows_multi_enqueue(clreduce_ctx *ctx, chain *c, const req
         kernel_arg args[] = {ARG(r->input), ARG(in_off),  ARG(items),   ARG(len),
                              ARG(pitch),    ARG(parts64), ARG(chunk64), ARG(r->output),
                              at_arg,        ARG(partials), ARG(team),   ARG(per_group)};
+        if (parts > 1)
+            chain_intermediate(c); /* the finish follows */
         status = enqueue_kernel_args(ctx, c, k, 0, div_up(items, per_group), p->work_group_size,
                                      args, 12);
     }
@@ -574,6 +578,7 @@ static clreduce_status segments_multi_enqueue(clreduce_ctx *ctx, chain *c, const
                                  ARG(r->output),    at_arg,        ARG(heads),
                                  ARG(chunk64),      ARG(chunks64), ARG(heads),
                                  ARG(starts_off64)};
+    chain_intermediate(c); /* the segments kernel follows */
     status = enqueue_kernel_args(ctx, c, k, 0, chunks, p->work_group_size, head_args, 10);
     if (status == CLREDUCE_SUCCESS)
         status = enqueue_kernel_args(ctx, c, k, 1, chunks, p->work_group_size, segment_args, 13);

@@ -223,6 +223,8 @@ clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const request *r, 
     if (groups > 1 &&
         (status = create_temp(ctx, c, groups * ACCUMULATOR_MAX, &scratch)) != CLREDUCE_SUCCESS)
         return status;
+    if (groups > 1)
+        chain_intermediate(c); /* the finish follows */
     status = enqueue_op_kernel(ctx, c, k, wg, groups, r, out_byte, r->output, scratch);
     if (status == CLREDUCE_SUCCESS && groups > 1) {
         cl_ulong count = groups, out_off = out_byte;

@@ -214,6 +214,7 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
     clreduce_status status = create_temp(ctx, c, r->rows * parts * partial_size, &partials);
     if (status != CLREDUCE_SUCCESS)
         return status;
+    chain_intermediate(c); /* the finish follows */
     status = enqueue_rows_kernel(ctx, c, r, p, k, r->input, r->input_offset, &split, partials,
                                  0);
     if (status == CLREDUCE_SUCCESS && extended)

@@ -208,7 +208,9 @@ static clreduce_status enqueue_reduce_then_scan(clreduce_ctx *ctx, chain *c, con
     kernel_arg spine_args[] = {ARG(partials), ARG(groups64)};
     kernel_arg scan_args[] = {ARG(r->input),  ARG(in_off64), ARG(n64),         ARG(r->output),
                               ARG(out_off64), ARG(partials), ARG(per_group64), ARG(exclusive)};
+    chain_intermediate(c); /* the spine and the scan follow */
     status = enqueue_kernel_args(ctx, c, k, K_RTS_REDUCE, groups, wg, reduce_args, 5);
+    chain_intermediate(c);
     if (status == CLREDUCE_SUCCESS)
         status = enqueue_kernel_args(ctx, c, k, K_RTS_SPINE, 1, wg, spine_args, 2);
     if (status == CLREDUCE_SUCCESS)

@@ -137,8 +137,10 @@ static clreduce_status enqueue_tiles(clreduce_ctx *ctx, chain *c, const request 
         kernel_arg reduce_args[] = {ARG(r->input), ARG(in_off),     ARG(len),     ARG(pitch),
                                     ARG(parts64),  ARG(per_part64), ARG(partials)};
         kernel_arg spine_args[] = {ARG(partials), ARG(parts64)};
+        chain_intermediate(c); /* the spine and the tiles follow */
         status = enqueue_kernel_args(ctx, c, k, K_REDUCE, r->rows * parts, wg, reduce_args,
                                      sizeof reduce_args / sizeof *reduce_args);
+        chain_intermediate(c);
         if (status == CLREDUCE_SUCCESS)
             status = enqueue_kernel_args(ctx, c, k, K_SPINE, r->rows, wg, spine_args,
                                          sizeof spine_args / sizeof *spine_args);

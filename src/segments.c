@@ -171,6 +171,7 @@ static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const reque
                                  ARG(offsets_off), ARG(segments), ARG(r->output), ARG(out_off),
                                  ARG(heads),     ARG(chunk64),  ARG(chunks64), ARG(heads),
                                  ARG(starts_off64), ARG(in2), ARG(in2_off)};
+    chain_intermediate(c); /* the segments kernel follows */
     status = enqueue_kernel_args(ctx, c, k, K_HEADS, chunks, p->work_group_size, head_args,
                                  sizeof head_args / sizeof *head_args - second);
     if (status == CLREDUCE_SUCCESS)
