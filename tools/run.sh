@@ -158,10 +158,14 @@ run_suite() {
 
 run_suite "$build" "host suite" --suite host
 platforms=()
-clinfo -l 2>/dev/null | grep -q 'Portable Computing Language' && platforms+=(pocl)
+# The listing is read once, then searched: `clinfo -l | grep -q` fails under
+# pipefail whenever grep exits before clinfo has written everything (PoCL
+# is listed first), which left PoCL's suites out at random.
+listing=$(clinfo -l 2>/dev/null || true)
+grep -q 'Portable Computing Language' <<<"$listing" && platforms+=(pocl)
 # Selected by its platform's name: "intel" alone would also match PoCL's
 # device name on an Intel processor.
-clinfo -l 2>/dev/null | grep -q 'Intel(R) OpenCL' && platforms+=('Intel(R) OpenCL')
+grep -q 'Intel(R) OpenCL' <<<"$listing" && platforms+=('Intel(R) OpenCL')
 [ ${#platforms[@]} -gt 0 ] || platforms+=("")
 for p in "${platforms[@]}"; do
     # Not unit.threads on Intel's runtime: once in about twenty runs on a
