@@ -55,6 +55,16 @@ void chain_push(chain *c)
     c->count++;
 }
 
+clreduce_status chain_seal(clreduce_ctx *ctx, chain *c)
+{
+    /* `done` must be the last command's event. A family that marked its
+     * last command intermediate left it without one: a marker behind it
+     * makes one, rather than hand out an earlier command's. */
+    if (c->events && c->count > 0 && !c->tail_event)
+        return enqueue_marker(ctx, c);
+    return CLREDUCE_SUCCESS;
+}
+
 cl_uint chain_wait_count(const chain *c)
 {
     if (c->count == 0)

@@ -673,6 +673,9 @@ cl_uint chain_wait_count(const chain *c);
 const cl_event *chain_wait_list(const chain *c);
 cl_event *chain_event_slot(chain *c);
 void chain_push(chain *c);
+/* After a family's commands: makes sure the last one has an event where
+ * events are made (a marker behind a last command marked intermediate). */
+clreduce_status chain_seal(clreduce_ctx *ctx, chain *c);
 /* Hands the first and last events to the caller (NULL: released). */
 void chain_finish(chain *c, cl_event *first, cl_event *done);
 /* After a failure: waits for what was enqueued, then drops the events. */

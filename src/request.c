@@ -184,6 +184,8 @@ clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const req
             return status;
         status = f->enqueue(ctx, &c, r, &p, k, in_order);
     }
+    if (status == CLREDUCE_SUCCESS)
+        status = chain_seal(ctx, &c);
     if (status != CLREDUCE_SUCCESS) {
         /* A command already enqueued runs regardless: no work of this call
          * is left behind. */

@@ -1,0 +1,332 @@
+/* unit.done: the `done` event of the calls made of several commands, used
+ * the way a caller on another queue uses it:
+ *  - segments (a heads kernel, then the segments kernel), one operator and
+ *    several;
+ *  - a long row cut into parts, then a finish, one operator and several;
+ *  - several operators, and argmax, over a grid of work-groups, then a
+ *    finish (variant grid_stride);
+ *  - a long row scanned in parts (reduce, spine, tiles);
+ *  - a user operator's scan (reduce, partials, apply).
+ * Each call waits for an upload of its input that a user event holds. Its
+ * results are read on a second queue behind `done` alone, enqueued before
+ * the user event is set, and finished before the call's own queue is. The
+ * results are compared with a CPU reference on exact integer data, and the
+ * bytes around them must be untouched. A `done` that stood for an earlier
+ * command of the call would let the read run while the last command still
+ * ran; whether the read then sees stale results depends on the runtime's
+ * timing, so the library also makes sure, where it builds the chain of a
+ * call, that `done` is the last command's event.
+ *
+ * CLREDUCE_TEST_SEED=n repeats a run's random data. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "test_common.h"
+
+/* Elements of the input: a row long enough to be cut into parts on any
+ * device, and segments of 0 to SEGMENT_MAX elements over all of it. */
+#define COUNT (((size_t)1 << 21) + 7)
+#define SEGMENT_MAX 2000
+#define OUT_OFF 3 /* results before the first one written, and after the last */
+
+static clreduce_ctx *g_ctx;
+static cl_command_queue g_queue;      /* in-order: the calls */
+static cl_command_queue g_read_queue; /* the results are read here */
+static uint32_t *g_data;
+static uint32_t *g_offsets; /* g_segments + 1 of them */
+static size_t g_segments;
+static clreduce_operator *g_user_sum;
+
+/* One call: enqueues its commands on g_queue, results from result
+ * OUT_OFF of `out`; its reference writes `results` results of `size`
+ * bytes. */
+typedef struct done_case {
+    const char *name;
+    size_t (*results)(void);
+    size_t size;
+    clreduce_status (*enqueue)(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                               const cl_event *wait, cl_event *done);
+    void (*reference)(unsigned char *want);
+} done_case;
+
+static const clreduce_op sum_max[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MAX};
+
+/* ---- references ------------------------------------------------------------------ */
+
+static void sum_max_of(const uint32_t *x, size_t n, uint32_t *sum, uint32_t *max)
+{
+    uint32_t s = 0, m = 0; /* the identities of uint32 sum and max */
+    for (size_t i = 0; i < n; i++) {
+        s += x[i];
+        m = x[i] > m ? x[i] : m;
+    }
+    *sum = s;
+    *max = m;
+}
+
+static size_t one_result(void)
+{
+    return 1;
+}
+
+static size_t per_segment(void)
+{
+    return g_segments;
+}
+
+static size_t per_element(void)
+{
+    return COUNT;
+}
+
+static void segments_sums(unsigned char *want)
+{
+    for (size_t i = 0; i < g_segments; i++) {
+        uint32_t s, m;
+        sum_max_of(g_data + g_offsets[i], g_offsets[i + 1] - g_offsets[i], &s, &m);
+        memcpy(want + i * 4, &s, 4);
+    }
+}
+
+static void segments_records(unsigned char *want)
+{
+    for (size_t i = 0; i < g_segments; i++) {
+        uint32_t r[2];
+        sum_max_of(g_data + g_offsets[i], g_offsets[i + 1] - g_offsets[i], &r[0], &r[1]);
+        memcpy(want + i * 8, r, 8);
+    }
+}
+
+static void whole_sum(unsigned char *want)
+{
+    uint32_t s, m;
+    sum_max_of(g_data, COUNT, &s, &m);
+    memcpy(want, &s, 4);
+}
+
+static void whole_record(unsigned char *want)
+{
+    uint32_t r[2];
+    sum_max_of(g_data, COUNT, &r[0], &r[1]);
+    memcpy(want, r, 8);
+}
+
+static void whole_argmax(unsigned char *want)
+{
+    clreduce_arg_uint32 a = {g_data[0], 0, 0};
+    for (size_t i = 1; i < COUNT; i++)
+        if (g_data[i] > a.value) {
+            a.value = g_data[i];
+            a.index = i;
+        }
+    memcpy(want, &a, sizeof a);
+}
+
+static void prefix_sums(unsigned char *want)
+{
+    uint32_t s = 0;
+    for (size_t i = 0; i < COUNT; i++) {
+        s += g_data[i];
+        memcpy(want + i * 4, &s, 4);
+    }
+}
+
+/* ---- the calls ------------------------------------------------------------------- */
+
+static clreduce_status enqueue_segments(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                        const cl_event *wait, cl_event *done)
+{
+    return clreduce_reduce_segments(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_UINT32, in, 0,
+                                    COUNT, offsets, 0, CLREDUCE_UINT32, g_segments, out, OUT_OFF,
+                                    nwait, wait, done);
+}
+
+static clreduce_status enqueue_segments_multi(cl_mem in, cl_mem offsets, cl_mem out,
+                                              cl_uint nwait, const cl_event *wait,
+                                              cl_event *done)
+{
+    return clreduce_reduce_segments_multi(g_ctx, g_queue, sum_max, 2, CLREDUCE_UINT32, in, 0,
+                                          COUNT, offsets, 0, CLREDUCE_UINT32, g_segments, out,
+                                          OUT_OFF, nwait, wait, done);
+}
+
+static clreduce_status enqueue_row(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                   const cl_event *wait, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_reduce_rows(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_UINT32, in, 0, 1,
+                                COUNT, 0, out, OUT_OFF, nwait, wait, done);
+}
+
+static clreduce_status enqueue_row_multi(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                         const cl_event *wait, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_reduce_rows_multi(g_ctx, g_queue, sum_max, 2, CLREDUCE_UINT32, in, 0, 1,
+                                      COUNT, 0, out, OUT_OFF, nwait, wait, done);
+}
+
+static clreduce_status enqueue_grid_multi(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                          const cl_event *wait, cl_event *done)
+{
+    (void)offsets;
+    const size_t at[] = {OUT_OFF * 8, OUT_OFF * 8 + 4};
+    return clreduce_reduce_multi(g_ctx, g_queue, sum_max, 2, CLREDUCE_UINT32,
+                                 CLREDUCE_GRID_STRIDE, in, 0, COUNT, out, at, nwait, wait, done);
+}
+
+static clreduce_status enqueue_grid_argmax(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                           const cl_event *wait, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_ARGMAX, CLREDUCE_UINT32,
+                           CLREDUCE_GRID_STRIDE, in, 0, COUNT, out, OUT_OFF, nwait, wait, done);
+}
+
+static clreduce_status enqueue_row_scan(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                        const cl_event *wait, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_scan_rows(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_UINT32,
+                              CLREDUCE_INCLUSIVE, in, 0, 1, COUNT, 0, out, OUT_OFF, 0, nwait,
+                              wait, done);
+}
+
+static clreduce_status enqueue_user_scan(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                         const cl_event *wait, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_scan_custom(g_ctx, g_queue, g_user_sum, CLREDUCE_INCLUSIVE,
+                                CLREDUCE_SCAN_AUTO, in, 0, NULL, 0, COUNT, out, OUT_OFF, nwait,
+                                wait, done);
+}
+
+static const done_case cases[] = {
+    {"segments", per_segment, 4, enqueue_segments, segments_sums},
+    {"segments_multi", per_segment, 8, enqueue_segments_multi, segments_records},
+    {"row_in_parts", one_result, 4, enqueue_row, whole_sum},
+    {"row_multi_in_parts", one_result, 8, enqueue_row_multi, whole_record},
+    {"grid_multi", one_result, 8, enqueue_grid_multi, whole_record},
+    {"grid_argmax", one_result, sizeof(clreduce_arg_uint32), enqueue_grid_argmax, whole_argmax},
+    {"row_scan_in_parts", per_element, 4, enqueue_row_scan, prefix_sums},
+    {"user_scan", per_element, 4, enqueue_user_scan, prefix_sums},
+};
+
+/* ---- the test -------------------------------------------------------------------- */
+
+static void test_done_alone(void **state)
+{
+    const done_case *t = *state;
+    tc_seed_for(t->name);
+    const size_t results = t->results(), bytes = (results + 2 * OUT_OFF) * t->size;
+    unsigned char *want = malloc(results * t->size), *got = malloc(bytes);
+    unsigned char *sentinels = malloc(bytes);
+    uint32_t *zeros = calloc(COUNT, sizeof *zeros);
+    assert_true(want && got && sentinels && zeros);
+    memset(sentinels, TC_SENTINEL_BYTE, bytes);
+    t->reference(want);
+
+    /* The input holds zeros until the upload of the data, held by `gate`. */
+    cl_mem in = tc_make_buffer(g_ctx, COUNT * sizeof *g_data, zeros);
+    cl_mem offsets = tc_make_buffer(g_ctx, (g_segments + 1) * sizeof *g_offsets, g_offsets);
+    cl_mem out = tc_make_buffer(g_ctx, bytes, sentinels);
+    cl_event gate = tc_user_event(g_ctx), upload, done = TC_EVENT_SENTINEL;
+    assert_int_equal(clEnqueueWriteBuffer(g_queue, in, CL_FALSE, 0, COUNT * sizeof *g_data,
+                                          g_data, 1, &gate, &upload),
+                     CL_SUCCESS);
+    clreduce_status st = t->enqueue(in, offsets, out, 1, &upload, &done);
+    if (st != CLREDUCE_SUCCESS)
+        print_error("%s: %s\n", t->name, clreduce_last_error(g_ctx));
+    assert_int_equal(st, CLREDUCE_SUCCESS);
+    assert_true(done != NULL && done != TC_EVENT_SENTINEL);
+    assert_int_equal(clEnqueueReadBuffer(g_read_queue, out, CL_FALSE, 0, bytes, got, 1, &done,
+                                         NULL),
+                     CL_SUCCESS);
+    assert_int_equal(clFlush(g_queue), CL_SUCCESS);
+    assert_int_equal(clFlush(g_read_queue), CL_SUCCESS);
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    int early = tc_event_status(done) == CL_COMPLETE;
+    assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+    assert_int_equal(clFinish(g_read_queue), CL_SUCCESS);
+
+    int failures = 0;
+    if (early) {
+        failures++;
+        print_error("%s: done completed before the input was uploaded\n", t->name);
+    }
+    for (size_t i = 0; i < results && failures < 5; i++)
+        if (memcmp(got + (OUT_OFF + i) * t->size, want + i * t->size, t->size) != 0) {
+            failures++;
+            print_error("%s: result %zu of %zu differs from the reference (seed %llu)\n",
+                        t->name, i, results, (unsigned long long)tc_seed());
+        }
+    if (memcmp(got, sentinels, OUT_OFF * t->size) != 0 ||
+        memcmp(got + (OUT_OFF + results) * t->size, sentinels, OUT_OFF * t->size) != 0) {
+        failures++;
+        print_error("%s: bytes around the results changed\n", t->name);
+    }
+    assert_int_equal(clFinish(g_queue), CL_SUCCESS);
+    assert_int_equal(tc_event_status(done), CL_COMPLETE);
+    clReleaseEvent(done);
+    clReleaseEvent(upload);
+    clReleaseEvent(gate);
+    clReleaseMemObject(in);
+    clReleaseMemObject(offsets);
+    clReleaseMemObject(out);
+    free(want);
+    free(got);
+    free(sentinels);
+    free(zeros);
+    assert_int_equal(failures, 0);
+}
+
+/* Random data, and segments of 0 to SEGMENT_MAX elements that cover it. */
+static void make_data(void)
+{
+    tc_seed_for("unit.done");
+    g_data = malloc(COUNT * sizeof *g_data);
+    g_offsets = malloc((COUNT + 1) * sizeof *g_offsets);
+    assert_true(g_data && g_offsets);
+    for (size_t i = 0; i < COUNT; i++)
+        g_data[i] = (uint32_t)tc_rand64();
+    size_t at = 0;
+    g_offsets[0] = 0;
+    while (at < COUNT) {
+        size_t len = tc_rand_below(SEGMENT_MAX + 1);
+        at = at + len < COUNT ? at + len : COUNT;
+        g_offsets[++g_segments] = (uint32_t)at;
+    }
+}
+
+int main(void)
+{
+    g_ctx = tc_start("unit.done", &g_queue, &g_read_queue, NULL);
+    make_data();
+    const clreduce_operator_desc user_sum = {
+        .name = "usum", .input_type = CLREDUCE_UINT32, .inputs = 1, .acc_type = "uint",
+        .acc_size = 4, .acc_align = 4, .identity = "0", .map = "x", .combine = "a + b",
+        .commutative = 1,
+    };
+    assert_int_equal(clreduce_operator_create(g_ctx, &user_sum, &g_user_sum), CLREDUCE_SUCCESS);
+
+    struct CMUnitTest tests[ARRAY_SIZE(cases)];
+    size_t nt = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+        tc_add_test(tests, &nt, cases[i].name, test_done_alone, (void *)&cases[i]);
+    int failed = tc_run_tests("unit.done", tests, nt);
+
+    clreduce_operator_release(g_user_sum);
+    free(g_data);
+    free(g_offsets);
+    return tc_finish(g_ctx, failed, g_read_queue, g_queue, NULL);
+}
