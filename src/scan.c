@@ -167,12 +167,16 @@ static clreduce_status enqueue_ladder(clreduce_ctx *ctx, chain *c, const plan *p
         kernel_arg sums = has_sums ? (kernel_arg)ARG(temp) : (kernel_arg)ARG(none);
         kernel_arg args[] = {ARG(src),     ARG(src_off), ARG(cnt),      ARG(dst),
                              ARG(dst_off), sums,         ARG(sums_off), ARG(level_kind)};
+        if (levels > 1)
+            chain_intermediate(c); /* the adds follow */
         status = enqueue_kernel_args(ctx, c, k, K_BLOCK, div_up(count[L], block), wg, args, 8);
     }
     for (size_t L = levels - 1; L-- > 0 && status == CLREDUCE_SUCCESS;) {
         cl_mem data = L ? temp : r->output;
         cl_ulong data_off = offset[L], cnt = count[L], pre_off = offset[L + 1];
         kernel_arg args[] = {ARG(data), ARG(data_off), ARG(cnt), ARG(temp), ARG(pre_off)};
+        if (L > 0)
+            chain_intermediate(c); /* the next level's add follows */
         status = enqueue_kernel_args(ctx, c, k, K_ADD, div_up(count[L], block) - 1, wg, args, 5);
     }
     if (temp)
