@@ -140,8 +140,8 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
 #if CLR_SEGMENT_RUNS
     local T tile[CLR_RUNS_LOCAL];
     local uint bounds[CLR_RUNS_BOUNDS];
-    local T scan[2 * CLR_WG];
-    local uint flags[2 * CLR_WG];
+    local T scan[CLR_RUNS_SCAN_ITEMS];
+    local uint flags[CLR_RUNS_SCAN_ITEMS];
     local int ok;
 #endif
     CLR_SEGMENT_CHUNK

@@ -16,6 +16,9 @@
  *   clr_sg_reduce(v)  reduction over the calling sub-group, valid in lane 0
  *                     (every lane calls it, in uniform control flow).
  *   clr_sg_broadcast(v, lane)  lane's v in every lane (lane uniform)
+ *   clr_shfl_up(v, d), clr_shfl_up_uint(x, d)  the value of lane - d (not
+ *                     with CLR_SG_REDUCE; lanes below d get an unspecified
+ *                     value)
  *   clr_sg_scan_inclusive(v), clr_sg_scan_exclusive(v)
  *                     prefix over the lanes up to (before) the calling one,
  *                     in lane order: the counterpart of a __shfl_up_sync
@@ -91,6 +94,7 @@ uint clr_shfl_idx_u32(uint x, uint lane)
 #endif
 
 T clr_shfl_up(T v, uint delta) { CLR_SHFL_T(clr_shfl_up_u32, v, delta); }
+uint clr_shfl_up_uint(uint x, uint delta) { return clr_shfl_up_u32(x, delta); }
 T clr_sg_broadcast(T v, uint lane) { CLR_SHFL_T(clr_shfl_idx_u32, v, lane); }
 
 uint clr_sg_first_lane(int pred)
@@ -117,6 +121,7 @@ uint clr_sg_count(void) { return get_num_sub_groups(); }
 #if CLR_SG_PATH == CLR_SG_SHUFFLE_RELATIVE
 T clr_shfl_down(T v, uint delta) { return sub_group_shuffle_down(v, delta); }
 T clr_shfl_up(T v, uint delta) { return sub_group_shuffle_up(v, delta); }
+uint clr_shfl_up_uint(uint x, uint delta) { return sub_group_shuffle_up(x, delta); }
 #elif CLR_SG_PATH == CLR_SG_SHUFFLE
 /* An index past the sub-group gives an undefined value; clr_sg_reduce never
  * uses it, and clr_shfl_up's lanes below delta read their own. */
@@ -125,6 +130,11 @@ T clr_shfl_up(T v, uint delta)
 {
     uint lane = get_sub_group_local_id();
     return sub_group_shuffle(v, lane >= delta ? lane - delta : lane);
+}
+uint clr_shfl_up_uint(uint x, uint delta)
+{
+    uint lane = get_sub_group_local_id();
+    return sub_group_shuffle(x, lane >= delta ? lane - delta : lane);
 }
 #endif
 

@@ -270,8 +270,9 @@ static void test_layouts(void **state)
 
 /* The layouts again, for float and double, with short segments taken by
  * runs of elements (cl/segment_runs.cl), which the tuning gives NVIDIA GPUs
- * for 4-byte types only: a context whose kernels are built with their test
- * switch. Every program here is built for this test alone (on PoCL from a
+ * only: a context whose kernels are built with their test switch. Float
+ * runs scan their partials by sub-group shuffles where the device has them
+ * (Intel's CPU runtime), doubles in local memory. Every program here is built for this test alone (on PoCL from a
  * cold cache three types took 143 s), so int32, whose runs are float's
  * code with an exact sum, is left to the layouts test on NVIDIA. */
 static void test_layouts_by_runs(void **state)
