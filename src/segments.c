@@ -76,6 +76,14 @@ static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const reque
     return chunk;
 }
 
+/* Elements of 8 bytes take runs where the mean segment is this long or
+ * shorter. On the H200 (double sums, 2^26 and 10^7 elements;
+ * bench/results/h200-2026-12-02-r.md) runs took segments of 1-100 in 420
+ * rather than 649 us and 84 rather than 119, and of 1-10 in 508 rather than
+ * 550; arrays of 100 and of 1000 were 3-8% slower by runs, segments of
+ * 1-1000 2-5% faster. */
+#define RUNS_MEAN_MAX_8_BYTES 64
+
 /* Whether the plain kernels take a chunk's segments by runs
  * (CLR_SEGMENT_RUNS): where the tuning says so, for chunks of one tile of
  * runs (CLR_RUNS_TILE, the short chunks above), with the kernel's local
@@ -87,6 +95,8 @@ static int takes_runs(const clreduce_ctx *ctx, const plan *p, const request *r)
     size_t size = p->element_size;
     if (!p->t.segment_runs || p->program != &segments_program ||
         chunk_elements(ctx, p, r) != wg * run)
+        return 0;
+    if (size > 4 && (!r->rows || r->count / r->rows > RUNS_MEAN_MAX_8_BYTES))
         return 0;
     size_t local = wg * (run + 1) * size + (wg * run / 4 + 1) * sizeof(cl_uint) +
                    2 * wg * (size + sizeof(cl_uint)) + (wg + 1) * size + 2 * sizeof(cl_uint);

@@ -71,12 +71,11 @@ void tuning_for_device(const device_info *info, size_t element_size,
     /* Short segments by runs of elements, one pass over a chunk
      * (segment_runs.cl), rather than a team per segment: on the H200 it ran
      * sums of 4-byte elements 11-29% faster (float segments of 1 to 10 and
-     * of 1 to 1000 elements, arrays of 100 and of 1000; int32 likewise) and
-     * doubles of 1 to 1000 and arrays of 1000 2.5-5% slower; on PoCL it
-     * was not faster (bench/results/h200-2026-12-02-j.md,
+     * of 1 to 1000 elements, arrays of 100 and of 1000; int32 likewise);
+     * doubles gain only where segments are short (segments.c); on PoCL it
+     * was not faster (bench/results/h200-2026-12-02-j.md, -r.md,
      * cpu-2026-12-02-segments.md). */
-    out->segment_runs = info->vendor == VENDOR_NVIDIA && (info->type & CL_DEVICE_TYPE_GPU) &&
-                        element_size <= 4;
+    out->segment_runs = info->vendor == VENDOR_NVIDIA && (info->type & CL_DEVICE_TYPE_GPU);
     out->scan_work_group_size = e->scan_work_group_size;
     out->scan_loads = e->scan_loads;
     if (overrides) {
