@@ -80,8 +80,8 @@ static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const reque
  * shorter. On the H200 (double sums, 2^26 and 10^7 elements;
  * bench/results/h200-2026-12-02-r.md) runs took segments of 1-100 in 420
  * rather than 649 us and 84 rather than 119, and of 1-10 in 508 rather than
- * 550; arrays of 100 and of 1000 were 3-8% slower by runs, segments of
- * 1-1000 2-5% faster. */
+ * 550 (in wide chunks, which takes_wide() gives them, in 429); arrays of 100
+ * and of 1000 were 3-8% slower by runs, segments of 1-1000 2-5% faster. */
 #define RUNS_MEAN_MAX_8_BYTES 64
 
 /* Whether the plain kernels take a chunk's segments by runs
