@@ -294,6 +294,57 @@ static void test_layouts_by_runs(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Short segments of a large input on a GPU: where the tuning takes
+ * segments by runs (NVIDIA), a mean of 16 elements or less in an input of
+ * 8 wide chunks a compute unit or more is taken by teams in wide chunks
+ * (src/segments.c), which the layouts above are too small to reach.
+ * Segments of 0 to 16 elements over 2^26 + 5 elements: float, int32 and
+ * double. Skipped on other devices, which take no wide chunks (on PoCL the
+ * test took 21 s). */
+static void test_wide_chunks(void **state)
+{
+    (void)state;
+    tc_seed_for("wide_chunks");
+    cl_device_type dtype = 0;
+    assert_int_equal(clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_TYPE, sizeof dtype,
+                                     &dtype, NULL),
+                     CL_SUCCESS);
+    if (!(dtype & CL_DEVICE_TYPE_GPU)) {
+        print_message("note: not a GPU: skipped\n");
+        skip();
+    }
+    const size_t count = ((size_t)1 << 26) + 5;
+    void *data = malloc(count * 8);
+    uint64_t *offsets = malloc((count + 1) * sizeof *offsets);
+    assert_true(data && offsets);
+    size_t segments = 0, at = 0;
+    offsets[0] = 0;
+    while (at < count) {
+        size_t len = tc_rand_below(17);
+        at = at + len < count ? at + len : count;
+        offsets[++segments] = at;
+    }
+    static const struct {
+        clreduce_op op;
+        clreduce_type type;
+    } cases[] = {{CLREDUCE_OP_SUM, CLREDUCE_FLOAT},  {CLREDUCE_OP_MIN, CLREDUCE_FLOAT},
+                 {CLREDUCE_OP_MAX, CLREDUCE_FLOAT},  {CLREDUCE_OP_SUM, CLREDUCE_INT32},
+                 {CLREDUCE_OP_SUM, CLREDUCE_DOUBLE}, {CLREDUCE_OP_MAX, CLREDUCE_DOUBLE}};
+    int failures = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        if (!tc_type_supported(g_ctx, cases[i].type))
+            continue;
+        seg_case c = {cases[i].op, cases[i].type, count, offsets, segments,
+                      i & 1 ? CLREDUCE_UINT64 : CLREDUCE_UINT32, i % 3, i % 2, 1 + i % 2, NULL,
+                      1};
+        tcr_fill_for_op(c.op, c.type, data, count, i);
+        failures += !check_segments("wide chunks", &c, data);
+    }
+    free(data);
+    free(offsets);
+    assert_int_equal(failures, 0);
+}
+
 /* Float sums of segments of values of mixed magnitudes, against the bound. */
 static void test_float_bound(void **state)
 {
@@ -637,7 +688,7 @@ int main(void)
         cmocka_unit_test(test_special_values),  cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_float_bound),     cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_bad_offsets_on_device), cmocka_unit_test(test_layouts),
-        cmocka_unit_test(test_layouts_by_runs),
+        cmocka_unit_test(test_layouts_by_runs), cmocka_unit_test(test_wide_chunks),
     };
     int failed = tc_run_tests("unit.segments", tests, ARRAY_SIZE(tests));
     return tc_finish(g_ctx, failed, g_queue, NULL);
