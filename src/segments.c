@@ -87,8 +87,9 @@ static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const reque
 /* Whether the plain kernels take a chunk's segments by runs
  * (CLR_SEGMENT_RUNS): where the tuning says so, for chunks of one tile of
  * runs (CLR_RUNS_TILE, the short chunks above), with the kernel's local
- * memory within the device's:
- * the padded tile, its bounds, the scan of the runs and the rounds' own. */
+ * memory within the device's: the padded tile, its bounds, the scan of the
+ * runs (its largest form, two values and flags a work-item; the sub-group
+ * form needs less) and the rounds' own. */
 static int takes_runs(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     size_t wg = p->work_group_size, run = LANE_VECTORS * p->t.vector_width;

@@ -227,14 +227,21 @@ cl_command_queue tc_create_queue(const clreduce_ctx *ctx, cl_command_queue_prope
     return q;
 }
 
+cl_device_type tc_device_type(const clreduce_ctx *ctx)
+{
+    cl_device_type type = 0;
+    if (clGetDeviceInfo(clreduce_get_cl_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL) !=
+        CL_SUCCESS)
+        return 0;
+    return type;
+}
+
 int tc_is_nvidia_gpu(const clreduce_ctx *ctx)
 {
     char vendor[256] = "";
-    cl_device_type type = 0;
-    cl_device_id device = clreduce_get_cl_device(ctx);
-    clGetDeviceInfo(device, CL_DEVICE_VENDOR, sizeof vendor - 1, vendor, NULL);
-    clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    return strstr(vendor, "NVIDIA") && (type & CL_DEVICE_TYPE_GPU);
+    clGetDeviceInfo(clreduce_get_cl_device(ctx), CL_DEVICE_VENDOR, sizeof vendor - 1, vendor,
+                    NULL);
+    return strstr(vendor, "NVIDIA") && (tc_device_type(ctx) & CL_DEVICE_TYPE_GPU);
 }
 
 size_t tc_device_max_work_group_size(const clreduce_ctx *ctx)

@@ -101,6 +101,8 @@ int tc_device_supports_queue(const clreduce_ctx *ctx, cl_command_queue_propertie
 cl_command_queue tc_create_queue(const clreduce_ctx *ctx, cl_command_queue_properties props);
 
 size_t tc_device_max_work_group_size(const clreduce_ctx *ctx);
+/* CL_DEVICE_TYPE of ctx's device (0 where the query fails). */
+cl_device_type tc_device_type(const clreduce_ctx *ctx);
 /* Whether ctx's device is an NVIDIA GPU (where the library tunes some
  * operators of their own). */
 int tc_is_nvidia_gpu(const clreduce_ctx *ctx);

@@ -159,8 +159,7 @@ static int float_result_may_differ(const clreduce_ctx *ctx, clreduce_op op)
                    op == CLREDUCE_OP_MEAN_VAR;
     if (!sum_like)
         return 0;
-    cl_device_type type = 0;
-    clGetDeviceInfo(clreduce_get_cl_device(ctx), CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    cl_device_type type = tc_device_type(ctx);
     clreduce_subgroup_path path = clreduce_get_subgroup_path(ctx);
     int khr_cpu = (type & CL_DEVICE_TYPE_CPU) && path != CLREDUCE_SUBGROUP_PATH_NONE &&
                   path != CLREDUCE_SUBGROUP_PATH_NV_PTX;

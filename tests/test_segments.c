@@ -305,11 +305,7 @@ static void test_wide_chunks(void **state)
 {
     (void)state;
     tc_seed_for("wide_chunks");
-    cl_device_type dtype = 0;
-    assert_int_equal(clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_TYPE, sizeof dtype,
-                                     &dtype, NULL),
-                     CL_SUCCESS);
-    if (!(dtype & CL_DEVICE_TYPE_GPU)) {
+    if (!(tc_device_type(g_ctx) & CL_DEVICE_TYPE_GPU)) {
         print_message("note: not a GPU: skipped\n");
         skip();
     }
