@@ -88,6 +88,7 @@ static void usage(FILE *f)
         "  --subgroup-path P   auto, none, nv_ptx, shuffle_relative, shuffle, reduce\n"
         "  --build-options S   appended to every kernel build (settings.build_options),\n"
         "                      e.g. \"-cl-nv-maxrregcount=32\" on NVIDIA\n"
+        "  --segment-passes N  launches of a segments reduction: 1 or 2\n"
         "\n"
         "Bandwidth ceiling\n"
         "  --no-peak           do not measure it (no %peak column)\n"
@@ -420,6 +421,8 @@ void cli_parse(int argc, char **argv, options *o)
             o->settings.groups_per_compute_unit = (unsigned)parse_number("--gpcu", value, 1024);
         } else if (VALUE("--build-options")) {
             o->settings.build_options = value;
+        } else if (VALUE("--segment-passes")) {
+            o->settings.segment_passes = (unsigned)parse_number("--segment-passes", value, 2);
         } else if (VALUE("--subgroup-path")) {
             int found = 0;
             for (int p = 0; p <= CLREDUCE_SUBGROUP_PATH_REDUCE; p++) {

@@ -55,65 +55,7 @@
  * in2_off last (team.cl's CLR_TEAM_IN2_PARAMS).
  */
 
-/* A round of one operator (segment_chunks.cl's CLR_SEGMENT_ROUNDS): ACC the
- * accumulator, IDENTITY its empty value, RANGE(b, e) a team's reduction of
- * elements [b, e), REDUCE the teams' combination, STORE(s, v) the result of
- * segment s. */
-#define CLR_SEGMENT_ROUND(ACC, IDENTITY, RANGE, REDUCE, STORE)                 \
-    {                                                                          \
-        ACC v = IDENTITY;                                                      \
-        if (mine && b < e)                                                     \
-            v = RANGE(b, e);                                                   \
-        v = REDUCE(l, v, team);                                                \
-        if (mine && clr_team_is_leader(team)) {                                \
-            if (carried)                                                       \
-                carry = v;                                                     \
-            else                                                               \
-                STORE(s, v);                                                   \
-        }                                                                      \
-    }
-
 #if CLR_OP <= CLR_OP_MAX
-
-#if CLR_SEGMENT_RUNS
-/* Bounds of the segments a chunk may take by runs (segment_runs.cl): a
- * mean of four elements or more. */
-#define CLR_RUNS_BOUNDS (CLR_RUNS_TILE / 4 + 1)
-
-/* Chunk g's k segments from `first`, by runs, when the chunk is one tile
- * of runs and its offsets, read into local memory, neither decrease nor
- * leave the chunk's segments (else 0, nothing written: the rounds take
- * them). The same answer for every work-item. */
-int clr_segments_by_runs(global const T *in, global const OT *offsets, global T *out, ulong lo,
-                         ulong hi, ulong chunk, ulong chunks, ulong first, ulong k, ulong count,
-                         local T *tile, local uint *bounds, local T *scan, local uint *flags,
-                         local int *ok, local T *carry)
-{
-    uint lid = (uint)get_local_id(0);
-    uint n = (uint)(hi - lo);
-    ulong g = get_group_id(0);
-    VT x[CLR_RUN / CLR_VEC];
-    if (lid == 0)
-        *ok = 1;
-    clr_runs_fetch(in + lo, n, x);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (ulong i = lid; i <= k; i += CLR_WG) {
-        ulong b = clr_offset_at(offsets, first + i, count);
-        int bad = i > 0 && b < clr_offset_at(offsets, first + i - 1, count);
-        if (i == 0 || i + 1 == k)
-            bad |= clr_owner(b, chunk, chunks) != g;
-        if (bad)
-            atomic_xchg(ok, 0);
-        bounds[i] = b > hi ? n + 1 : (uint)(b - lo);
-    }
-    clr_runs_stage(x, n, tile);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (!*ok)
-        return 0;
-    clr_runs_reduce(tile, n, bounds, (uint)k, out + first, carry, scan, flags);
-    return 1;
-}
-#endif
 
 CLR_KERNEL clr_segment_heads(global const T *restrict in, ulong in_off, ulong count,
                              global const OT *restrict offsets, ulong offsets_off,
@@ -138,17 +80,16 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
     local T l[CLR_WG];
     local T carry;
 #if CLR_SEGMENT_RUNS
-    local T tile[CLR_RUNS_LOCAL];
-    local uint bounds[CLR_RUNS_BOUNDS];
-    local T scan[CLR_RUNS_SCAN_ITEMS];
-    local uint flags[CLR_RUNS_SCAN_ITEMS];
-    local int ok;
+    CLR_RUNS_LOCALS
 #endif
     CLR_SEGMENT_CHUNK
 #if CLR_SEGMENT_RUNS
+    VT x[CLR_RUN / CLR_VEC];
+    if (chunk == CLR_RUNS_TILE && k < CLR_RUNS_BOUNDS)
+        clr_runs_fetch(in + in_off + lo, (uint)(hi - lo), x);
     if (chunk != CLR_RUNS_TILE || k >= CLR_RUNS_BOUNDS ||
-        !clr_segments_by_runs(in + in_off, offsets, out + out_off, lo, hi, chunk, chunks, first,
-                              k, count, tile, bounds, scan, flags, &ok, &carry))
+        !clr_segments_by_runs(x, offsets, out + out_off, g, lo, hi, chunk, chunks, first, k,
+                              count, &carry, 0, &carry, tile, bounds, scan, flags, &ok))
 #endif
     {
 #define CLR_SEGMENT_RANGE(b, e) clr_team_range(in + in_off + b, e - b, lid & (team - 1), team)

@@ -11,8 +11,11 @@
  *
  * Provides the team size of a chunk (clr_segment_team), the searches of
  * the heads kernels (clr_chunk_start), the segments a chunk owns
- * (clr_chunk_owned), and the openings and rounds of the kernels
- * (CLR_HEAD_CHUNK, CLR_SEGMENT_CHUNK, CLR_SEGMENT_ROUNDS).
+ * (clr_chunk_owned), the openings and rounds of the kernels
+ * (CLR_HEAD_CHUNK, CLR_SEGMENT_CHUNK, CLR_SEGMENT_ROUNDS, and a round of one
+ * operator, CLR_SEGMENT_ROUND), and where
+ * CLR_SEGMENT_RUNS is set, a chunk's segments by runs
+ * (clr_segments_by_runs).
  */
 
 #if CLR_OFFSETS_TYPE == CLR_TYPE_UINT
@@ -99,15 +102,16 @@ ulong clr_wg_lower_bound(global const OT *offsets, ulong lo, ulong hi, ulong x, 
     return lo;
 }
 
-/* The segments chunk g owns, from the starts the heads kernel found: the
- * first, how many, and where the last ends when the chunk owns it (else
- * 0). The same for every work-item. */
-void clr_chunk_owned(global const OT *offsets, global const ulong *starts, ulong g,
-                     ulong chunk, ulong chunks, ulong segments, ulong count, ulong *first,
-                     ulong *k, ulong *last_end)
+/* The segments chunk g owns, from the starts of chunks g and g + 1 (the
+ * first offset index at or past each chunk's first element; `next` is not
+ * read for the last chunk): the first, how many, and where the last ends
+ * when the chunk owns it (else 0). The same for every work-item. */
+void clr_chunk_owned(global const OT *offsets, ulong start, ulong next, ulong g, ulong chunk,
+                     ulong chunks, ulong segments, ulong count, ulong *first, ulong *k,
+                     ulong *last_end)
 {
-    ulong f = g == 0 ? 0 : min(starts[g], segments);
-    ulong end = g + 1 == chunks ? segments : clamp(starts[g + 1], f, segments);
+    ulong f = g == 0 ? 0 : min(start, segments);
+    ulong end = g + 1 == chunks ? segments : clamp(next, f, segments);
     *first = f;
     *k = end - f;
     *last_end = 0;
@@ -150,8 +154,9 @@ ulong clr_chunk_start(global const OT *offsets, ulong segments, ulong lo, ulong 
     ulong hi = min(count, lo + chunk);                                         \
     uint lid = (uint)get_local_id(0);                                          \
     ulong first, k, last_end;                                                  \
-    clr_chunk_owned(offsets, starts + starts_off, g, chunk, chunks, segments, count, &first, &k, \
-                    &last_end);                                                \
+    starts += starts_off;                                                      \
+    clr_chunk_owned(offsets, starts[g], g + 1 < chunks ? starts[g + 1] : 0, g, chunk, chunks,  \
+                    segments, count, &first, &k, &last_end);                   \
     if (k == 0)                                                                \
         return;
 
@@ -161,8 +166,11 @@ ulong clr_chunk_start(global const OT *offsets, ulong segments, ulong lo, ulong 
  * with `team`, `s`, `b`, `e`, `mine` (the chunk owns the segment: only then
  * are b and e set) and `carried` (the segment runs past the chunk: its
  * value goes to the carry, to be combined with the heads of the chunks it
- * reaches). A segment is empty when the offsets decrease (written so that
- * no saturating subtraction comes of it, which Oclgrind cannot run). */
+ * reaches). Only the last can run past the chunk: one before it that does
+ * (offsets that decrease) is not the chunk's to write, since the chunk it
+ * ends in may write it (reduce_segments_single.cl). A segment is empty when
+ * the offsets decrease (written so that no saturating subtraction comes of
+ * it, which Oclgrind cannot run). */
 #define CLR_SEGMENT_ROUNDS(ROUND)                                              \
     uint team = clr_segment_team(lo, hi, k);                                   \
     uint teams = CLR_WG / team;                                                \
@@ -173,9 +181,77 @@ ulong clr_chunk_start(global const OT *offsets, ulong segments, ulong lo, ulong 
         int mine = 0;                                                          \
         if (j < k) {                                                           \
             b = clr_offset_at(offsets, s, count);                              \
-            e = min(clr_offset_at(offsets, s + 1, count), hi);                 \
-            mine = clr_owner(b, chunk, chunks) == g;                           \
+            ulong e_ = clr_offset_at(offsets, s + 1, count);                   \
+            e = min(e_, hi);                                                   \
+            mine = clr_owner(b, chunk, chunks) == g && (e_ <= hi || j + 1 == k); \
         }                                                                      \
         int carried = j + 1 == k && last_end > hi;                             \
         ROUND                                                                  \
     }
+
+/* A round of one operator (CLR_SEGMENT_ROUNDS): ACC the
+ * accumulator, IDENTITY its empty value, RANGE(b, e) a team's reduction of
+ * elements [b, e), REDUCE the teams' combination, STORE(s, v) the result of
+ * segment s. */
+#define CLR_SEGMENT_ROUND(ACC, IDENTITY, RANGE, REDUCE, STORE)                 \
+    {                                                                          \
+        ACC v = IDENTITY;                                                      \
+        if (mine && b < e)                                                     \
+            v = RANGE(b, e);                                                   \
+        v = REDUCE(l, v, team);                                                \
+        if (mine && clr_team_is_leader(team)) {                                \
+            if (carried)                                                       \
+                carry = v;                                                     \
+            else                                                               \
+                STORE(s, v);                                                   \
+        }                                                                      \
+    }
+
+#if CLR_SEGMENT_RUNS
+/* Bounds of the segments a chunk may take by runs (segment_runs.cl): a
+ * mean of four elements or more. */
+#define CLR_RUNS_BOUNDS (CLR_RUNS_TILE / 4 + 1)
+
+/* The local memory of clr_segments_by_runs(), declared in a kernel. */
+#define CLR_RUNS_LOCALS                                                        \
+    local T tile[CLR_RUNS_LOCAL];                                              \
+    local uint bounds[CLR_RUNS_BOUNDS];                                        \
+    local T scan[CLR_RUNS_SCAN_ITEMS];                                         \
+    local uint flags[CLR_RUNS_SCAN_ITEMS];                                     \
+    local int ok;
+
+/* Chunk g's k segments from `first`, elements [lo, hi) of which x holds
+ * the work-item's share (clr_runs_fetch), by runs, when the chunk is one
+ * tile of runs and its offsets, read into local memory, neither decrease
+ * nor leave the chunk's segments (else 0, nothing written: the rounds take
+ * them). With `head`, *head_out also receives the chunk's elements before
+ * its first segment, as clr_runs_reduce() says. The same answer for every
+ * work-item. */
+int clr_segments_by_runs(private const VT *x, global const OT *offsets, global T *out, ulong g,
+                         ulong lo, ulong hi, ulong chunk, ulong chunks, ulong first, ulong k,
+                         ulong count, local T *carry, int head, local T *head_out,
+                         local T *tile, local uint *bounds, local T *scan, local uint *flags,
+                         local int *ok)
+{
+    uint lid = (uint)get_local_id(0);
+    uint n = (uint)(hi - lo);
+    if (lid == 0)
+        *ok = 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong i = lid; i <= k; i += CLR_WG) {
+        ulong b = clr_offset_at(offsets, first + i, count);
+        int bad = i > 0 && b < clr_offset_at(offsets, first + i - 1, count);
+        if (i == 0 || i + 1 == k)
+            bad |= clr_owner(b, chunk, chunks) != g;
+        if (bad)
+            atomic_xchg(ok, 0);
+        bounds[i] = b > hi ? n + 1 : (uint)(b - lo);
+    }
+    clr_runs_stage(x, n, tile);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!*ok)
+        return 0;
+    clr_runs_reduce(tile, n, bounds, (uint)k, out + first, carry, head, head_out, scan, flags);
+    return 1;
+}
+#endif

@@ -29,7 +29,7 @@
  *   clr_runs_fetch(in, n, x)   work-item's share of in[0 .. n) into x, in
  *                              flight: CLR_RUN / CLR_VEC vectors;
  *   clr_runs_stage(x, n, tile) that share into the local copy;
- *   clr_runs_reduce(tile, n, bounds, k, out, carry, scan, flags)
+ *   clr_runs_reduce(tile, n, bounds, k, out, carry, head, scan, flags)
  *                              the reductions of k segments (below).
  */
 
@@ -61,6 +61,9 @@
 #else
 #define CLR_RUNS_SCAN_ITEMS (2 * CLR_WG)
 #endif
+
+/* No segment of a run's waits for the scan (clr_runs_reduce). */
+#define CLR_RUNS_NONE (-2)
 
 #if CLR_VEC > 1
 #define CLR_RUNS_LOADU(p) CLR_CAT(vload, CLR_VEC)(0, (p))
@@ -106,15 +109,17 @@ void clr_runs_stage(private const VT *x, uint n, local T *tile)
 /* The reductions of segments 0 .. k - 1 of the staged tile of n elements:
  * segment i is elements [bounds[i], bounds[i + 1]); bounds (k + 1 of them,
  * in local memory) do not decrease, are at most n, except bounds[k] = n + 1
- * for a last segment that runs on past the tile. Elements before bounds[0]
- * and from bounds[k] on belong to no segment here. out[i] receives the
- * result of each segment that ends in the tile; *carry the last one's
- * partial when it runs on. Called by every work-item of the work-group;
- * scan and flags hold CLR_RUNS_SCAN_ITEMS items each. The end of a segment at
- * element q (q in 1 .. n) belongs to the run of element q - 1; one at 0, of
- * an empty segment, to run 0. */
+ * for a last segment that runs on past the tile. Elements from bounds[k] on
+ * belong to no segment here, nor do those before bounds[0] unless `head`:
+ * then they are the tile's part of a segment begun before it, and *head
+ * receives their reduction. out[i] receives the result of each segment that
+ * ends in the tile; *carry the last one's partial when it runs on. Called by
+ * every work-item of the work-group; scan and flags hold CLR_RUNS_SCAN_ITEMS
+ * items each. The end of a segment at element q (q in 1 .. n) belongs to
+ * the run of element q - 1; one at 0, of an empty segment, to run 0. */
 void clr_runs_reduce(local const T *tile, uint n, local const uint *bounds, uint k,
-                     global T *out, local T *carry, local T *scan, local uint *flags)
+                     global T *out, local T *carry, int head, local T *head_out, local T *scan,
+                     local uint *flags)
 {
     uint lid = (uint)get_local_id(0);
     uint p0 = lid * CLR_RUN;
@@ -136,18 +141,21 @@ void clr_runs_reduce(local const T *tile, uint n, local const uint *bounds, uint
         cur = (int)lo - 1;
     }
     /* Whether the segment began in an earlier run: its result then waits
-     * for the scan (head, head_part). */
-    int continued = cur >= 0 && cur < (int)k && bounds[cur] < p0;
+     * for the scan (open, open_part). With `head`, the elements before
+     * bounds[0] are segment -1, begun before run 0. */
+    int continued = cur >= 0 ? cur < (int)k && bounds[cur] < p0 : head && p0 > 0;
     int through = continued;
     uint end = cur < (int)k ? bounds[cur + 1] : UINT_MAX;
-    T acc = CLR_IDENTITY, head_part = CLR_IDENTITY;
-    int head = -1;
+    T acc = CLR_IDENTITY, open_part = CLR_IDENTITY;
+    int open = CLR_RUNS_NONE;
 #define CLR_RUNS_END                                                           \
     {                                                                          \
         if (continued)                                                         \
-            head = cur, head_part = acc;                                       \
+            open = cur, open_part = acc;                                       \
         else if (cur >= 0)                                                     \
             out[cur] = acc;                                                    \
+        else if (head)                                                         \
+            *head_out = acc;                                                   \
         continued = through = 0;                                               \
         acc = CLR_IDENTITY;                                                    \
         cur++;                                                                 \
@@ -219,8 +227,10 @@ void clr_runs_reduce(local const T *tile, uint n, local const uint *bounds, uint
     v = scan[src + lid];
     prev = lid > 0 ? scan[src + lid - 1] : CLR_IDENTITY;
 #endif
-    if (head >= 0)
-        out[head] = clr_op(prev, head_part);
+    if (open >= 0)
+        out[open] = clr_op(prev, open_part);
+    else if (open == -1)
+        *head_out = clr_op(prev, open_part);
     if (active && p1 == n && bounds[k] > n)
         *carry = v;
 }

@@ -38,6 +38,9 @@ static clreduce_status check_settings(const clreduce_settings *s, const device_i
     if (s->vector_width && (!is_pow2(s->vector_width) || s->vector_width > 16))
         return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "vector_width %u is not 1, 2, 4, 8 or 16", s->vector_width);
+    if (s->segment_passes > 2)
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "segment_passes %u is not 0, 1 or 2", s->segment_passes);
     if (s->build_options && strlen(s->build_options) > 1024)
         return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "build_options is longer than 1024 characters");
@@ -181,6 +184,17 @@ void clreduce_destroy(clreduce_ctx *ctx)
     free(ctx);
 }
 
+int context_keeps_work_groups_running(const clreduce_ctx *ctx)
+{
+    return ctx->info.vendor == VENDOR_NVIDIA || (ctx->info.type & CL_DEVICE_TYPE_CPU);
+}
+
+unsigned context_segment_passes(const clreduce_ctx *ctx)
+{
+    int single = context_orders_work_groups(ctx) && context_keeps_work_groups_running(ctx);
+    return single ? ctx->settings.segment_passes : 2;
+}
+
 int context_orders_work_groups(const clreduce_ctx *ctx)
 {
     /* Without device-scope ordering, a CPU's coherent caches still make
@@ -252,6 +266,7 @@ clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clreduce_type type,
     const tuning *t = CONTEXT_TUNING(ctx, size);
     *out = ctx->settings;
     out->build_options = NULL;
+    out->segment_passes = context_segment_passes(ctx);
     out->work_group_size = t->work_group_size;
     out->groups_per_compute_unit = t->groups_per_compute_unit;
     out->loads_per_work_item = t->loads_per_work_item;

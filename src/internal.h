@@ -502,22 +502,22 @@ void disk_cache_store(clreduce_ctx *ctx, const char *options, const char *const 
 
 /* Scratch kept between calls on one in-order queue (scratch.c says why each
  * buffer is zero from its creation): the single-pass reduction's ticket and
- * partials, which every launch leaves with its ticket at zero; and the scan
- * look-back's ticket, tile status words and values, which grows with the
- * count; every launch takes the next epoch, so that status words of earlier
- * launches read as stale. */
+ * partials, which every launch leaves with its ticket at zero; and the
+ * look-back scratch of the scan and of the segments' single pass (ticket,
+ * status words and values), which grows with the count; every launch takes
+ * the next epoch, so that status words of earlier launches read as stale. */
 typedef struct queue_scratch {
     cl_command_queue queue;    /* not retained: scratch.c says why */
     cl_mem buffer;             /* of the context's one scratch size */
-    pthread_mutex_t scan_lock; /* held from acquire to release of a lease */
-    cl_mem scan_buffer;
-    size_t scan_size;
-    cl_uint scan_epoch;        /* of the last lease */
+    pthread_mutex_t lookback_lock; /* held from acquire to release of a lease */
+    cl_mem lookback_buffer;
+    size_t lookback_size;
+    cl_uint lookback_epoch; /* of the last lease */
     pthread_mutex_t temp_lock; /* held by a call from its temp_for_chain() to the
                                   end of its enqueueing (request.c) */
     cl_mem temp_buffer;        /* temporary results of the calls on this queue */
     size_t temp_size;
-    unsigned leases;           /* scan and temp leases held (under the pool's lock) */
+    unsigned leases;           /* look-back and temp leases held (under the pool's lock) */
     struct queue_scratch *next;
 } queue_scratch;
 
@@ -538,19 +538,23 @@ clreduce_status scratch_for_queue(clreduce_ctx *ctx, cl_command_queue queue, int
 /* Look-back scratch for one launch: buffer (retained for the lease) of at
  * least the size asked, zero but for what earlier launches of this lease's
  * queue left, and the launch's epoch (1 to 2^30 - 1). On an in-order queue
- * the lease holds the queue's scan lock until scan_scratch_release(), so
+ * the lease holds the queue's look-back lock until lookback_scratch_release(), so
  * that launches reach the queue in the order of their epochs. */
-typedef struct scan_scratch_lease {
+typedef struct lookback_lease {
     cl_mem buffer;
     size_t size;
     cl_uint epoch;
     queue_scratch *entry; /* NULL: a buffer of this launch alone */
     scratch_pool *pool;
-} scan_scratch_lease;
+} lookback_lease;
 
-clreduce_status scan_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue, int in_order,
-                                     size_t size, scan_scratch_lease *lease);
-void scan_scratch_release(scan_scratch_lease *lease);
+/* Bytes of look-back scratch for `tiles` tiles (contract.h, tile_state.cl):
+ * a header, then a slot per tile. */
+size_t lookback_scratch_size(size_t tiles);
+
+clreduce_status lookback_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue,
+                                         int in_order, size_t size, lookback_lease *lease);
+void lookback_scratch_release(lookback_lease *lease);
 
 /* ---- context.c ------------------------------------------------------------ */
 
@@ -587,6 +591,16 @@ clreduce_status context_own_queue(clreduce_ctx *ctx, cl_command_queue *out);
  * (device_order.cl): what the single-pass reduction and the look-back scan
  * need. */
 int context_orders_work_groups(const clreduce_ctx *ctx);
+
+/* Whether a started work-group keeps running while others wait for it:
+ * true of NVIDIA GPUs and of CPUs; ARM Mali and Apple GPUs, for two, do not
+ * promise it. */
+int context_keeps_work_groups_running(const clreduce_ctx *ctx);
+
+/* The launches of a segments reduction of sum, min or max, as
+ * clreduce_settings' segment_passes says, 2 where the device allows no
+ * single launch: 0 (chosen per call), 1 or 2. */
+unsigned context_segment_passes(const clreduce_ctx *ctx);
 
 /* ---- validate.c ---------------------------------------------------------- */
 

@@ -57,14 +57,6 @@ static int is_tiled_variant(clreduce_scan_variant v)
 
 /* ---- plan ------------------------------------------------------------------------ */
 
-/* Whether a started work-group keeps running while others wait for it:
- * true of NVIDIA GPUs and of CPUs; ARM Mali and Apple GPUs, for two, do not
- * promise it. */
-static int keeps_work_groups_running(const clreduce_ctx *ctx)
-{
-    return ctx->info.vendor == VENDOR_NVIDIA || (ctx->info.type & CL_DEVICE_TYPE_CPU);
-}
-
 clreduce_scan_variant clreduce_auto_scan_variant(const clreduce_ctx *ctx, clreduce_type type)
 {
     (void)type;
@@ -106,7 +98,7 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
      * (lookback_spins), which may hang where work-groups are not kept
      * running. */
     if (r->variant == CLREDUCE_SCAN_AUTO && v == CLREDUCE_SCAN_LOOKBACK &&
-        !keeps_work_groups_running(ctx) &&
+        !context_keeps_work_groups_running(ctx) &&
         same_place(ctx, r->input, r->input_offset * p->element_size, r->output,
                    r->output_offset * p->element_size))
         v = CLREDUCE_SCAN_REDUCE_THEN_SCAN;
@@ -129,7 +121,7 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
     p->family_defines.count = 0;
     defines_add(&p->family_defines, "CLR_SCAN", (int)v);
     defines_add(&p->family_defines, "CLR_LOOKBACK_FALLBACK",
-                v == CLREDUCE_SCAN_LOOKBACK && !keeps_work_groups_running(ctx));
+                v == CLREDUCE_SCAN_LOOKBACK && !context_keeps_work_groups_running(ctx));
     return CLREDUCE_SUCCESS;
 }
 
@@ -223,13 +215,6 @@ static clreduce_status enqueue_reduce_then_scan(clreduce_ctx *ctx, chain *c, con
     return status;
 }
 
-/* The look-back scratch (contract.h, tile_state.cl): a header, then a slot
- * per tile. */
-static size_t lookback_scratch_size(size_t tiles)
-{
-    return CLR_SCRATCH_HEADER + tiles * CLR_LOOKBACK_SLOT_BYTES;
-}
-
 static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const plan *p,
                                         cached_kernel *k, const request *r, int in_order,
                                         cl_int exclusive)
@@ -239,9 +224,9 @@ static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const plan 
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "%zu elements make more tiles than the look-back counts (2^32)",
                          r->count);
-    scan_scratch_lease lease;
-    clreduce_status status =
-        scan_scratch_acquire(ctx, c->queue, in_order, lookback_scratch_size(tiles), &lease);
+    lookback_lease lease;
+    clreduce_status status = lookback_scratch_acquire(ctx, c->queue, in_order,
+                                                      lookback_scratch_size(tiles), &lease);
     if (status != CLREDUCE_SUCCESS)
         return status;
     cl_ulong in_off64 = r->input_offset, n64 = r->count, out_off64 = r->output_offset;
@@ -251,7 +236,7 @@ static clreduce_status enqueue_lookback(clreduce_ctx *ctx, chain *c, const plan 
                          ARG(out_off64), ARG(lease.buffer), ARG(epoch),  ARG(exclusive),
                          ARG(spins)};
     status = enqueue_kernel_args(ctx, c, k, K_LOOKBACK, tiles, p->work_group_size, args, 9);
-    scan_scratch_release(&lease);
+    lookback_scratch_release(&lease);
     return status;
 }
 

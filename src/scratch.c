@@ -1,5 +1,6 @@
 /* Scratch memory kept between calls: the single-pass reduction's (ticket +
- * partials) and the look-back scan's (ticket + tile status words + values).
+ * partials) and the look-back's of the scan and of the segments' single
+ * pass (ticket + status words + values).
  * On an in-order queue the calls run one after another, so one buffer per
  * queue serves them all; an out-of-order queue gets fresh buffers per call.
  *
@@ -32,11 +33,11 @@ static void free_entry(queue_scratch *s)
 {
     if (s->buffer)
         clReleaseMemObject(s->buffer);
-    if (s->scan_buffer)
-        clReleaseMemObject(s->scan_buffer);
+    if (s->lookback_buffer)
+        clReleaseMemObject(s->lookback_buffer);
     if (s->temp_buffer)
         clReleaseMemObject(s->temp_buffer);
-    pthread_mutex_destroy(&s->scan_lock);
+    pthread_mutex_destroy(&s->lookback_lock);
     pthread_mutex_destroy(&s->temp_lock);
     free(s);
 }
@@ -80,7 +81,7 @@ static queue_scratch *find_entry(scratch_pool *pool, cl_command_queue queue)
         s = calloc(1, sizeof *s);
         if (!s)
             return NULL;
-        pthread_mutex_init(&s->scan_lock, NULL);
+        pthread_mutex_init(&s->lookback_lock, NULL);
         pthread_mutex_init(&s->temp_lock, NULL);
         s->queue = queue;
     }
@@ -131,12 +132,17 @@ clreduce_status scratch_for_queue(clreduce_ctx *ctx, cl_command_queue queue, int
     return status;
 }
 
+size_t lookback_scratch_size(size_t tiles)
+{
+    return CLR_SCRATCH_HEADER + tiles * CLR_LOOKBACK_SLOT_BYTES;
+}
+
 /* Epochs fill a status word's bits above its state (cl/contract.h); after
  * the last one the queue gets a fresh buffer and they start over. */
-clreduce_status scan_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue, int in_order,
-                                     size_t size, scan_scratch_lease *lease)
+clreduce_status lookback_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue,
+                                         int in_order, size_t size, lookback_lease *lease)
 {
-    static const char what[] = "scan scratch";
+    static const char what[] = "look-back scratch";
     memset(lease, 0, sizeof *lease);
     if (!in_order) {
         lease->size = size;
@@ -151,11 +157,11 @@ clreduce_status scan_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue, 
     pthread_mutex_unlock(&pool->lock);
     if (!s)
         return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
-    pthread_mutex_lock(&s->scan_lock);
-    if (s->scan_size < size || s->scan_epoch + 1 >= CLR_EPOCH_LIMIT) {
+    pthread_mutex_lock(&s->lookback_lock);
+    if (s->lookback_size < size || s->lookback_epoch + 1 >= CLR_EPOCH_LIMIT) {
         /* Grow geometrically, so that rising counts reallocate rarely. The
          * old buffer lives on until the commands that use it complete. */
-        size_t grown = s->scan_size * 2 > size ? s->scan_size * 2 : size;
+        size_t grown = s->lookback_size * 2 > size ? s->lookback_size * 2 : size;
         cl_mem buffer;
         clreduce_status status = create_zeroed(ctx, grown, what, &buffer);
         if (status != CLREDUCE_SUCCESS && grown > size)
@@ -163,28 +169,28 @@ clreduce_status scan_scratch_acquire(clreduce_ctx *ctx, cl_command_queue queue, 
         if (status != CLREDUCE_SUCCESS) {
             lease->entry = s;
             lease->pool = pool;
-            scan_scratch_release(lease);
+            lookback_scratch_release(lease);
             return status;
         }
-        if (s->scan_buffer)
-            clReleaseMemObject(s->scan_buffer);
-        s->scan_buffer = buffer;
-        s->scan_size = grown;
-        s->scan_epoch = 0;
+        if (s->lookback_buffer)
+            clReleaseMemObject(s->lookback_buffer);
+        s->lookback_buffer = buffer;
+        s->lookback_size = grown;
+        s->lookback_epoch = 0;
     }
-    clRetainMemObject(s->scan_buffer);
-    lease->buffer = s->scan_buffer;
-    lease->size = s->scan_size;
-    lease->epoch = ++s->scan_epoch;
+    clRetainMemObject(s->lookback_buffer);
+    lease->buffer = s->lookback_buffer;
+    lease->size = s->lookback_size;
+    lease->epoch = ++s->lookback_epoch;
     lease->entry = s;
     lease->pool = pool;
     return CLREDUCE_SUCCESS;
 }
 
-void scan_scratch_release(scan_scratch_lease *lease)
+void lookback_scratch_release(lookback_lease *lease)
 {
     if (lease->entry) {
-        pthread_mutex_unlock(&lease->entry->scan_lock);
+        pthread_mutex_unlock(&lease->entry->lookback_lock);
         pthread_mutex_lock(&lease->pool->lock);
         lease->entry->leases--;
         pthread_mutex_unlock(&lease->pool->lock);

@@ -19,6 +19,17 @@ static const char *const segments_kernels[] = {"clr_segment_heads", "clr_reduce_
 static const program_spec segments_program = {
     segments_sources, sizeof segments_sources / sizeof *segments_sources, segments_kernels, 2, 0};
 
+/* Sum, min and max in a single launch (reduce_segments_single.cl), where
+ * context_segment_passes() says so. */
+static const char *const single_sources[] = {
+    clreduce_cl_contract,         clreduce_cl_types,        clreduce_cl_subgroup,
+    clreduce_cl_workgroup_reduce, clreduce_cl_team,         clreduce_cl_segment_runs,
+    clreduce_cl_segment_chunks,   clreduce_cl_device_order, clreduce_cl_tile_state,
+    clreduce_cl_reduce_segments_single};
+static const char *const single_kernels[] = {"clr_reduce_segments_single"};
+static const program_spec single_program = {
+    single_sources, sizeof single_sources / sizeof *single_sources, single_kernels, 1, 1};
+
 /* The operators of cl/operators.cl: their accumulators in place of the
  * sub-group and work-group layers. */
 static const char *const operator_segments_sources[] = {
@@ -58,10 +69,17 @@ const program_spec operator_segments_program = {
 #define WIDE_MEAN_MAX 16
 #define WIDE_CHUNKS_PER_UNIT 8
 
+/* Whether the plan takes the kernels of sum, min and max (in one launch
+ * or two), not those of operators.cl. */
+static int plain_program(const plan *p)
+{
+    return p->program == &segments_program || p->program == &single_program;
+}
+
 static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     size_t chunk = p->work_group_size * WIDE_LANE_VECTORS * p->t.vector_width;
-    return p->t.segment_runs && p->program == &segments_program && r->rows &&
+    return p->t.segment_runs && plain_program(p) && r->rows &&
            r->count / r->rows <= WIDE_MEAN_MAX &&
            r->count / chunk >= (size_t)ctx->info.compute_units * WIDE_CHUNKS_PER_UNIT;
 }
@@ -74,6 +92,28 @@ static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const reque
     if (r->count / (r->rows ? r->rows : 1) >= LONG_CHUNKS * chunk)
         chunk = chunk / LANE_VECTORS * LONG_LANE_VECTORS;
     return chunk;
+}
+
+/* The single launch, where the device allows it (context_segment_passes),
+ * is the library's choice for inputs of SINGLE_CHUNKS_* chunks a compute
+ * unit or fewer. On the H200 (sums, bench/results/h200-2026-12-03-a.md) it
+ * took floats faster up to 2^23 elements (1024 chunks; at 2^22, 27-31 us
+ * rather than 35-36 for segments of 1-1000, 28-31 rather than 36-40 for
+ * arrays of 1000) and doubles up to 2^20 (256 chunks), where the driver's
+ * launch of some 13 us is much of a call. From 10^7 floats and 2^21 doubles
+ * on it was as fast or slower, by up to 27% (doubles of 1-10 at 10^7):
+ * each work-group then waits on its two searches of the offsets, which the
+ * heads kernel takes apart at a cheaper occupancy. */
+#define SINGLE_CHUNKS_4_BYTES 8
+#define SINGLE_CHUNKS_8_BYTES 2
+
+static int takes_single(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    size_t chunks = div_up(r->count, chunk_elements(ctx, p, r));
+    size_t per_unit = p->element_size > 4 ? SINGLE_CHUNKS_8_BYTES : SINGLE_CHUNKS_4_BYTES;
+    unsigned passes = context_segment_passes(ctx);
+    return p->program == &segments_program && chunks <= UINT32_MAX &&
+           (passes == 1 || (passes == 0 && chunks <= (size_t)ctx->info.compute_units * per_unit));
 }
 
 /* Elements of 8 bytes take runs where the mean segment is this long or
@@ -89,18 +129,19 @@ static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const reque
  * runs (CLR_RUNS_TILE, the short chunks above), with the kernel's local
  * memory within the device's: the padded tile, its bounds, the scan of the
  * runs (its largest form, two values and flags a work-item; the sub-group
- * form needs less) and the rounds' own. */
+ * form needs less) and the rounds' own (the single launch's: a head and
+ * two words more). */
 static int takes_runs(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     size_t wg = p->work_group_size, run = LANE_VECTORS * p->t.vector_width;
     size_t size = p->element_size;
-    if (!p->t.segment_runs || p->program != &segments_program ||
+    if (!p->t.segment_runs || !plain_program(p) ||
         chunk_elements(ctx, p, r) != wg * run)
         return 0;
     if (size > 4 && (!r->rows || r->count / r->rows > RUNS_MEAN_MAX_8_BYTES))
         return 0;
     size_t local = wg * (run + 1) * size + (wg * run / 4 + 1) * sizeof(cl_uint) +
-                   2 * wg * (size + sizeof(cl_uint)) + (wg + 1) * size + 2 * sizeof(cl_uint);
+                   2 * wg * (size + sizeof(cl_uint)) + (wg + 2) * size + 3 * sizeof(cl_uint);
     return local <= ctx->info.local_mem_size;
 }
 
@@ -143,6 +184,8 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     if ((status = segments_plan_offsets(ctx, r, p)) != CLREDUCE_SUCCESS)
         return status;
     status = plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
+    if (status == CLREDUCE_SUCCESS && takes_single(ctx, p, r))
+        p->program = &single_program;
     if (status == CLREDUCE_SUCCESS && takes_wide(ctx, p, r))
         defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
                          LANE_ELEMENTS_DEFINE(WIDE_LANE_VECTORS));
@@ -153,10 +196,34 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
 
 /* ---- launches ------------------------------------------------------------------------ */
 
+/* The single launch: a ticket and a slot per chunk in the queue's
+ * look-back scratch. */
+static clreduce_status enqueue_single(clreduce_ctx *ctx, chain *c, const request *r,
+                                      const plan *p, cached_kernel *k, int in_order)
+{
+    size_t chunk = chunk_elements(ctx, p, r), chunks = div_up(r->count, chunk);
+    lookback_lease lease;
+    clreduce_status status = lookback_scratch_acquire(ctx, c->queue, in_order,
+                                                      lookback_scratch_size(chunks), &lease);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    cl_ulong in_off = r->input_offset, count = r->count, offsets_off = r->index_offset,
+             segments = r->rows, out_off = r->output_offset, chunk64 = chunk;
+    cl_uint epoch = lease.epoch;
+    kernel_arg args[] = {ARG(r->input),    ARG(in_off),  ARG(count),   ARG(r->index),
+                         ARG(offsets_off), ARG(segments), ARG(r->output), ARG(out_off),
+                         ARG(chunk64),     ARG(lease.buffer), ARG(epoch)};
+    status = enqueue_kernel_args(ctx, c, k, 0, chunks, p->work_group_size, args,
+                                 sizeof args / sizeof *args);
+    lookback_scratch_release(&lease);
+    return status;
+}
+
 static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
                                         const plan *p, cached_kernel *k, int in_order)
 {
-    (void)in_order;
+    if (p->program == &single_program)
+        return enqueue_single(ctx, c, r, p, k, in_order);
     size_t chunk = chunk_elements(ctx, p, r), chunks = div_up(r->count, chunk);
     /* One temporary buffer: the chunks' heads, then the chunks' first
      * segments (64-bit, from element starts_off). */

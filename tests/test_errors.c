@@ -534,17 +534,19 @@ static void test_create_errors(void **state)
         size_t work_group_size;
         unsigned groups, loads, vector;
         int path;
+        unsigned passes;
     } bad[] = {
-        {"work_group_size 100", "work_group_size", 100, 0, 0, 0, 0},
-        {"work_group_size 32 (below 64)", "work_group_size", 32, 0, 0, 0, 0},
-        {"work_group_size 3 (not a power of two)", "work_group_size", 3, 0, 0, 0, 0},
-        {"work_group_size 2^40", "work_group_size", (size_t)1 << 40, 0, 0, 0, 0},
-        {"vector_width 3", "vector_width", 0, 0, 0, 3, 0},
-        {"vector_width 32", "vector_width", 0, 0, 0, 32, 0},
-        {"loads_per_work_item 17", "loads_per_work_item", 0, 0, 17, 0, 0},
-        {"groups_per_compute_unit 65", "groups_per_compute_unit", 0, 65, 0, 0, 0},
-        {"subgroup_path 42", "subgroup_path", 0, 0, 0, 0, 42},
-        {"subgroup_path -1", "subgroup_path", 0, 0, 0, 0, -1},
+        {"work_group_size 100", "work_group_size", 100, 0, 0, 0, 0, 0},
+        {"work_group_size 32 (below 64)", "work_group_size", 32, 0, 0, 0, 0, 0},
+        {"work_group_size 3 (not a power of two)", "work_group_size", 3, 0, 0, 0, 0, 0},
+        {"work_group_size 2^40", "work_group_size", (size_t)1 << 40, 0, 0, 0, 0, 0},
+        {"vector_width 3", "vector_width", 0, 0, 0, 3, 0, 0},
+        {"vector_width 32", "vector_width", 0, 0, 0, 32, 0, 0},
+        {"loads_per_work_item 17", "loads_per_work_item", 0, 0, 17, 0, 0, 0},
+        {"groups_per_compute_unit 65", "groups_per_compute_unit", 0, 65, 0, 0, 0, 0},
+        {"subgroup_path 42", "subgroup_path", 0, 0, 0, 0, 42, 0},
+        {"subgroup_path -1", "subgroup_path", 0, 0, 0, 0, -1, 0},
+        {"segment_passes 3", "segment_passes", 0, 0, 0, 0, 0, 3},
     };
     for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
         clreduce_default_settings(&s);
@@ -553,6 +555,7 @@ static void test_create_errors(void **state)
         s.loads_per_work_item = bad[i].loads;
         s.vector_width = bad[i].vector;
         s.subgroup_path = (clreduce_subgroup_path)bad[i].path;
+        s.segment_passes = bad[i].passes;
         out = marker;
         char what[96];
         snprintf(what, sizeof what, "settings: %s", bad[i].what);
@@ -578,7 +581,7 @@ static void test_settings_limits(void **state)
     struct {
         const char *what;
         clreduce_settings s;
-    } ok[6];
+    } ok[8];
     size_t n = 0;
     memset(ok, 0, sizeof ok);
     ok[n].what = "largest power-of-two work_group_size";
@@ -593,6 +596,10 @@ static void test_settings_limits(void **state)
     ok[n++].s.vector_width = 16;
     ok[n].what = "subgroup_path none";
     ok[n++].s.subgroup_path = CLREDUCE_SUBGROUP_PATH_NONE;
+    ok[n].what = "segment_passes 1";
+    ok[n++].s.segment_passes = 1;
+    ok[n].what = "segment_passes 2";
+    ok[n++].s.segment_passes = 2;
     for (size_t i = 0; i < n; i++) {
         clreduce_ctx *c = NULL;
         clreduce_status st = clreduce_create_with_settings(cl, dev, &ok[i].s, &c);

@@ -261,9 +261,11 @@ int main(int argc, char **argv)
      * buffers kept for all of them would overflow. */
     const char *families = "all";
     /* --build-options=TEXT: the context's extra build options (the forced
-     * look-back fallback's test options); --only=GLOB: the targets whose
-     * names match. */
+     * look-back fallback's test options); --segment-passes=N: the launches
+     * of a segments reduction (clreduce_settings); --only=GLOB: the targets
+     * whose names match. */
     const char *build_options = NULL, *only = getenv("CLREDUCE_TEST_FILTER");
+    unsigned segment_passes = 0;
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--vector-width=", 15) == 0) {
             vector_width = (unsigned)strtoul(argv[i] + 15, NULL, 10);
@@ -273,12 +275,14 @@ int main(int argc, char **argv)
             families = argv[i] + 11;
         } else if (strncmp(argv[i], "--build-options=", 16) == 0) {
             build_options = argv[i] + 16;
+        } else if (strncmp(argv[i], "--segment-passes=", 17) == 0) {
+            segment_passes = (unsigned)strtoul(argv[i] + 17, NULL, 10);
         } else if (strncmp(argv[i], "--only=", 7) == 0) {
             only = argv[i] + 7;
         } else {
             fprintf(stderr,
                     "usage: %s [--vector-width=N] [--families=all|batched|flat|multi] "
-                    "[--build-options=TEXT] [--only=GLOB]\n",
+                    "[--build-options=TEXT] [--segment-passes=N] [--only=GLOB]\n",
                     argv[0]);
             return 1;
         }
@@ -325,6 +329,7 @@ int main(int argc, char **argv)
     settings.loads_per_work_item = 2;
     settings.vector_width = vector_width;
     settings.build_options = build_options;
+    settings.segment_passes = segment_passes;
     clreduce_status s = clreduce_create_with_settings(cl, device, &settings, &g_ctx);
     clReleaseContext(cl);
     if (s != CLREDUCE_SUCCESS) {

@@ -74,6 +74,10 @@ struct target {
 };
 
 /* The families' targets, in the order their tests run. */
+/* The look-back's hand-off between work-groups (the scan's, and that of the
+ * segments' single launch): the reports it makes under --data-races. */
+extern const accepted_races og_look_back_hand_off;
+
 extern target og_flat_targets[];
 extern const size_t og_flat_target_count;
 extern target og_batched_targets[];

@@ -381,9 +381,11 @@ static clreduce_status batched_support(const target *t, clreduce_op op, clreduce
 #define SCAN_ROWS_TARGET(n, length, pad, k, place)                                             \
     {.name = n, .variant = length, .kind = CLREDUCE_##k, .run = run_scan_rows,                \
      .support = batched_support, .padding = pad, .in_place = place}
+/* Segments of sum, min and max may run in one launch (--segment-passes),
+ * whose chunks hand values over as the look-back does. */
 #define SEGMENTS_TARGET(n, offsets_type)                                                      \
     {.name = n, .kind = offsets_type, .run = run_batched, .support = batched_support,         \
-     .segments = 1}
+     .segments = 1, .accepted = &og_look_back_hand_off}
 target og_batched_targets[] = {
     /* Rows: a work-item per row (length 3), teams (33), pitched rows with
      * poisoned padding, and one row of all (several work-groups per row at
@@ -395,7 +397,7 @@ target og_batched_targets[] = {
     SEGMENTS_TARGET("segments_uint32", CLREDUCE_UINT32),
     SEGMENTS_TARGET("segments_uint64", CLREDUCE_UINT64),
     {.name = "segments_wild_offsets", .kind = CLREDUCE_UINT64, .run = run_batched,
-     .support = batched_support, .segments = 2},
+     .support = batched_support, .segments = 2, .accepted = &og_look_back_hand_off},
     /* The operators' branch of the same kernels: argmax in pitched rows of
      * teams, mean/var in segments (with the chunk heads of long ones). */
     {.name = "rows_argmax", .variant = 33, .kind = 3, .run = run_batched,

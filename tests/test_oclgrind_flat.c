@@ -195,8 +195,9 @@ static int run_scan(const target *t, og_case *c)
  * (volatile stores) and then its status word (mem_fence, atomic_xchg) for
  * later work-groups, which read the status word and then the value
  * (volatile loads, mem_fence): the hand-off between work-groups that
- * OpenCL 1.2 cannot express, as for the single pass above. */
-static const accepted_races look_back_hand_off = {
+ * OpenCL 1.2 cannot express, as for the single pass above. The segments'
+ * single launch hands its chunks' values over the same way. */
+const accepted_races og_look_back_hand_off = {
     "the look-back's hand-off of tile values and status words between work-groups",
     {{"void clr_value_store(global T *p, T v) { *(volatile global T *)p = v; }",
       "T clr_value_load(global T *p) { return *(volatile global T *)p; }"},
@@ -231,10 +232,10 @@ target og_flat_targets[] = {
     SCAN_TARGET(REDUCE_THEN_SCAN, INCLUSIVE, 0, NULL),
     SCAN_TARGET(REDUCE_THEN_SCAN, EXCLUSIVE, 0, NULL),
     /* The tiles' status words are zero-filled before the first launch. */
-    SCAN_TARGET(LOOKBACK, INCLUSIVE, 1, &look_back_hand_off),
-    SCAN_TARGET(LOOKBACK, EXCLUSIVE, 1, &look_back_hand_off),
+    SCAN_TARGET(LOOKBACK, INCLUSIVE, 1, &og_look_back_hand_off),
+    SCAN_TARGET(LOOKBACK, EXCLUSIVE, 1, &og_look_back_hand_off),
     /* AUTO resolves to LOOKBACK on Oclgrind's CPU device. */
-    SCAN_TARGET(AUTO, INCLUSIVE, 1, &look_back_hand_off),
-    SCAN_TARGET(AUTO, EXCLUSIVE, 1, &look_back_hand_off),
+    SCAN_TARGET(AUTO, INCLUSIVE, 1, &og_look_back_hand_off),
+    SCAN_TARGET(AUTO, EXCLUSIVE, 1, &og_look_back_hand_off),
 };
 const size_t og_flat_target_count = ARRAY_SIZE(og_flat_targets);

@@ -6,7 +6,8 @@
  * one segment over the whole input, 10^5 tiny ones, elements before the
  * first and after the last segment, boundaries on the kernels' run edges,
  * each layout also with short segments taken by runs (the kernels' test
- * switch); float sums against clreduce.h's bound;
+ * switch) and in one launch and in two as the settings fix; float sums against
+ * clreduce.h's bound;
  * NaN and signed zeros; determinism; out-of-order queues; offsets that
  * decrease or pass the count (no access out of bounds, nothing written
  * outside the results); every bad argument refused with nothing written.
@@ -265,33 +266,77 @@ static void test_layouts(void **state)
 {
     (void)state;
     tc_seed_for("layouts");
+    /* CPUs and NVIDIA GPUs keep started work-groups running: the launches
+     * are chosen per call. */
+    clreduce_settings got;
+    assert_int_equal(clreduce_get_tuning(g_ctx, CLREDUCE_FLOAT, &got), CLREDUCE_SUCCESS);
+    if ((tc_device_type(g_ctx) & CL_DEVICE_TYPE_CPU) || tc_is_nvidia_gpu(g_ctx))
+        assert_int_equal(got.segment_passes, 0);
     assert_int_equal(layouts_failures(1), 0);
 }
 
-/* The layouts again, for float and double, with short segments taken by
- * runs of elements (cl/segment_runs.cl), which the tuning gives NVIDIA GPUs
- * only: a context whose kernels are built with their test switch. Float
- * runs scan their partials by sub-group shuffles where the device has them
- * (Intel's CPU runtime), doubles in local memory. Every program here is built for this test alone (on PoCL from a
- * cold cache three types took 143 s), so int32, whose runs are float's
- * code with an exact sum, is left to the layouts test on NVIDIA. */
+/* The layouts again, for float and double, in a context whose settings
+ * fix the launches (clreduce_settings' segment_passes): `passes` 1, a
+ * single kernel where the device allows it, or 2, a kernel for the chunks'
+ * heads and one for the segments; the library's own choice (the layouts
+ * test) takes the single kernel only for inputs of a few chunks a compute
+ * unit, on a CPU of a few cores hardly any here. With `runs`, short
+ * segments are taken by runs of elements (cl/segment_runs.cl), which the
+ * tuning gives NVIDIA GPUs only: the kernels' test switch. Float runs scan
+ * their partials by sub-group shuffles where the device has them (Intel's
+ * CPU runtime), doubles in local memory. Every program here is built for
+ * its test alone (on PoCL from a cold cache three types took 143 s by
+ * runs), so int32, whose runs are float's code with an exact sum, is left
+ * to the layouts test on NVIDIA. */
+static void layouts_in_passes(unsigned passes, int runs)
+{
+    clreduce_settings settings;
+    clreduce_default_settings(&settings);
+    settings.segment_passes = passes;
+    if (runs)
+        settings.build_options = "-DCLR_TEST_SEGMENT_RUNS=1";
+    clreduce_ctx *base = g_ctx, *fixed = NULL;
+    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
+                                                   clreduce_get_cl_device(base), &settings,
+                                                   &fixed),
+                     CLREDUCE_SUCCESS);
+    clreduce_settings got;
+    assert_int_equal(clreduce_get_tuning(fixed, CLREDUCE_FLOAT, &got), CLREDUCE_SUCCESS);
+    if (passes == 2 || (tc_device_type(g_ctx) & CL_DEVICE_TYPE_CPU) || tc_is_nvidia_gpu(g_ctx))
+        assert_int_equal(got.segment_passes, passes);
+    g_ctx = fixed;
+    int failures = layouts_failures(0);
+    g_ctx = base;
+    clreduce_destroy(fixed);
+    assert_int_equal(failures, 0);
+}
+
 static void test_layouts_by_runs(void **state)
 {
     (void)state;
     tc_seed_for("layouts_by_runs");
-    clreduce_settings settings;
-    clreduce_default_settings(&settings);
-    settings.build_options = "-DCLR_TEST_SEGMENT_RUNS=1";
-    clreduce_ctx *base = g_ctx, *runs = NULL;
-    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
-                                                   clreduce_get_cl_device(base), &settings,
-                                                   &runs),
-                     CLREDUCE_SUCCESS);
-    g_ctx = runs;
-    int failures = layouts_failures(0);
-    g_ctx = base;
-    clreduce_destroy(runs);
-    assert_int_equal(failures, 0);
+    layouts_in_passes(2, 1);
+}
+
+static void test_layouts_by_runs_one_pass(void **state)
+{
+    (void)state;
+    tc_seed_for("layouts_by_runs_one_pass");
+    layouts_in_passes(1, 1);
+}
+
+static void test_layouts_one_pass(void **state)
+{
+    (void)state;
+    tc_seed_for("layouts_one_pass");
+    layouts_in_passes(1, 0);
+}
+
+static void test_layouts_two_passes(void **state)
+{
+    (void)state;
+    tc_seed_for("layouts_two_passes");
+    layouts_in_passes(2, 0);
 }
 
 /* Short segments of a large input on a GPU: where the tuning takes
@@ -684,7 +729,9 @@ int main(void)
         cmocka_unit_test(test_special_values),  cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_float_bound),     cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_bad_offsets_on_device), cmocka_unit_test(test_layouts),
-        cmocka_unit_test(test_layouts_by_runs), cmocka_unit_test(test_wide_chunks),
+        cmocka_unit_test(test_layouts_by_runs), cmocka_unit_test(test_layouts_by_runs_one_pass),
+        cmocka_unit_test(test_layouts_one_pass), cmocka_unit_test(test_layouts_two_passes),
+        cmocka_unit_test(test_wide_chunks),
     };
     int failed = tc_run_tests("unit.segments", tests, ARRAY_SIZE(tests));
     return tc_finish(g_ctx, failed, g_queue, NULL);

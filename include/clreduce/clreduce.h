@@ -294,6 +294,17 @@ typedef struct clreduce_settings {
     /* Extra options appended to every clBuildProgram call (NULL: none),
      * e.g. "-cl-nv-verbose". Copied by the create function. */
     const char *build_options;
+    /* Launches of a segments reduction of sum, min or max
+     * (clreduce/batched.h): 1, a single kernel, where the device keeps
+     * started work-groups running and orders memory between them (NVIDIA
+     * GPUs and CPUs; elsewhere as 2); 2, a kernel for the heads of the
+     * chunks the input is cut into, then one for the segments; 0 (the
+     * default), the library's choice per call: 1 where the device allows
+     * it and the input is short (a few chunks a compute unit). The results
+     * are the same but for the order in which a float sum combines the
+     * parts of a segment that spans several chunks. clreduce_get_tuning()
+     * reports 2 where the device allows no single kernel. */
+    unsigned segment_passes;
 } clreduce_settings;
 
 /* Fills *settings with the defaults (everything chosen by the library). */

@@ -1,0 +1,166 @@
+/*
+ * reduce_segments_single.cl — one reduction per segment of a CSR layout in
+ * a single launch, for sum, min and max: segment s is elements
+ * [offsets[s], offsets[s + 1]) of the input.
+ *
+ * The work is cut by elements into chunks as in reduce_segments.cl (chunk
+ * g is elements [g * chunk, (g + 1) * chunk), the last one shorter), but
+ * each work-group draws its chunk from a ticket, so that a chunk's
+ * work-group starts only once the work-groups of every chunk before it
+ * have started. A work-group then
+ *   - finds its segments itself: the first offset at or past its first
+ *     element, and the first at or past its end (two searches of the
+ *     offsets by the whole work-group, segment_chunks.cl);
+ *   - reduces the segments that start in the chunk, by teams or by runs,
+ *     as the second kernel of reduce_segments.cl does: a segment that ends
+ *     in the chunk is written there, and the chunk's part of one that runs
+ *     on is its carry;
+ *   - reduces its head, its elements before its first segment boundary:
+ *     the part of a segment begun in an earlier chunk;
+ *   - publishes one value in its slot of the look-back scratch
+ *     (tile_state.cl): its carry where segments start in it, else its head
+ *     (the chunk lies inside one segment), else the identity;
+ *   - where its head ends a segment begun in an earlier chunk o, waits for
+ *     the values of chunks o .. g - 1, combines them with the work-group in
+ *     an order fixed by o and g, and writes that segment's result: the
+ *     carry of o, then the chunks in between, then the head.
+ * A work-group waits only for chunks before its own, whose work-groups have
+ * started and wait for no later chunk, so the launch ends wherever started
+ * work-groups keep running (NVIDIA GPUs and CPUs; elsewhere the library
+ * takes the two kernels of reduce_segments.cl). Every chunk publishes its
+ * value whatever the offsets, so that no wait lasts for ever.
+ *
+ * Every result is combined in an order fixed by the offsets, the count and
+ * the tuning: bitwise the same run to run. Offsets are read clamped to
+ * [0, count]. A segment is written by the chunk it starts in where it ends
+ * there, else by the chunk it ends in, and that chunk's work-group waits
+ * only where the segment starts in an earlier chunk: offsets that decrease
+ * give unspecified results (some not written at all), never a read or a
+ * write out of bounds, two writes of one result, or a wait without end.
+ *
+ * Compile-time parameters: those of types.cl, subgroup.cl,
+ * workgroup_reduce.cl, team.cl, segment_runs.cl, segment_chunks.cl,
+ * device_order.cl and tile_state.cl (its waits without bound), and
+ * CLR_SEGMENT_RUNS as in reduce_segments.cl.
+ *
+ * Kernel (offsets and counts 64-bit; one work-group per chunk):
+ *   clr_reduce_segments_single(in, in_off, count, offsets, offsets_off,
+ *                              segments, out, out_off, chunk, scratch,
+ *                              epoch)
+ * scratch: contract.h's look-back scratch, a slot per chunk; epoch: the
+ * launch's, as for the look-back scan.
+ */
+
+/* Slots a work-item reads at once in clr_chunks_before(). */
+#define CLR_POLLS 8
+
+/* The values of chunks o .. g - 1, combined in the order fixed by o and g:
+ * each work-item its chunks o + lid, o + lid + CLR_WG, ... in turn, then
+ * the work-group's tree; valid in the leader. Reads CLR_POLLS slots at a
+ * time, then waits for those whose value had not come. */
+T clr_chunks_before(clr_tiles d, ulong o, ulong g, uint epoch, local T *l)
+{
+    T v = CLR_IDENTITY;
+    for (ulong p0 = o + get_local_id(0); p0 < g; p0 += CLR_POLLS * CLR_WG) {
+        T x[CLR_POLLS];
+        uint got[CLR_POLLS];
+#pragma unroll
+        for (uint u = 0; u < CLR_POLLS; u++) {
+            ulong p = p0 + u * CLR_WG;
+            x[u] = CLR_IDENTITY;
+            got[u] = p < g ? clr_read_status(d, p, epoch, &x[u]) : CLR_STATUS_INCLUSIVE;
+        }
+#pragma unroll
+        for (uint u = 0; u < CLR_POLLS; u++) {
+            if (got[u] == CLR_STATUS_NONE)
+                clr_wait_status(d, p0 + u * CLR_WG, epoch, CLR_FOREVER, &x[u]);
+            v = clr_op(v, x[u]);
+        }
+    }
+    return clr_team_reduce(l, v, CLR_WG);
+}
+
+CLR_KERNEL clr_reduce_segments_single(global const T *restrict in, ulong in_off, ulong count,
+                                      global const OT *restrict offsets, ulong offsets_off,
+                                      ulong segments, global T *restrict out, ulong out_off,
+                                      ulong chunk, global uchar *scratch, uint epoch)
+{
+    local T l[CLR_WG];
+    local T carry, head_value;
+    local uint search, l_chunk;
+#if CLR_SEGMENT_RUNS
+    CLR_RUNS_LOCALS
+#endif
+    ulong chunks = get_num_groups(0);
+    uint lid = (uint)get_local_id(0);
+    clr_tiles d = clr_tiles_at(scratch);
+    offsets += offsets_off;
+    in += in_off;
+    out += out_off;
+    if (lid == 0) {
+        volatile global uint *counter = (volatile global uint *)scratch;
+        uint t = atomic_inc(counter);
+        if (t == chunks - 1)
+            atomic_xchg(counter, 0u); /* every ticket is drawn */
+        l_chunk = t;
+        carry = CLR_IDENTITY;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong g = l_chunk;
+    ulong lo = g * chunk;
+    ulong hi = min(count, lo + chunk);
+
+    /* j: the first offset at or past lo (segments + 1 if none); the chunk
+     * owns k segments from `first`. */
+    ulong j = clr_wg_lower_bound(offsets, 0, segments + 1, lo, count, &search);
+    ulong next = g + 1 < chunks ? clr_wg_lower_bound(offsets, min(j, segments + 1),
+                                                     segments + 1, hi, count, &search)
+                                : 0;
+    ulong first, k, last_end;
+    clr_chunk_owned(offsets, j, next, g, chunk, chunks, segments, count, &first, &k, &last_end);
+    /* The head, [lo, head_end): segment j - 1's part in the chunk, where it
+     * began before lo; it ends in this chunk where hb <= hi. */
+    ulong hb = j <= segments ? clr_offset_at(offsets, j, count) : lo;
+    ulong head_end = hb > lo ? min(hb, hi) : lo;
+    int head = g > 0 && j >= 1 && j <= segments && head_end > lo;
+
+    int by_runs = 0;
+#if CLR_SEGMENT_RUNS
+    VT x[CLR_RUN / CLR_VEC];
+    if (k > 0 && chunk == CLR_RUNS_TILE && k < CLR_RUNS_BOUNDS) {
+        clr_runs_fetch(in + lo, (uint)(hi - lo), x);
+        by_runs = clr_segments_by_runs(x, offsets, out, g, lo, hi, chunk, chunks, first, k,
+                                       count, &carry, head, &head_value, tile, bounds, scan,
+                                       flags, &ok);
+    }
+#endif
+    if (k > 0 && !by_runs) {
+#define CLR_SEGMENT_RANGE(b, e) clr_team_range(in + b, e - b, lid & (team - 1), team)
+#define CLR_SEGMENT_STORE(s, v) out[s] = v
+        CLR_SEGMENT_ROUNDS(CLR_SEGMENT_ROUND(T, CLR_IDENTITY, CLR_SEGMENT_RANGE,
+                                             clr_team_reduce, CLR_SEGMENT_STORE))
+#undef CLR_SEGMENT_RANGE
+#undef CLR_SEGMENT_STORE
+    }
+    if (head && !by_runs) {
+        T v = clr_team_range(in + lo, head_end - lo, lid, CLR_WG);
+        v = clr_team_reduce(l, v, CLR_WG);
+        if (clr_wg_is_leader())
+            head_value = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0)
+        clr_publish(d, g, epoch, CLR_STATUS_INCLUSIVE,
+                    k > 0 ? carry : head ? head_value : CLR_IDENTITY);
+    if (!head || hb > hi)
+        return;
+    /* The head ends segment j - 1: it is this chunk's to write where it
+     * starts in an earlier one. */
+    ulong s = j - 1;
+    ulong o = clr_owner(clr_offset_at(offsets, s, count), chunk, chunks);
+    if (o >= g)
+        return;
+    T v = clr_chunks_before(d, o, g, epoch, l);
+    if (clr_wg_is_leader())
+        out[s] = clr_op(v, head_value);
+}
