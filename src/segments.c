@@ -94,26 +94,46 @@ static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const reque
     return chunk;
 }
 
+/* Sum, min and max of 8-byte elements on NVIDIA GPUs, where the settings
+ * fix neither: work-groups of WG_8_BYTES work-items, each lane of a team
+ * with LOADS_8_BYTES vectors in flight a step. On the H200 (double sums,
+ * 2^26 elements; bench/results/h200-2026-12-03-b.md) segments of 1-1000
+ * took 324 rather than 401 us so, arrays of 1000 282 rather than 354,
+ * segments of 1-10 334 rather than 430; one segment of all 153 rather than
+ * 145. */
+#define WG_8_BYTES 128
+#define LOADS_8_BYTES 2
+
+static void tune_8_bytes(const clreduce_ctx *ctx, plan *p)
+{
+    if (p->program != &segments_program || p->element_size != 8 ||
+        ctx->info.vendor != VENDOR_NVIDIA || !(ctx->info.type & CL_DEVICE_TYPE_GPU))
+        return;
+    if (!ctx->settings.work_group_size && p->work_group_size > WG_8_BYTES)
+        p->work_group_size = WG_8_BYTES;
+    if (!ctx->settings.loads_per_work_item)
+        p->unroll = LOADS_8_BYTES;
+}
+
 /* The single launch, where the device allows it (context_segment_passes),
- * is the library's choice for inputs of SINGLE_CHUNKS_* chunks a compute
- * unit or fewer. On the H200 (sums, bench/results/h200-2026-12-03-a.md) it
- * took floats faster up to 2^23 elements (1024 chunks; at 2^22, 27-31 us
- * rather than 35-36 for segments of 1-1000, 28-31 rather than 36-40 for
- * arrays of 1000) and doubles up to 2^20 (256 chunks), where the driver's
- * launch of some 13 us is much of a call. From 10^7 floats and 2^21 doubles
- * on it was as fast or slower, by up to 27% (doubles of 1-10 at 10^7):
- * each work-group then waits on its two searches of the offsets, which the
+ * is the library's choice for inputs of SINGLE_CHUNKS_PER_UNIT chunks a
+ * compute unit or fewer. On the H200 (sums; bench/results/h200-2026-12-03-a.md,
+ * -b.md) it took floats as fast or faster up to 2^23 elements (1024 chunks
+ * of 8192; at 2^22, 27-31 us rather than 35-36 for segments of 1-1000,
+ * 28-31 rather than 36-40 for arrays of 1000), and doubles up to 2^21 (1024
+ * chunks of 2048), where the driver's launch of some 13 us is much of a
+ * call. From 10^7 floats on it was as fast or slower, by up to 20%: each
+ * work-group then waits on its two searches of the offsets, which the
  * heads kernel takes apart at a cheaper occupancy. */
-#define SINGLE_CHUNKS_4_BYTES 8
-#define SINGLE_CHUNKS_8_BYTES 2
+#define SINGLE_CHUNKS_PER_UNIT 8
 
 static int takes_single(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     size_t chunks = div_up(r->count, chunk_elements(ctx, p, r));
-    size_t per_unit = p->element_size > 4 ? SINGLE_CHUNKS_8_BYTES : SINGLE_CHUNKS_4_BYTES;
     unsigned passes = context_segment_passes(ctx);
     return p->program == &segments_program && chunks <= UINT32_MAX &&
-           (passes == 1 || (passes == 0 && chunks <= (size_t)ctx->info.compute_units * per_unit));
+           (passes == 1 || (passes == 0 && chunks <= (size_t)ctx->info.compute_units *
+                                                        SINGLE_CHUNKS_PER_UNIT));
 }
 
 /* Elements of 8 bytes take runs where the mean segment is this long or
@@ -184,6 +204,8 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     if ((status = segments_plan_offsets(ctx, r, p)) != CLREDUCE_SUCCESS)
         return status;
     status = plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
+    if (status == CLREDUCE_SUCCESS)
+        tune_8_bytes(ctx, p);
     if (status == CLREDUCE_SUCCESS && takes_single(ctx, p, r))
         p->program = &single_program;
     if (status == CLREDUCE_SUCCESS && takes_wide(ctx, p, r))
