@@ -191,8 +191,15 @@ int context_keeps_work_groups_running(const clreduce_ctx *ctx)
 
 unsigned context_segment_passes(const clreduce_ctx *ctx)
 {
-    int single = context_orders_work_groups(ctx) && context_keeps_work_groups_running(ctx);
-    return single ? ctx->settings.segment_passes : 2;
+    if (!context_orders_work_groups(ctx) || !context_keeps_work_groups_running(ctx))
+        return 2;
+    /* Chosen per call on NVIDIA GPUs, where it was timed; elsewhere one
+     * launch only where the settings ask for it (PoCL 3.1 took minutes to
+     * compile its kernel). */
+    if (ctx->settings.segment_passes == 0 &&
+        !(ctx->info.vendor == VENDOR_NVIDIA && (ctx->info.type & CL_DEVICE_TYPE_GPU)))
+        return 2;
+    return ctx->settings.segment_passes;
 }
 
 int context_orders_work_groups(const clreduce_ctx *ctx)

@@ -598,8 +598,9 @@ int context_orders_work_groups(const clreduce_ctx *ctx);
 int context_keeps_work_groups_running(const clreduce_ctx *ctx);
 
 /* The launches of a segments reduction of sum, min or max, as
- * clreduce_settings' segment_passes says, 2 where the device allows no
- * single launch: 0 (chosen per call), 1 or 2. */
+ * clreduce_settings' segment_passes says: 0 (chosen per call, on NVIDIA
+ * GPUs), 1 or 2; 2 where the device allows no single launch, and for 0
+ * on other devices. */
 unsigned context_segment_passes(const clreduce_ctx *ctx);
 
 /* ---- validate.c ---------------------------------------------------------- */

@@ -299,11 +299,11 @@ typedef struct clreduce_settings {
      * started work-groups running and orders memory between them (NVIDIA
      * GPUs and CPUs; elsewhere as 2); 2, a kernel for the heads of the
      * chunks the input is cut into, then one for the segments; 0 (the
-     * default), the library's choice per call: 1 where the device allows
-     * it and the input is short (a few chunks a compute unit). The results
+     * default), the library's choice per call: on NVIDIA GPUs 1 where the
+     * input is short (a few chunks a compute unit), elsewhere 2. The results
      * are the same but for the order in which a float sum combines the
      * parts of a segment that spans several chunks. clreduce_get_tuning()
-     * reports 2 where the device allows no single kernel. */
+     * reports 2 where the library never takes a single kernel by itself. */
     unsigned segment_passes;
 } clreduce_settings;
 
