@@ -84,11 +84,8 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
 #endif
     CLR_SEGMENT_CHUNK
 #if CLR_SEGMENT_RUNS
-    VT x[CLR_RUN / CLR_VEC];
-    if (chunk == CLR_RUNS_TILE && k < CLR_RUNS_BOUNDS)
-        clr_runs_fetch(in + in_off + lo, (uint)(hi - lo), x);
     if (chunk != CLR_RUNS_TILE || k >= CLR_RUNS_BOUNDS ||
-        !clr_segments_by_runs(x, offsets, out + out_off, g, lo, hi, chunk, chunks, first, k,
+        !clr_segments_by_runs(in + in_off, offsets, out + out_off, g, lo, hi, chunk, chunks, first, k,
                               count, &carry, 0, &carry, tile, bounds, scan, flags, &ok))
 #endif
     {

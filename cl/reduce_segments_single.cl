@@ -126,13 +126,10 @@ CLR_KERNEL clr_reduce_segments_single(global const T *restrict in, ulong in_off,
 
     int by_runs = 0;
 #if CLR_SEGMENT_RUNS
-    VT x[CLR_RUN / CLR_VEC];
-    if (k > 0 && chunk == CLR_RUNS_TILE && k < CLR_RUNS_BOUNDS) {
-        clr_runs_fetch(in + lo, (uint)(hi - lo), x);
-        by_runs = clr_segments_by_runs(x, offsets, out, g, lo, hi, chunk, chunks, first, k,
+    if (k > 0 && chunk == CLR_RUNS_TILE && k < CLR_RUNS_BOUNDS)
+        by_runs = clr_segments_by_runs(in, offsets, out, g, lo, hi, chunk, chunks, first, k,
                                        count, &carry, head, &head_value, tile, bounds, scan,
                                        flags, &ok);
-    }
 #endif
     if (k > 0 && !by_runs) {
 #define CLR_SEGMENT_RANGE(b, e) clr_team_range(in + b, e - b, lid & (team - 1), team)

@@ -220,14 +220,13 @@ ulong clr_chunk_start(global const OT *offsets, ulong segments, ulong lo, ulong 
     local uint flags[CLR_RUNS_SCAN_ITEMS];                                     \
     local int ok;
 
-/* Chunk g's k segments from `first`, elements [lo, hi) of which x holds
- * the work-item's share (clr_runs_fetch), by runs, when the chunk is one
- * tile of runs and its offsets, read into local memory, neither decrease
- * nor leave the chunk's segments (else 0, nothing written: the rounds take
- * them). With `head`, *head_out also receives the chunk's elements before
+/* Chunk g's k segments from `first`, elements [lo, hi) of `in`, by runs,
+ * when the chunk is one tile of runs and its offsets, read into local
+ * memory, neither decrease nor leave the chunk's segments (else 0, nothing
+ * written: the rounds take them). With `head`, *head_out also receives the chunk's elements before
  * its first segment, as clr_runs_reduce() says. The same answer for every
  * work-item. */
-int clr_segments_by_runs(private const VT *x, global const OT *offsets, global T *out, ulong g,
+int clr_segments_by_runs(global const T *in, global const OT *offsets, global T *out, ulong g,
                          ulong lo, ulong hi, ulong chunk, ulong chunks, ulong first, ulong k,
                          ulong count, local T *carry, int head, local T *head_out,
                          local T *tile, local uint *bounds, local T *scan, local uint *flags,
@@ -235,8 +234,10 @@ int clr_segments_by_runs(private const VT *x, global const OT *offsets, global T
 {
     uint lid = (uint)get_local_id(0);
     uint n = (uint)(hi - lo);
+    VT x[CLR_RUN / CLR_VEC];
     if (lid == 0)
         *ok = 1;
+    clr_runs_fetch(in + lo, n, x);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (ulong i = lid; i <= k; i += CLR_WG) {
         ulong b = clr_offset_at(offsets, first + i, count);
