@@ -7,8 +7,8 @@
  * how a program is put together), before the kernels.
  *
  * Compile-time parameters: CLR_M_COUNT, CLR_UNROLL, CLR_GRID_PER_GROUP
- * (1 for rows and segments: records of results, team walks) and those of
- * grid_walk.cl.
+ * (1 for rows and segments: records of results, team walks), CLR_M_TWINS
+ * and CLR_M_TWIN_OF (below), and those of grid_walk.cl.
  *
  * Provides:
  *   clr_m_offsets            each operator's byte place in the output
@@ -20,6 +20,10 @@
  *   CLR_M_START(k), CLR_M_ADD_ALL(x, y, t, k)  the accumulators acc<k>
  *                            from a first vector `first_vector`, and vector x of
  *                            tag t fed to each (grid_walk.cl's ADD form)
+ *   CLR_M_IS_TWIN(k), CLR_M_DECLARE(k), CLR_M_TAKE_TWIN(k)
+ *                            whether operator k is a twin (below), the
+ *                            declaration of its value r<k>, and r<k> taken
+ *                            from the operator it is a twin of
  *   CLR_M_TEAM_WALK_ALL, CLR_M_TEAM_VALUE(k), CLR_M_TEAM_RANGE
  *                            (CLR_GRID_PER_GROUP) a team lane's walk of
  *                            in[0 .. nv * CLR_VEC), operator k's value of
@@ -54,9 +58,25 @@ typedef struct clr_m_offsets {
 
 #define CLR_M_PARTIALS(k, groups) (partials + (ulong)(k) * (groups) * CLR_M_PARTIAL_BYTES)
 
+/* Twins: min, max and minmax keep the same accumulator, both extremes
+ * (operators.cl), fed the same way. Where a set holds several of them the
+ * host sets bit k of CLR_M_TWINS for each but the first, CLR_M_TWIN_OF:
+ * operator k then walks nothing, and takes the value of operator
+ * CLR_M_TWIN_OF where that is combined, the same bits its own walk would
+ * give, one accumulator fewer to feed per element. */
+#ifndef CLR_M_TWINS
+#define CLR_M_TWINS 0
+#define CLR_M_TWIN_OF 0
+#endif
+#define CLR_M_IS_TWIN(k) ((CLR_M_TWINS >> (k)) & 1)
+#define CLR_M_DECLARE(k) CLR_M(clr_m_a, k) r##k;
+#define CLR_M_TAKE_TWIN(k) CLR_M(clr_m_twin, k)(&r##k, &CLR_CAT(r, CLR_M_TWIN_OF));
+
 /* The walk: one load of each vector, every operator fed from it. */
 #define CLR_M_START(k) CLR_M(clr_m_v, k) acc##k = CLR_M(clr_m_init, k)(first_vector);
-#define CLR_M_ADD(k) acc##k = CLR_M(clr_m_add, k)(acc##k, x_, t_);
+#define CLR_M_ADD(k)                                                           \
+    if (!CLR_M_IS_TWIN(k))                                                     \
+        acc##k = CLR_M(clr_m_add, k)(acc##k, x_, t_);
 #define CLR_M_ADD_ALL(x, y, t, k)                                              \
     {                                                                          \
         VT x_ = (x);                                                           \
@@ -103,13 +123,17 @@ typedef struct clr_m_offsets {
     VT first_vector = any ? CLR_LOAD_ANY(in, lane) : (VT)0;                    \
     CLR_M_EACH(CLR_M_START)                                                    \
     CLR_M_TEAM_WALK_ALL                                                        \
+    CLR_M_EACH(CLR_M_DECLARE)                                                  \
     CLR_M_EACH(CLR_M_TEAM_VALUE)
 
 /* Operator k's value of the team's range in[0 .. n), element indices
  * counted from `start`, in r<k> (valid in lane 0); l as for clr_m_team. */
 #define CLR_M_TEAM_VALUE(k)                                                    \
-    CLR_M(clr_m_a, k) r##k;                                                    \
-    CLR_M(clr_m_team_item, k)(&r##k, &acc##k, any, in, n, start, lane, team);  \
-    CLR_M(clr_m_team, k)(l, &r##k, team);
+    if (CLR_M_IS_TWIN(k)) {                                                    \
+        CLR_M_TAKE_TWIN(k)                                                     \
+    } else {                                                                   \
+        CLR_M(clr_m_team_item, k)(&r##k, &acc##k, any, in, n, start, lane, team); \
+        CLR_M(clr_m_team, k)(l, &r##k, team);                                  \
+    }
 
 #endif

@@ -45,8 +45,11 @@
 
 /* The work-group's value of operator k, in r<k> (valid in its leader). */
 #define CLR_M_GROUP(k)                                                         \
-    CLR_M(clr_m_a, k) r##k =                                                   \
-        CLR_M(clr_m_group, k)(l, CLR_M(clr_m_item, k)(acc##k, any, in, n, share));
+    if (CLR_M_IS_TWIN(k)) {                                                    \
+        CLR_M_TAKE_TWIN(k)                                                     \
+    } else {                                                                   \
+        r##k = CLR_M(clr_m_group, k)(l, CLR_M(clr_m_item, k)(acc##k, any, in, n, share)); \
+    }
 
 /* The walk over this work-item's share of in[0 .. n), every operator fed
  * from each vector, then each operator's work-group value r<k>: the start
@@ -62,6 +65,7 @@
     VT first_vector = any ? CLR_LOAD_ANY(in, share.first) : (VT)0;             \
     CLR_M_EACH(CLR_M_START)                                                    \
     CLR_WALK_ALL(CLR_M_ADD_ALL, share)                                         \
+    CLR_M_EACH(CLR_M_DECLARE)                                                  \
     CLR_M_EACH(CLR_M_GROUP)
 
 /* Operator k's result from the partials of `groups` work-groups, combined

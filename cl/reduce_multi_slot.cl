@@ -36,6 +36,7 @@
  *                            (segments) r = lane's share of n partials
  *                            (clr_m_put's): lane, lane + size, ...
  *   clr_m_join(&r, &before)  (segments) r = the combination of before, then r
+ *   clr_m_twin(&r, &src)     r = src, the value of a twin (multi_walk.cl)
  *   clr_m_put(partials, group, v), clr_m_store(out, v)
  *                            a partial, and the result in the layout of
  *                            clreduce.h
@@ -67,6 +68,7 @@
 #define clr_m_team CLR_X_SLOT(clr_m_team)
 #define clr_m_team_partials CLR_X_SLOT(clr_m_team_partials)
 #define clr_m_join CLR_X_SLOT(clr_m_join)
+#define clr_m_twin CLR_X_SLOT(clr_m_twin)
 #define clr_m_shfl_down CLR_X_SLOT(clr_m_shfl_down)
 #define clr_m_fits_32_bytes CLR_X_SLOT(clr_m_fits_32_bytes)
 #define clr_m_whole_words CLR_X_SLOT(clr_m_whole_words)
@@ -290,6 +292,10 @@ void clr_m_put(volatile global uchar *partials, uint group, clr_m_a v)
 void clr_m_store(global uchar *out, clr_m_a v) { clr_a_store(out, v); }
 
 #endif
+
+/* A twin's value (multi_walk.cl): that of an earlier operator of the same
+ * accumulator, whose own type has the same layout. */
+void clr_m_twin(clr_m_a *r, const void *src) { *r = *(const clr_m_a *)src; }
 
 /* reduce_multi.cl keeps 32 bytes (CLR_M_PARTIAL_BYTES) per accumulator in
  * local memory and per partial. */

@@ -16,9 +16,9 @@
  * results of a host call fit a plan's empty_output packed together. */
 #define RESULT_MAX 24
 _Static_assert(MULTI_MAX * RESULT_MAX <= PLAN_OUTPUT_MAX, "packed results fit a plan");
-/* The family's defines (the grid's 3, 4 of its own, 2 for segments and one
- * per operator) and the 8 every program has fit a plan. */
-_Static_assert(MULTI_MAX <= 10 && 9 + MULTI_MAX + 8 <= DEFINES_MAX, "defines fit a plan");
+/* The family's defines (the grid's 3, 4 of its own, 2 for segments, one
+ * per operator and 2 for twins) and the 8 every program has fit a plan. */
+_Static_assert(MULTI_MAX <= 10 && 11 + MULTI_MAX + 8 <= DEFINES_MAX, "defines fit a plan");
 
 /* ---- programs ----------------------------------------------------------------- */
 
@@ -206,6 +206,23 @@ static void plan_operators(clreduce_ctx *ctx, const request *r, plan *p, clreduc
                                                     "CLR_M_OP9"};
     for (size_t i = 0; i < r->num_ops; i++)
         defines_add(&p->family_defines, op_names[i], (int)r->ops[i]);
+    /* min, max and minmax keep one accumulator (multi_walk.cl's twins): the
+     * first of them walks the input for the others. */
+    int first_extremes = -1;
+    unsigned twins = 0;
+    for (size_t i = 0; i < r->num_ops; i++) {
+        if (r->ops[i] != CLREDUCE_OP_MIN && r->ops[i] != CLREDUCE_OP_MAX &&
+            r->ops[i] != CLREDUCE_OP_MINMAX)
+            continue;
+        if (first_extremes < 0)
+            first_extremes = (int)i;
+        else
+            twins |= 1u << i;
+    }
+    if (twins) {
+        defines_add(&p->family_defines, "CLR_M_TWINS", twins);
+        defines_add(&p->family_defines, "CLR_M_TWIN_OF", first_extremes);
+    }
 }
 
 /* plan_start() for r's operators: the program's own CLR_OP compiles
