@@ -124,7 +124,10 @@ void tuning_for_device(const device_info *info, size_t element_size,
  *  - sum, min, max and argmax in one pass ran 5% faster in work-groups of
  *    512 with 16 loads in flight and 2 work-groups per compute unit
  *    (1.10x one sum, against 1.16x); 256 x 16 loads x 4 groups came second
- *    (1.12x), and fewer loads or more groups were slower (2026-12-02).
+ *    (1.12x), and fewer loads or more groups were slower (2026-12-02);
+ *    once min and max shared an accumulator (multi_walk.cl's twins), a
+ *    sweep of 256-1024 x 8-16 loads x 1-4 groups found none faster than
+ *    these, 1.07-1.08x (2026-12-03).
  *    Every set of two or more operators takes these values; sets other
  *    than those four are untimed.
  * Other types and devices are unmeasured and keep the table's. */
