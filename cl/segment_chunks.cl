@@ -92,11 +92,12 @@ ulong clr_wg_lower_bound(global const OT *offsets, ulong lo, ulong hi, ulong x, 
         barrier(CLK_LOCAL_MEM_FENCE);
         uint f = *first;
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (f == 0)
-            return lo;
-        /* Probe f - 1 is below x, probe f (or hi) at or past it. */
-        ulong next_hi = f < CLR_WG ? clr_probe(lo, hi, f) : hi;
-        lo = clr_probe(lo, hi, f - 1) + 1;
+        /* Probe f - 1 is below x, probe f (or hi) at or past it; f == 0
+         * ends the search at lo. No return inside the loop: a second exit
+         * from a loop with barriers made PoCL 3.1 compile the single
+         * launch several times longer. */
+        ulong next_hi = f == 0 ? lo : f < CLR_WG ? clr_probe(lo, hi, f) : hi;
+        lo = f == 0 ? lo : clr_probe(lo, hi, f - 1) + 1;
         hi = next_hi;
     }
     return lo;
