@@ -85,8 +85,9 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
     CLR_SEGMENT_CHUNK
 #if CLR_SEGMENT_RUNS
     if (chunk != CLR_RUNS_TILE || k >= CLR_RUNS_BOUNDS ||
-        !clr_segments_by_runs(in + in_off, offsets, out + out_off, g, lo, hi, chunk, chunks, first, k,
-                              count, &carry, 0, &carry, tile, bounds, scan, flags, &ok))
+        !clr_segments_by_runs(in + in_off, offsets, out + out_off, g, lo, hi, chunk, chunks,
+                              first, k, count, &carry, 0, &carry, tile, bounds, scan, flags,
+                              &ok))
 #endif
     {
 #define CLR_SEGMENT_RANGE(b, e) clr_team_range(in + in_off + b, e - b, lid & (team - 1), team)

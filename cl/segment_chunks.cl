@@ -224,9 +224,9 @@ ulong clr_chunk_start(global const OT *offsets, ulong segments, ulong lo, ulong 
 /* Chunk g's k segments from `first`, elements [lo, hi) of `in`, by runs,
  * when the chunk is one tile of runs and its offsets, read into local
  * memory, neither decrease nor leave the chunk's segments (else 0, nothing
- * written: the rounds take them). With `head`, *head_out also receives the chunk's elements before
- * its first segment, as clr_runs_reduce() says. The same answer for every
- * work-item. */
+ * written: the rounds take them). With `head`, *head_out also receives the
+ * chunk's elements before its first segment, as clr_runs_reduce() says.
+ * The same answer for every work-item. */
 int clr_segments_by_runs(global const T *in, global const OT *offsets, global T *out, ulong g,
                          ulong lo, ulong hi, ulong chunk, ulong chunks, ulong first, ulong k,
                          ulong count, local T *carry, int head, local T *head_out,
