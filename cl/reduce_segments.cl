@@ -18,8 +18,9 @@
  *                        starts[g + 1] and reduces
  *                        their parts in the chunk, by teams of work-items
  *                        sized from the chunk's mean segment length, or
- *                        (CLR_SEGMENT_RUNS) all at once by runs of
- *                        elements (segment_runs.cl); the
+ *                        all at once, by the spans of its sub-groups
+ *                        (CLR_SEGMENT_WARPS, segment_warps.cl) or by runs
+ *                        of elements (CLR_SEGMENT_RUNS, segment_runs.cl); the
  *                        last one, when it runs past the chunk, adds the
  *                        heads of the chunks it reaches, in order.
  *
@@ -36,7 +37,14 @@
  *                     sets it for its test switch): chunks of
  *                     CLR_RUNS_TILE elements have their segments taken by
  *                     runs when they are four elements long or more on
- *                     average and their offsets do not decrease.
+ *                     average and their offsets do not decrease;
+ *   CLR_SEGMENT_WARPS 1 (sum, min and max; segment_warps.cl, which also
+ *                     sets it for its test switch; the library sets it for
+ *                     sums of 4-byte elements, segments.c): the same
+ *                     chunks by the sub-groups' spans, before runs, when
+ *                     their segments are CLR_WARPS_MEAN_MIN elements long
+ *                     or more on average and their offsets do not
+ *                     decrease.
  *
  * Kernels (offsets and counts 64-bit):
  *   clr_segment_heads(in, in_off, count, offsets, offsets_off, segments,
@@ -82,7 +90,15 @@ CLR_KERNEL clr_reduce_segments(global const T *restrict in, ulong in_off, ulong 
 #if CLR_SEGMENT_RUNS
     CLR_RUNS_LOCALS
 #endif
+#if CLR_SEGMENT_WARPS
+    CLR_WARPS_LOCALS
+#endif
     CLR_SEGMENT_CHUNK
+#if CLR_SEGMENT_WARPS
+    if (!clr_segments_by_warps(in + in_off, offsets, out + out_off, g, lo, hi, chunk, chunks, first,
+                               k, count, &carry, 0, &carry, warps_bounds, warps_tails,
+                               warps_throughs, &warps_ok))
+#endif
 #if CLR_SEGMENT_RUNS
     if (chunk != CLR_RUNS_TILE || k >= CLR_RUNS_BOUNDS ||
         !clr_segments_by_runs(in + in_off, offsets, out + out_off, g, lo, hi, chunk, chunks,

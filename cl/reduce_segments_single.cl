@@ -11,7 +11,8 @@
  *   - finds its segments itself: the first offset at or past its first
  *     element, and the first at or past its end (two searches of the
  *     offsets by the whole work-group, segment_chunks.cl);
- *   - reduces the segments that start in the chunk, by teams or by runs,
+ *   - reduces the segments that start in the chunk, by teams, by the spans
+ *     of its sub-groups or by runs,
  *     as the second kernel of reduce_segments.cl does: a segment that ends
  *     in the chunk is written there, and the chunk's part of one that runs
  *     on is its carry;
@@ -41,7 +42,7 @@
  * Compile-time parameters: those of types.cl, subgroup.cl,
  * workgroup_reduce.cl, team.cl, segment_runs.cl, segment_chunks.cl,
  * device_order.cl and tile_state.cl (its waits without bound), and
- * CLR_SEGMENT_RUNS as in reduce_segments.cl.
+ * CLR_SEGMENT_RUNS and CLR_SEGMENT_WARPS as in reduce_segments.cl.
  *
  * Kernel (offsets and counts 64-bit; one work-group per chunk):
  *   clr_reduce_segments_single(in, in_off, count, offsets, offsets_off,
@@ -91,6 +92,9 @@ CLR_KERNEL clr_reduce_segments_single(global const T *restrict in, ulong in_off,
 #if CLR_SEGMENT_RUNS
     CLR_RUNS_LOCALS
 #endif
+#if CLR_SEGMENT_WARPS
+    CLR_WARPS_LOCALS
+#endif
     ulong chunks = get_num_groups(0);
     uint lid = (uint)get_local_id(0);
     clr_tiles d = clr_tiles_at(scratch);
@@ -124,9 +128,15 @@ CLR_KERNEL clr_reduce_segments_single(global const T *restrict in, ulong in_off,
     ulong head_end = hb > lo ? min(hb, hi) : lo;
     int head = g > 0 && j >= 1 && j <= segments && head_end > lo;
 
-    int by_runs = 0;
+    int by_runs = 0; /* by runs or by the sub-groups' spans, head included */
+#if CLR_SEGMENT_WARPS
+    if (k > 0)
+        by_runs = clr_segments_by_warps(in, offsets, out, g, lo, hi, chunk, chunks, first, k,
+                                        count, &carry, head, &head_value, warps_bounds,
+                                        warps_tails, warps_throughs, &warps_ok);
+#endif
 #if CLR_SEGMENT_RUNS
-    if (k > 0 && chunk == CLR_RUNS_TILE && k < CLR_RUNS_BOUNDS)
+    if (!by_runs && k > 0 && chunk == CLR_RUNS_TILE && k < CLR_RUNS_BOUNDS)
         by_runs = clr_segments_by_runs(in, offsets, out, g, lo, hi, chunk, chunks, first, k,
                                        count, &carry, head, &head_value, tile, bounds, scan,
                                        flags, &ok);

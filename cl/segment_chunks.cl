@@ -208,6 +208,68 @@ ulong clr_chunk_start(global const OT *offsets, ulong segments, ulong lo, ulong 
         }                                                                      \
     }
 
+#if CLR_SEGMENT_RUNS || CLR_SEGMENT_WARPS
+/* bounds[i] = offsets[first + i] - lo for i in 0 .. k (n + 1 where past hi,
+ * n = hi - lo), chunk g's k segments from `first` in its elements [lo, hi);
+ * *ok cleared where they decrease or the first or last is not the chunk's
+ * to write. By the work-items of the work-group in turn, after a barrier
+ * that follows *ok set. */
+void clr_chunk_bounds(global const OT *offsets, ulong g, ulong lo, ulong hi, ulong chunk,
+                      ulong chunks, ulong first, ulong k, ulong count, local uint *bounds,
+                      local int *ok)
+{
+    uint n = (uint)(hi - lo);
+    for (ulong i = get_local_id(0); i <= k; i += CLR_WG) {
+        ulong b = clr_offset_at(offsets, first + i, count);
+        int bad = i > 0 && b < clr_offset_at(offsets, first + i - 1, count);
+        if (i == 0 || i + 1 == k)
+            bad |= clr_owner(b, chunk, chunks) != g;
+        if (bad)
+            atomic_xchg(ok, 0);
+        bounds[i] = b > hi ? n + 1 : (uint)(b - lo);
+    }
+}
+#endif
+
+#if CLR_SEGMENT_WARPS
+/* The local memory of clr_segments_by_warps(), declared in a kernel. */
+#define CLR_WARPS_LOCALS                                                       \
+    local uint warps_bounds[CLR_WARPS_BOUNDS];                                 \
+    local T warps_tails[CLR_WARPS_GROUPS];                                     \
+    local uint warps_throughs[CLR_WARPS_GROUPS];                               \
+    local int warps_ok;
+
+/* Chunk g's k segments from `first`, elements [lo, hi) of `in`, by the
+ * sub-groups' spans (segment_warps.cl), when the chunk is one tile of them
+ * in a work-group of sub-groups of one size, and its offsets, read into
+ * local memory, neither decrease nor leave the chunk's segments (else 0,
+ * nothing written: the caller takes them otherwise). With `head`,
+ * *head_out also receives the chunk's elements before its first segment.
+ * The same answer for every work-item. */
+int clr_segments_by_warps(global const T *in, global const OT *offsets, global T *out, ulong g,
+                          ulong lo, ulong hi, ulong chunk, ulong chunks, ulong first, ulong k,
+                          ulong count, local T *carry, int head, local T *head_out,
+                          local uint *bounds, local T *tails, local uint *throughs,
+                          local int *ok)
+{
+    if (chunk != CLR_WARPS_TILE || k >= CLR_WARPS_BOUNDS || !clr_warps_fit())
+        return 0;
+    uint n = (uint)(hi - lo);
+    VT x[CLR_WARPS_STEPS];
+    if (get_local_id(0) == 0)
+        *ok = 1;
+    clr_warps_fetch(in + lo, n, x);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    clr_chunk_bounds(offsets, g, lo, hi, chunk, chunks, first, k, count, bounds, ok);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!*ok)
+        return 0;
+    clr_warps_reduce(x, n, bounds, (uint)k, out + first, carry, head, head_out, tails,
+                     throughs);
+    return 1;
+}
+#endif
+
 #if CLR_SEGMENT_RUNS
 /* Bounds of the segments a chunk may take by runs (segment_runs.cl): a
  * mean of four elements or more. */
@@ -240,15 +302,7 @@ int clr_segments_by_runs(global const T *in, global const OT *offsets, global T 
         *ok = 1;
     clr_runs_fetch(in + lo, n, x);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (ulong i = lid; i <= k; i += CLR_WG) {
-        ulong b = clr_offset_at(offsets, first + i, count);
-        int bad = i > 0 && b < clr_offset_at(offsets, first + i - 1, count);
-        if (i == 0 || i + 1 == k)
-            bad |= clr_owner(b, chunk, chunks) != g;
-        if (bad)
-            atomic_xchg(ok, 0);
-        bounds[i] = b > hi ? n + 1 : (uint)(b - lo);
-    }
+    clr_chunk_bounds(offsets, g, lo, hi, chunk, chunks, first, k, count, bounds, ok);
     clr_runs_stage(x, n, tile);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!*ok)

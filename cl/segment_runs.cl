@@ -14,7 +14,8 @@
  * at once, however short, with a single pass over global memory, where a
  * team per segment waits on its segment's reads before the next.
  *
- * Compile-time parameters: those of types.cl and subgroup.cl, and
+ * Compile-time parameters: those of types.cl and subgroup.cl (with
+ * segment_warps.cl below it, for the fetch and the search it shares), and
  *   CLR_SEGMENT_RUNS  1 compiles this layer, which is empty otherwise
  *                     (tests build it with -DCLR_TEST_SEGMENT_RUNS=1 where
  *                     the tuning does not ask for it);
@@ -66,16 +67,13 @@
 #define CLR_RUNS_NONE (-2)
 
 #if CLR_VEC > 1
-#define CLR_RUNS_LOADU(p) CLR_CAT(vload, CLR_VEC)(0, (p))
 #define CLR_RUNS_STORE(x, p) CLR_CAT(vstore, CLR_VEC)((x), 0, (p))
 #else
-#define CLR_RUNS_LOADU(p) (*(p))
 #define CLR_RUNS_STORE(x, p) (*(p) = (x))
 #endif
 
-/* Vectors v * CLR_WG + lid of in[0 .. n), whole ones with vector loads
- * (aligned ones where in[0] lies on a vector boundary), the part of the
- * last one below n element by element. */
+/* Vectors v * CLR_WG + lid of in[0 .. n) (CLR_FETCH_VECTOR,
+ * segment_warps.cl). */
 void clr_runs_fetch(global const T *in, uint n, private VT *x)
 {
     uint lid = (uint)get_local_id(0);
@@ -83,13 +81,7 @@ void clr_runs_fetch(global const T *in, uint n, private VT *x)
 #pragma unroll
     for (uint v = 0; v < CLR_RUN / CLR_VEC; v++) {
         uint e = (v * CLR_WG + lid) * CLR_VEC;
-        if (e + CLR_VEC <= n) {
-            x[v] = aligned ? clr_load_vec((global const VT *)(in + e)) : CLR_RUNS_LOADU(in + e);
-        } else {
-            private T *s = (private T *)&x[v];
-            for (uint c = 0; c < CLR_VEC; c++)
-                s[c] = e + c < n ? in[e + c] : CLR_IDENTITY;
-        }
+        CLR_FETCH_VECTOR(x[v], in, e, n, aligned)
     }
 }
 
@@ -128,18 +120,7 @@ void clr_runs_reduce(local const T *tile, uint n, local const uint *bounds, uint
     /* The segment that holds element p0 (bounds[cur] <= p0 < bounds[cur +
      * 1]): -1 before the first, k after the last. Run 0 starts before the
      * first, so that it ends the segments that end at 0. */
-    int cur = -1;
-    if (lid > 0 && active) {
-        uint lo = 0, hi = k + 1;
-        while (lo < hi) {
-            uint mid = (lo + hi) / 2;
-            if (bounds[mid] > p0)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        cur = (int)lo - 1;
-    }
+    int cur = lid > 0 && active ? clr_segment_holding(bounds, k, p0) : -1;
     /* Whether the segment began in an earlier run: its result then waits
      * for the scan (open, open_part). With `head`, the elements before
      * bounds[0] are segment -1, begun before run 0. */

@@ -11,9 +11,9 @@
 /* ---- program ------------------------------------------------------------------ */
 
 static const char *const segments_sources[] = {
-    clreduce_cl_contract, clreduce_cl_types,          clreduce_cl_subgroup,
-    clreduce_cl_workgroup_reduce, clreduce_cl_team,   clreduce_cl_segment_runs,
-    clreduce_cl_segment_chunks,   clreduce_cl_reduce_segments};
+    clreduce_cl_contract,         clreduce_cl_types,          clreduce_cl_subgroup,
+    clreduce_cl_workgroup_reduce, clreduce_cl_team,           clreduce_cl_segment_warps,
+    clreduce_cl_segment_runs,     clreduce_cl_segment_chunks, clreduce_cl_reduce_segments};
 enum { K_HEADS = 0, K_SEGMENTS = 1 };
 static const char *const segments_kernels[] = {"clr_segment_heads", "clr_reduce_segments"};
 static const program_spec segments_program = {
@@ -22,10 +22,10 @@ static const program_spec segments_program = {
 /* Sum, min and max in a single launch (reduce_segments_single.cl), where
  * context_segment_passes() says so. */
 static const char *const single_sources[] = {
-    clreduce_cl_contract,         clreduce_cl_types,        clreduce_cl_subgroup,
-    clreduce_cl_workgroup_reduce, clreduce_cl_team,         clreduce_cl_segment_runs,
-    clreduce_cl_segment_chunks,   clreduce_cl_device_order, clreduce_cl_tile_state,
-    clreduce_cl_reduce_segments_single};
+    clreduce_cl_contract,         clreduce_cl_types,          clreduce_cl_subgroup,
+    clreduce_cl_workgroup_reduce, clreduce_cl_team,           clreduce_cl_segment_warps,
+    clreduce_cl_segment_runs,     clreduce_cl_segment_chunks, clreduce_cl_device_order,
+    clreduce_cl_tile_state,       clreduce_cl_reduce_segments_single};
 static const char *const single_kernels[] = {"clr_reduce_segments_single"};
 static const program_spec single_program = {
     single_sources, sizeof single_sources / sizeof *single_sources, single_kernels, 1, 1};
@@ -165,6 +165,28 @@ static int takes_runs(const clreduce_ctx *ctx, const plan *p, const request *r)
     return local <= ctx->info.local_mem_size;
 }
 
+/* Sums of 4-byte elements whose mean segment is WARPS_MEAN_MIN elements or
+ * longer, and no longer than a chunk, take the chunks of one tile by the
+ * spans of the work-group's sub-groups (CLR_SEGMENT_WARPS,
+ * segment_warps.cl) rather than by runs, where the tuning takes segments
+ * by runs and the device has sub-groups. On the H200 (sums of 2^26
+ * elements, bench/results/h200-2026-12-03-g.md) float segments of 1-1000
+ * took 136-138 us so rather than 165-172, arrays of 1000 121-122 rather
+ * than 155-159, segments of 1-10^4 130 rather than 161-166; int32 9-18%
+ * less. With a mean of 50 floats, spans took 7-9% more than runs; doubles
+ * took 18-33% more than teams, and float min and max were not faster
+ * throughout: the spans are the sums' of 4-byte elements alone. */
+#define WARPS_MEAN_MIN 128
+
+static int takes_warps(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
+    return p->t.segment_runs && plain_program(p) && r->rows && r->op == CLREDUCE_OP_SUM &&
+           p->element_size == 4 && ctx->subgroup_path != CLREDUCE_SUBGROUP_PATH_NONE &&
+           r->count / r->rows >= WARPS_MEAN_MIN && r->count / r->rows <= chunk &&
+           chunk_elements(ctx, p, r) == chunk;
+}
+
 /* ---- plan --------------------------------------------------------------------------- */
 
 static clreduce_status check_offsets_type(clreduce_ctx *ctx, clreduce_type type)
@@ -211,6 +233,8 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     if (status == CLREDUCE_SUCCESS && takes_wide(ctx, p, r))
         defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
                          LANE_ELEMENTS_DEFINE(WIDE_LANE_VECTORS));
+    else if (status == CLREDUCE_SUCCESS && takes_warps(ctx, p, r))
+        defines_add(&p->family_defines, "CLR_SEGMENT_WARPS", 1);
     else if (status == CLREDUCE_SUCCESS && takes_runs(ctx, p, r))
         defines_add(&p->family_defines, "CLR_SEGMENT_RUNS", 1);
     return status;

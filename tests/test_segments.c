@@ -5,9 +5,9 @@
  * element outside the segments poisoned, the results between sentinels;
  * one segment over the whole input, 10^5 tiny ones, elements before the
  * first and after the last segment, boundaries on the kernels' run edges,
- * each layout also with short segments taken by runs (the kernels' test
- * switch) and in one launch and in two as the settings fix; float sums against
- * clreduce.h's bound;
+ * each layout also with short segments taken by runs and by sub-groups'
+ * spans (the kernels' test switches) and in one launch and in two as the
+ * settings fix; float sums against clreduce.h's bound;
  * NaN and signed zeros; determinism; out-of-order queues; offsets that
  * decrease or pass the count (no access out of bounds, nothing written
  * outside the results); every bad argument refused with nothing written.
@@ -278,22 +278,28 @@ static void test_layouts(void **state)
  * single kernel where the device allows it, or 2, a kernel for the chunks'
  * heads and one for the segments; the library's own choice (the layouts
  * test) takes the single kernel only on NVIDIA GPUs, for inputs of a few
- * chunks a compute unit. With `runs`, short
- * segments are taken by runs of elements (cl/segment_runs.cl), which the
- * tuning gives NVIDIA GPUs only: the kernels' test switch. Float runs scan
+ * chunks a compute unit. With the kernels' test switches in `options`,
+ * short segments are taken by runs of elements (cl/segment_runs.cl), or
+ * chunks of segments two elements long or more on average by the spans of
+ * the sub-groups (cl/segment_warps.cl; a work-item is a sub-group of one
+ * where the device has none), which the tuning gives NVIDIA GPUs only. Float runs scan
  * their partials by sub-group shuffles where the device has them (Intel's
  * CPU runtime), doubles in local memory. Every program here is built for
  * its test alone (on PoCL from a cold cache three types took 143 s by
  * runs), so int32, whose runs are float's code with an exact sum, is left
  * to the layouts test on NVIDIA. */
-static void layouts_in_passes(unsigned passes, int runs)
+#define RUNS "-DCLR_TEST_SEGMENT_RUNS=1"
+#define WARPS "-DCLR_TEST_SEGMENT_WARPS=1 -DCLR_WARPS_MEAN_MIN=2"
+
+static void layouts_in_passes(unsigned passes, const char *options)
 {
     cl_platform_id id = NULL;
     char platform[256] = "";
     if (clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_PLATFORM, sizeof id, &id,
                         NULL) == CL_SUCCESS)
         clGetPlatformInfo(id, CL_PLATFORM_NAME, sizeof platform - 1, platform, NULL);
-    if (passes == 1 && strstr(platform, "Portable Computing Language")) {
+    int pocl = strstr(platform, "Portable Computing Language") != NULL;
+    if (passes == 1 && pocl) {
         /* PoCL 3.1 took 2-5 minutes to compile each single-launch program
          * (its barriers in branches), where the two-pass ones, runs
          * included, took seconds. */
@@ -301,11 +307,19 @@ static void layouts_in_passes(unsigned passes, int runs)
                       "the GPU\n");
         skip();
     }
+    if (options && strcmp(options, WARPS) == 0 && pocl) {
+        /* PoCL 3.1's optimiser loses the spans' join (segment_warps.cl):
+         * results of segments that cross spans are left unwritten, and
+         * they are right with -cl-opt-disable, under Oclgrind and on
+         * Intel's runtime. */
+        print_message("note: PoCL: the spans of sub-groups are left to Intel's runtime, Oclgrind "
+                      "and the GPU\n");
+        skip();
+    }
     clreduce_settings settings;
     clreduce_default_settings(&settings);
     settings.segment_passes = passes;
-    if (runs)
-        settings.build_options = "-DCLR_TEST_SEGMENT_RUNS=1";
+    settings.build_options = options;
     clreduce_ctx *base = g_ctx, *fixed = NULL;
     assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
                                                    clreduce_get_cl_device(base), &settings,
@@ -326,28 +340,42 @@ static void test_layouts_by_runs(void **state)
 {
     (void)state;
     tc_seed_for("layouts_by_runs");
-    layouts_in_passes(2, 1);
+    layouts_in_passes(2, RUNS);
 }
 
 static void test_layouts_by_runs_one_pass(void **state)
 {
     (void)state;
     tc_seed_for("layouts_by_runs_one_pass");
-    layouts_in_passes(1, 1);
+    layouts_in_passes(1, RUNS);
+}
+
+static void test_layouts_by_warps(void **state)
+{
+    (void)state;
+    tc_seed_for("layouts_by_warps");
+    layouts_in_passes(2, WARPS);
+}
+
+static void test_layouts_by_warps_one_pass(void **state)
+{
+    (void)state;
+    tc_seed_for("layouts_by_warps_one_pass");
+    layouts_in_passes(1, WARPS);
 }
 
 static void test_layouts_one_pass(void **state)
 {
     (void)state;
     tc_seed_for("layouts_one_pass");
-    layouts_in_passes(1, 0);
+    layouts_in_passes(1, NULL);
 }
 
 static void test_layouts_two_passes(void **state)
 {
     (void)state;
     tc_seed_for("layouts_two_passes");
-    layouts_in_passes(2, 0);
+    layouts_in_passes(2, NULL);
 }
 
 /* Short segments of a large input on a GPU: where the tuning takes
@@ -741,6 +769,8 @@ int main(void)
         cmocka_unit_test(test_float_bound),     cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_bad_offsets_on_device), cmocka_unit_test(test_layouts),
         cmocka_unit_test(test_layouts_by_runs), cmocka_unit_test(test_layouts_by_runs_one_pass),
+        cmocka_unit_test(test_layouts_by_warps),
+        cmocka_unit_test(test_layouts_by_warps_one_pass),
         cmocka_unit_test(test_layouts_one_pass), cmocka_unit_test(test_layouts_two_passes),
         cmocka_unit_test(test_wide_chunks),
     };
