@@ -20,7 +20,7 @@
  * tile in registers and spends one reduction per segment end.
  *
  * Without sub-groups a work-item is a sub-group of one, by the same rules
- * (what Oclgrind tests; Intel's CPU runtime tests sub-groups of 8 or 16).
+ * (what Oclgrind tests; Intel's CPU runtime tests it with its sub-groups).
  *
  * Compile-time parameters: those of types.cl and subgroup.cl, and
  *   CLR_SEGMENT_WARPS   1 compiles this layer, which is empty otherwise

@@ -282,9 +282,9 @@ static void test_layouts(void **state)
  * short segments are taken by runs of elements (cl/segment_runs.cl), or
  * chunks of segments two elements long or more on average by the spans of
  * the sub-groups (cl/segment_warps.cl; a work-item is a sub-group of one
- * where the device has none), which the tuning gives NVIDIA GPUs only. Float runs scan
- * their partials by sub-group shuffles where the device has them (Intel's
- * CPU runtime), doubles in local memory. Every program here is built for
+ * where the device has none), which the tuning gives NVIDIA GPUs only.
+ * Float runs scan their partials by sub-group shuffles where the device
+ * has them (Intel's CPU runtime), doubles in local memory. Every program here is built for
  * its test alone (on PoCL from a cold cache three types took 143 s by
  * runs), so int32, whose runs are float's code with an exact sum, is left
  * to the layouts test on NVIDIA. */
