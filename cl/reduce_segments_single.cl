@@ -1,16 +1,19 @@
 /*
  * reduce_segments_single.cl — one reduction per segment of a CSR layout in
- * a single launch, for sum, min and max: segment s is elements
- * [offsets[s], offsets[s + 1]) of the input.
+ * a single launch (after a small one for many chunks, below), for sum, min
+ * and max: segment s is elements [offsets[s], offsets[s + 1]) of the input.
  *
  * The work is cut by elements into chunks as in reduce_segments.cl (chunk
  * g is elements [g * chunk, (g + 1) * chunk), the last one shorter), but
  * each work-group draws its chunk from a ticket, so that a chunk's
  * work-group starts only once the work-groups of every chunk before it
  * have started. A work-group then
- *   - finds its segments itself: the first offset at or past its first
- *     element, and the first at or past its end (two searches of the
- *     offsets by the whole work-group, segment_chunks.cl);
+ *   - finds its segments: the first offset at or past its first element,
+ *     and the first at or past its end, by two searches of the offsets by
+ *     the whole work-group (segment_chunks.cl), or with CLR_SEGMENT_STARTS
+ *     from starts[g] and starts[g + 1], which a launch of
+ *     clr_segment_starts before it wrote (a work-item's binary search a
+ *     chunk: for many chunks, that launch costs less than their searches);
  *   - reduces the segments that start in the chunk, by teams, by the spans
  *     of its sub-groups or by runs,
  *     as the second kernel of reduce_segments.cl does: a segment that ends
@@ -41,15 +44,19 @@
  *
  * Compile-time parameters: those of types.cl, subgroup.cl,
  * workgroup_reduce.cl, team.cl, segment_runs.cl, segment_chunks.cl,
- * device_order.cl and tile_state.cl (its waits without bound), and
- * CLR_SEGMENT_RUNS and CLR_SEGMENT_WARPS as in reduce_segments.cl.
+ * device_order.cl and tile_state.cl (its waits without bound);
+ * CLR_SEGMENT_RUNS and CLR_SEGMENT_WARPS as in reduce_segments.cl; and
+ * CLR_SEGMENT_STARTS (1: the chunks' starts are read, not searched for).
  *
- * Kernel (offsets and counts 64-bit; one work-group per chunk):
+ * Kernels (offsets and counts 64-bit):
+ *   clr_segment_starts(offsets, offsets_off, segments, count, chunk,
+ *                      chunks, starts)              a work-item a chunk
  *   clr_reduce_segments_single(in, in_off, count, offsets, offsets_off,
  *                              segments, out, out_off, chunk, scratch,
- *                              epoch)
+ *                              epoch, starts)       a work-group a chunk
  * scratch: contract.h's look-back scratch, a slot per chunk; epoch: the
- * launch's, as for the look-back scan.
+ * launch's, as for the look-back scan; starts: chunks ulongs, read only
+ * with CLR_SEGMENT_STARTS (else it may be null).
  */
 
 /* Slots a work-item reads at once in clr_chunks_before(). */
@@ -81,14 +88,27 @@ T clr_chunks_before(clr_tiles d, ulong o, ulong g, uint epoch, local T *l)
     return clr_team_reduce(l, v, CLR_WG);
 }
 
+CLR_KERNEL clr_segment_starts(global const OT *restrict offsets, ulong offsets_off,
+                              ulong segments, ulong count, ulong chunk, ulong chunks,
+                              global ulong *restrict starts)
+{
+    ulong g = get_global_id(0);
+    if (g < chunks)
+        starts[g] = clr_first_offset_from(offsets + offsets_off, segments, g * chunk, count);
+}
+
 CLR_KERNEL clr_reduce_segments_single(global const T *restrict in, ulong in_off, ulong count,
                                       global const OT *restrict offsets, ulong offsets_off,
                                       ulong segments, global T *restrict out, ulong out_off,
-                                      ulong chunk, global uchar *scratch, uint epoch)
+                                      ulong chunk, global uchar *scratch, uint epoch,
+                                      global const ulong *restrict starts)
 {
     local T l[CLR_WG];
     local T carry, head_value;
-    local uint search, l_chunk;
+    local uint l_chunk;
+#if !CLR_SEGMENT_STARTS
+    local uint search;
+#endif
 #if CLR_SEGMENT_RUNS
     CLR_RUNS_LOCALS
 #endif
@@ -114,19 +134,24 @@ CLR_KERNEL clr_reduce_segments_single(global const T *restrict in, ulong in_off,
     ulong lo = g * chunk;
     ulong hi = min(count, lo + chunk);
 
-    /* j: the first offset at or past lo (segments + 1 if none); the chunk
-     * owns k segments from `first`. */
-    ulong j = clr_wg_lower_bound(offsets, 0, segments + 1, lo, count, &search);
-    ulong next = g + 1 < chunks ? clr_wg_lower_bound(offsets, min(j, segments + 1),
-                                                     segments + 1, hi, count, &search)
-                                : 0;
+    /* j: the first offset at or past lo (segments if none); the chunk owns
+     * k segments from `first`. */
+#if CLR_SEGMENT_STARTS
+    ulong j = starts[g];
+    ulong next = g + 1 < chunks ? starts[g + 1] : 0;
+#else
+    ulong j = min(clr_wg_lower_bound(offsets, 0, segments + 1, lo, count, &search), segments);
+    ulong next = g + 1 < chunks
+                     ? clr_wg_lower_bound(offsets, j, segments + 1, hi, count, &search)
+                     : 0;
+#endif
     ulong first, k, last_end;
     clr_chunk_owned(offsets, j, next, g, chunk, chunks, segments, count, &first, &k, &last_end);
     /* The head, [lo, head_end): segment j - 1's part in the chunk, where it
      * began before lo; it ends in this chunk where hb <= hi. */
-    ulong hb = j <= segments ? clr_offset_at(offsets, j, count) : lo;
+    ulong hb = clr_offset_at(offsets, j, count);
     ulong head_end = hb > lo ? min(hb, hi) : lo;
-    int head = g > 0 && j >= 1 && j <= segments && head_end > lo;
+    int head = g > 0 && j >= 1 && head_end > lo;
 
     int by_runs = 0; /* by runs or by the sub-groups' spans, head included */
 #if CLR_SEGMENT_WARPS

@@ -10,7 +10,8 @@
  * CLR_LANE_ELEMENTS (below).
  *
  * Provides the team size of a chunk (clr_segment_team), the searches of
- * the heads kernels (clr_chunk_start), the segments a chunk owns
+ * the heads kernels (clr_chunk_start) and of one work-item
+ * (clr_first_offset_from), the segments a chunk owns
  * (clr_chunk_owned), the openings and rounds of the kernels
  * (CLR_HEAD_CHUNK, CLR_SEGMENT_CHUNK, CLR_SEGMENT_ROUNDS, and a round of one
  * operator, CLR_SEGMENT_ROUND), and where
@@ -99,6 +100,23 @@ ulong clr_wg_lower_bound(global const OT *offsets, ulong lo, ulong hi, ulong x, 
         ulong next_hi = f == 0 ? lo : f < CLR_WG ? clr_probe(lo, hi, f) : hi;
         lo = f == 0 ? lo : clr_probe(lo, hi, f - 1) + 1;
         hi = next_hi;
+    }
+    return lo;
+}
+
+/* The first s in [0, segments] whose clamped offset is at least x
+ * (segments where none is), by one work-item: a binary search of the
+ * offsets, for offsets that do not decrease; some index in [0, segments]
+ * for offsets that do. */
+ulong clr_first_offset_from(global const OT *offsets, ulong segments, ulong x, ulong count)
+{
+    ulong lo = 0, hi = segments;
+    while (lo < hi) {
+        ulong mid = lo + (hi - lo) / 2;
+        if (clr_offset_at(offsets, mid, count) >= x)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
     return lo;
 }

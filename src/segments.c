@@ -26,9 +26,10 @@ static const char *const single_sources[] = {
     clreduce_cl_workgroup_reduce, clreduce_cl_team,           clreduce_cl_segment_warps,
     clreduce_cl_segment_runs,     clreduce_cl_segment_chunks, clreduce_cl_device_order,
     clreduce_cl_tile_state,       clreduce_cl_reduce_segments_single};
-static const char *const single_kernels[] = {"clr_reduce_segments_single"};
+enum { K_STARTS = 0, K_SINGLE = 1 };
+static const char *const single_kernels[] = {"clr_segment_starts", "clr_reduce_segments_single"};
 static const program_spec single_program = {
-    single_sources, sizeof single_sources / sizeof *single_sources, single_kernels, 1, 1};
+    single_sources, sizeof single_sources / sizeof *single_sources, single_kernels, 2, 1};
 
 /* The operators of cl/operators.cl: their accumulators in place of the
  * sub-group and work-group layers. */
@@ -127,13 +128,47 @@ static void tune_8_bytes(const clreduce_ctx *ctx, plan *p)
  * heads kernel takes apart at a cheaper occupancy. */
 #define SINGLE_CHUNKS_PER_UNIT 8
 
+/* For STARTS_CHUNKS_PER_UNIT chunks a compute unit or more, a launch of a
+ * work-item's search a chunk (clr_segment_starts) precedes the single
+ * launch, whose work-groups then search for nothing (CLR_SEGMENT_STARTS).
+ * The library takes that pair, rather than the two kernels of
+ * reduce_segments.cl (whose heads kernel reads the elements before each
+ * chunk's first segment start a second time), for sums of 4-byte elements
+ * whose mean segment is STARTS_MEAN_MIN elements or more and
+ * STARTS_MEAN_CHUNKS chunks or fewer. On the H200 (sums;
+ * bench/results/h200-2026-12-03-h.md) it took float segments of 1-10^4 in
+ * 114-121 us rather than 129-136 at 2^26 elements and in 404-408 rather
+ * than 463-465 at 2^28; arrays of 1000 in 114-121 rather than 121-129 and
+ * 389-402 rather than 460-462; arrays of 4000 in 114-123 rather than
+ * 127-137; int32 segments of 1-10^4 in 114-122 rather than 129-135. It
+ * was 2-9% slower for int32 segments of 1-100 (float: 6-12% faster), 7-12%
+ * slower for one segment of all and 12-22% for doubles of 1-1000 elements,
+ * and up to 16% slower at 2^24 (16 chunks a compute unit); min and max
+ * were not timed. Where the single launch is asked for, it takes the pair
+ * for that many chunks whatever the operator, type and lengths. */
+#define STARTS_CHUNKS_PER_UNIT 32
+#define STARTS_MEAN_MIN 128
+#define STARTS_MEAN_CHUNKS 8
+
+static int takes_starts(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    size_t chunk = chunk_elements(ctx, p, r), chunks = div_up(r->count, chunk);
+    return chunks >= (size_t)ctx->info.compute_units * STARTS_CHUNKS_PER_UNIT;
+}
+
 static int takes_single(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    size_t chunks = div_up(r->count, chunk_elements(ctx, p, r));
+    size_t chunk = chunk_elements(ctx, p, r), chunks = div_up(r->count, chunk);
     unsigned passes = context_segment_passes(ctx);
-    return p->program == &segments_program && chunks <= UINT32_MAX &&
-           (passes == 1 || (passes == 0 && chunks <= (size_t)ctx->info.compute_units *
-                                                        SINGLE_CHUNKS_PER_UNIT));
+    if (p->program != &segments_program || chunks > UINT32_MAX)
+        return 0;
+    if (passes == 1)
+        return 1;
+    return passes == 0 &&
+           (chunks <= (size_t)ctx->info.compute_units * SINGLE_CHUNKS_PER_UNIT ||
+            (r->op == CLREDUCE_OP_SUM && p->element_size == 4 && takes_starts(ctx, p, r) &&
+             r->rows && r->count / r->rows >= STARTS_MEAN_MIN &&
+             r->count / r->rows <= STARTS_MEAN_CHUNKS * chunk));
 }
 
 /* Elements of 8 bytes take runs where the mean segment is this long or
@@ -228,8 +263,11 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     status = plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
     if (status == CLREDUCE_SUCCESS)
         tune_8_bytes(ctx, p);
-    if (status == CLREDUCE_SUCCESS && takes_single(ctx, p, r))
+    if (status == CLREDUCE_SUCCESS && takes_single(ctx, p, r)) {
         p->program = &single_program;
+        if (takes_starts(ctx, p, r))
+            defines_add(&p->family_defines, "CLR_SEGMENT_STARTS", 1);
+    }
     if (status == CLREDUCE_SUCCESS && takes_wide(ctx, p, r))
         defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
                          LANE_ELEMENTS_DEFINE(WIDE_LANE_VECTORS));
@@ -242,26 +280,48 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
 
 /* ---- launches ------------------------------------------------------------------------ */
 
-/* The single launch: a ticket and a slot per chunk in the queue's
- * look-back scratch. */
+/* The single launch: with a ticket and a slot per chunk in the queue's
+ * look-back scratch, after the chunks' starts (a temporary buffer) where
+ * takes_starts() says so. */
 static clreduce_status enqueue_single(clreduce_ctx *ctx, chain *c, const request *r,
                                       const plan *p, cached_kernel *k, int in_order)
 {
     size_t chunk = chunk_elements(ctx, p, r), chunks = div_up(r->count, chunk);
-    lookback_lease lease;
-    clreduce_status status = lookback_scratch_acquire(ctx, c->queue, in_order,
-                                                      lookback_scratch_size(chunks), &lease);
+    cl_mem starts = NULL;
+    int read_starts = takes_starts(ctx, p, r);
+    clreduce_status status = CLREDUCE_SUCCESS;
+    if (read_starts)
+        status = create_temp(ctx, c, chunks * sizeof(cl_ulong), &starts);
     if (status != CLREDUCE_SUCCESS)
         return status;
+    lookback_lease lease;
+    status = lookback_scratch_acquire(ctx, c->queue, in_order, lookback_scratch_size(chunks),
+                                      &lease);
+    if (status != CLREDUCE_SUCCESS) {
+        if (starts)
+            clReleaseMemObject(starts);
+        return status;
+    }
     cl_ulong in_off = r->input_offset, count = r->count, offsets_off = r->index_offset,
-             segments = r->rows, out_off = r->output_offset, chunk64 = chunk;
+             segments = r->rows, out_off = r->output_offset, chunk64 = chunk, chunks64 = chunks;
     cl_uint epoch = lease.epoch;
-    kernel_arg args[] = {ARG(r->input),    ARG(in_off),  ARG(count),   ARG(r->index),
+    kernel_arg start_args[] = {ARG(r->index), ARG(offsets_off), ARG(segments), ARG(count),
+                               ARG(chunk64),  ARG(chunks64),    ARG(starts)};
+    kernel_arg args[] = {ARG(r->input),    ARG(in_off),   ARG(count),     ARG(r->index),
                          ARG(offsets_off), ARG(segments), ARG(r->output), ARG(out_off),
-                         ARG(chunk64),     ARG(lease.buffer), ARG(epoch)};
-    status = enqueue_kernel_args(ctx, c, k, 0, chunks, p->work_group_size, args,
-                                 sizeof args / sizeof *args);
+                         ARG(chunk64),     ARG(lease.buffer), ARG(epoch), ARG(starts)};
+    if (read_starts) {
+        chain_intermediate(c); /* the segments kernel follows */
+        status = enqueue_kernel_args(ctx, c, k, K_STARTS, div_up(chunks, p->work_group_size),
+                                     p->work_group_size, start_args,
+                                     sizeof start_args / sizeof *start_args);
+    }
+    if (status == CLREDUCE_SUCCESS)
+        status = enqueue_kernel_args(ctx, c, k, K_SINGLE, chunks, p->work_group_size, args,
+                                     sizeof args / sizeof *args);
     lookback_scratch_release(&lease);
+    if (starts)
+        clReleaseMemObject(starts); /* deleted once the commands using it are done */
     return status;
 }
 

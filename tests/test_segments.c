@@ -273,6 +273,17 @@ static void test_layouts(void **state)
     assert_int_equal(layouts_failures(1), 0);
 }
 
+/* Whether g_ctx's device is PoCL's. */
+static int on_pocl(void)
+{
+    cl_platform_id id = NULL;
+    char platform[256] = "";
+    if (clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_PLATFORM, sizeof id, &id,
+                        NULL) == CL_SUCCESS)
+        clGetPlatformInfo(id, CL_PLATFORM_NAME, sizeof platform - 1, platform, NULL);
+    return strstr(platform, "Portable Computing Language") != NULL;
+}
+
 /* The layouts again, for float and double, in a context whose settings
  * fix the launches (clreduce_settings' segment_passes): `passes` 1, a
  * single kernel where the device allows it, or 2, a kernel for the chunks'
@@ -293,12 +304,7 @@ static void test_layouts(void **state)
 
 static void layouts_in_passes(unsigned passes, const char *options)
 {
-    cl_platform_id id = NULL;
-    char platform[256] = "";
-    if (clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_PLATFORM, sizeof id, &id,
-                        NULL) == CL_SUCCESS)
-        clGetPlatformInfo(id, CL_PLATFORM_NAME, sizeof platform - 1, platform, NULL);
-    int pocl = strstr(platform, "Portable Computing Language") != NULL;
+    int pocl = on_pocl();
     if (passes == 1 && pocl) {
         /* PoCL 3.1 took 2-5 minutes to compile each single-launch program
          * (its barriers in branches), where the two-pass ones, runs
@@ -378,6 +384,32 @@ static void test_layouts_two_passes(void **state)
     layouts_in_passes(2, NULL);
 }
 
+/* An operator and a type of a large layout's cases. */
+typedef struct {
+    clreduce_op op;
+    clreduce_type type;
+} op_type;
+
+/* Each case of `cases` over the same segments of count elements (data: a
+ * buffer of count elements of 8 bytes), in g_ctx, with offsets types and
+ * offsets that vary by case; returns the failures. */
+static int large_layout_failures(const char *tag, const op_type *cases, size_t ncases,
+                                 size_t count, const uint64_t *offsets, size_t segments,
+                                 void *data)
+{
+    int failures = 0;
+    for (size_t i = 0; i < ncases; i++) {
+        if (!tc_type_supported(g_ctx, cases[i].type))
+            continue;
+        seg_case c = {cases[i].op, cases[i].type, count, offsets, segments,
+                      i & 1 ? CLREDUCE_UINT64 : CLREDUCE_UINT32, i % 3, i % 2, 1 + i % 2, NULL,
+                      1};
+        tcr_fill_for_op(c.op, c.type, data, count, i);
+        failures += !check_segments(tag, &c, data);
+    }
+    return failures;
+}
+
 /* Short segments of a large input on a GPU: where the tuning takes
  * segments by runs (NVIDIA), a mean of 16 elements or less in an input of
  * 8 wide chunks a compute unit or more is taken by teams in wide chunks
@@ -404,22 +436,67 @@ static void test_wide_chunks(void **state)
         at = at + len < count ? at + len : count;
         offsets[++segments] = at;
     }
-    static const struct {
-        clreduce_op op;
-        clreduce_type type;
-    } cases[] = {{CLREDUCE_OP_SUM, CLREDUCE_FLOAT},  {CLREDUCE_OP_MIN, CLREDUCE_FLOAT},
-                 {CLREDUCE_OP_MAX, CLREDUCE_FLOAT},  {CLREDUCE_OP_SUM, CLREDUCE_INT32},
-                 {CLREDUCE_OP_SUM, CLREDUCE_DOUBLE}, {CLREDUCE_OP_MAX, CLREDUCE_DOUBLE}};
-    int failures = 0;
-    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-        if (!tc_type_supported(g_ctx, cases[i].type))
-            continue;
-        seg_case c = {cases[i].op, cases[i].type, count, offsets, segments,
-                      i & 1 ? CLREDUCE_UINT64 : CLREDUCE_UINT32, i % 3, i % 2, 1 + i % 2, NULL,
-                      1};
-        tcr_fill_for_op(c.op, c.type, data, count, i);
-        failures += !check_segments("wide chunks", &c, data);
+    static const op_type cases[] = {
+        {CLREDUCE_OP_SUM, CLREDUCE_FLOAT}, {CLREDUCE_OP_MIN, CLREDUCE_FLOAT},
+        {CLREDUCE_OP_MAX, CLREDUCE_FLOAT}, {CLREDUCE_OP_SUM, CLREDUCE_INT32},
+        {CLREDUCE_OP_SUM, CLREDUCE_DOUBLE}, {CLREDUCE_OP_MAX, CLREDUCE_DOUBLE}};
+    int failures = large_layout_failures("wide chunks", cases, ARRAY_SIZE(cases), count,
+                                         offsets, segments, data);
+    free(data);
+    free(offsets);
+    assert_int_equal(failures, 0);
+}
+
+/* The single launch over many chunks: from 32 chunks a compute unit on, a
+ * launch of the chunks' starts precedes it, and its work-groups read their
+ * segments from there rather than search for them (src/segments.c), which
+ * the layouts above are too small to reach. 40 chunks a compute unit of
+ * the longest chunks of the tuning, in a context that fixes one launch:
+ * segments of 0 to 3000 elements, one in fifty of up to three such chunks,
+ * the first from a few elements in, the last short of the end. Skipped
+ * where the layouts' single launch is (PoCL). */
+static void test_many_chunks(void **state)
+{
+    (void)state;
+    tc_seed_for("many_chunks");
+    if (on_pocl()) {
+        print_message("note: PoCL: the single launch is left to Intel's runtime, Oclgrind and "
+                      "the GPU\n");
+        skip();
     }
+    cl_uint units = 0;
+    assert_int_equal(clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_MAX_COMPUTE_UNITS,
+                                     sizeof units, &units, NULL),
+                     CL_SUCCESS);
+    clreduce_settings settings, got;
+    clreduce_default_settings(&settings);
+    settings.segment_passes = 1;
+    clreduce_ctx *base = g_ctx, *fixed = NULL;
+    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
+                                                   clreduce_get_cl_device(base), &settings,
+                                                   &fixed),
+                     CLREDUCE_SUCCESS);
+    assert_int_equal(clreduce_get_tuning(fixed, CLREDUCE_FLOAT, &got), CLREDUCE_SUCCESS);
+    size_t chunk = got.work_group_size * 32 * got.vector_width;
+    size_t count = (size_t)units * 40 * chunk + 3;
+    void *data = malloc(count * 8);
+    uint64_t *offsets = malloc((count / 2 + 2) * sizeof *offsets);
+    assert_true(data && offsets);
+    size_t segments = 0, at = 1 + tc_rand_below(7);
+    offsets[0] = at;
+    while (at + 3 * chunk + 100 < count) {
+        at += tc_rand_below(50) == 0 ? tc_rand_below(3 * chunk) : tc_rand_below(3001);
+        offsets[++segments] = at;
+    }
+    static const op_type cases[] = {
+        {CLREDUCE_OP_SUM, CLREDUCE_FLOAT}, {CLREDUCE_OP_MAX, CLREDUCE_FLOAT},
+        {CLREDUCE_OP_SUM, CLREDUCE_INT32}, {CLREDUCE_OP_SUM, CLREDUCE_DOUBLE},
+        {CLREDUCE_OP_MIN, CLREDUCE_DOUBLE}};
+    g_ctx = fixed;
+    int failures = large_layout_failures("many chunks", cases, ARRAY_SIZE(cases), count,
+                                         offsets, segments, data);
+    g_ctx = base;
+    clreduce_destroy(fixed);
     free(data);
     free(offsets);
     assert_int_equal(failures, 0);
@@ -773,6 +850,7 @@ int main(void)
         cmocka_unit_test(test_layouts_by_warps_one_pass),
         cmocka_unit_test(test_layouts_one_pass), cmocka_unit_test(test_layouts_two_passes),
         cmocka_unit_test(test_wide_chunks),
+        cmocka_unit_test(test_many_chunks),
     };
     int failed = tc_run_tests("unit.segments", tests, ARRAY_SIZE(tests));
     return tc_finish(g_ctx, failed, g_queue, NULL);
