@@ -134,6 +134,13 @@ fi
 passed=0
 failed=0
 skipped=0
+# What failed, by name, repeated at the end: a log's tail is often all that
+# is kept of a run, and the tally alone does not say where to look.
+failed_names=()
+fail() {
+    failed_names+=("$1")
+    failed=$((failed + 1))
+}
 count_results() {
     # meson test's summary lines: "Ok: N", "Fail: N", "Skipped: N", ...
     local file=$1 n
@@ -143,6 +150,16 @@ count_results() {
     n=$(awk '/^Unexpected Pass:/ {print $3}' "$file" | tail -1); failed=$((failed + ${n:-0}))
     n=$(awk '/^Timeout:/ {print $2}' "$file" | tail -1); failed=$((failed + ${n:-0}))
     n=$(awk '/^Skipped:/ {print $2}' "$file" | tail -1); skipped=$((skipped + ${n:-0}))
+    # meson's result lines: " 3/23 clreduce:device / unit.scan   FAIL   12.3s ..."
+    local line
+    while IFS= read -r line; do
+        failed_names+=("$2: $line")
+    done < <(grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|UNEXPECTEDPASS|ERROR) ' "$file" |
+             sed -E 's/^ +//; s/ {2,}/ /g')
+    # and cmocka's, which name the test function: "[  FAILED  ] test_scan".
+    while IFS= read -r line; do
+        failed_names+=("$2: $line")
+    done < <(grep -E '^\[  (FAILED|ERROR)   ?\] test_' "$file" | sort -u)
 }
 run_suite() {
     local dir=$1 title=$2
@@ -152,7 +169,7 @@ run_suite() {
     log "$title"
     # cmocka's own summary of every test program is in the verbose output.
     meson test -C "$dir" --print-errorlogs --verbose "$@" 2>&1 | tee "$out" || true
-    count_results "$out"
+    count_results "$out" "$title"
     rm -f "$out"
 }
 
@@ -228,7 +245,7 @@ if ninja -C "$asan_build" >/dev/null; then
         --setup asan --suite host --suite device "${asan_skip[@]}"
 else
     log "the sanitizer build failed"
-    failed=$((failed + 1))
+    fail "the sanitizer build"
 fi
 
 # ThreadSanitizer on the multi-threaded test, on PoCL (about 10 s with its
@@ -245,7 +262,7 @@ if [[ " ${platforms[*]} " == *" pocl "* ]]; then
         CLREDUCE_DEVICE=pocl run_suite "$tsan_build" "ThreadSanitizer on pocl" --setup tsan unit.threads
     else
         log "the ThreadSanitizer build failed"
-        failed=$((failed + 1))
+        fail "the ThreadSanitizer build"
     fi
 fi
 
@@ -264,7 +281,7 @@ run_consumer() {
     case $rc in
     0) passed=$((passed + 1)) ;;
     77) skipped=$((skipped + 1)) ;;
-    *) failed=$((failed + 1)) ;;
+    *) fail "$1 exited with $rc" ;;
     esac
 }
 # Installs python/ into a virtual environment that sees Debian's numpy,
@@ -283,7 +300,7 @@ python_check() {
         ! "$venv/bin/python" -m pip install --no-build-isolation --no-deps --no-index \
             --disable-pip-version-check --quiet "$stage/python-src"; then
         log "the Python package did not install"
-        failed=$((failed + 1))
+        fail "the Python package's installation"
         return
     fi
     out=$(mktemp)
@@ -295,6 +312,10 @@ python_check() {
         tee "$out" || rc=$?
     # pytest's last line: "N failed, N passed, N skipped, N errors in 1.23s".
     summary=$(grep -E ' in [0-9.]+s' "$out" | tail -1 || true)
+    local line
+    while IFS= read -r line; do
+        failed_names+=("Python: $line")
+    done < <(grep -E '^(FAILED|ERROR) ' "$out" || true)
     rm -f "$out"
     count_of() {
         awk -v want="^($1),?\$" '{ for (i = 2; i <= NF; i++) if ($i ~ want) s += $(i - 1) }
@@ -305,7 +326,10 @@ python_check() {
     failures=$(count_of 'failed|errors?|xpassed')
     # Any other failure (5: no test collected; an internal or usage error)
     # counts once.
-    [ "$rc" -ne 0 ] && [ "$failures" -eq 0 ] && failures=1
+    if [ "$rc" -ne 0 ] && [ "$failures" -eq 0 ]; then
+        failures=1
+        failed_names+=("Python: pytest exited with $rc")
+    fi
     failed=$((failed + failures))
 }
 if meson install -C "$build" --destdir "$stage" --quiet >/dev/null; then
@@ -318,14 +342,14 @@ if meson install -C "$build" --destdir "$stage" --quiet >/dev/null; then
         ./examples/reduce_array 100000 && ./examples/scan_offsets 100000; then
         passed=$((passed + 1))
     else
-        failed=$((failed + 1))
+        fail "the examples against the installed library"
     fi
     # shellcheck disable=SC2046 # pkg-config's flags are words
     if cc -O2 -Wall -Wextra -Werror tests/consumers/main.c -o "$stage/consumer-pkg-config" \
         $(pkg-config --cflags --libs clreduce) -Wl,-rpath,"$libdir"; then
         run_consumer "$stage/consumer-pkg-config"
     else
-        failed=$((failed + 1))
+        fail "the pkg-config consumer's build"
     fi
     # The staged prefix: the installed one under the sysroot. (Without it
     # the CMake check fails below, rather than set -e ending the job here.)
@@ -338,16 +362,19 @@ if meson install -C "$build" --destdir "$stage" --quiet >/dev/null; then
         cmake --build "$stage/consumer-cmake" >/dev/null; then
         run_consumer "$stage/consumer-cmake/clreduce-consumer"
     else
-        failed=$((failed + 1))
+        fail "the CMake consumer's build"
     fi
 
     log "install check: the Python package's tests on ${consumer_device:-the default device}"
     python_check
 else
-    failed=$((failed + 1))
+    fail "meson install"
 fi
 rm -f examples/reduce_array examples/scan_offsets
 rm -rf "$stage"
 
+for name in "${failed_names[@]}"; do
+    echo "failed: $name"
+done
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
