@@ -7,7 +7,8 @@
 #
 # The options choose the checks besides out-of-bounds accesses, which are
 # always on: --data-races, --uninitialized, --check-api. The device reports
-# 4 compute units, so that grid-sized kernels run several work-groups.
+# 4 compute units, so that grid-sized kernels run several work-groups,
+# unless the options say otherwise (--compute-units N).
 # Oclgrind stops reporting after --max-errors reports (1000 by default), so
 # the limit is lifted: a test that accepts some reports must see them all.
 #
@@ -30,7 +31,7 @@ shift
 log=$(mktemp "${TMPDIR:-/tmp}/clreduce-oclgrind.XXXXXX") || exit 1
 trap 'rm -f "$log"' EXIT
 # shellcheck disable=SC2086 # the options are words
-oclgrind $options --compute-units 4 --max-errors 1000000 --log "$log" "$@"
+oclgrind --compute-units 4 $options --max-errors 1000000 --log "$log" "$@"
 status=$?
 if [ -s "$log" ]; then
     echo "Oclgrind reported problems:" >&2

@@ -46,12 +46,7 @@ static const clreduce_op ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_
 static const clreduce_type types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLREDUCE_INT32,
                                       CLREDUCE_UINT32, CLREDUCE_INT64, CLREDUCE_UINT64};
 
-/* Sizes and where the range lies. With tail 0 the range ends at the end of
- * its buffer, where Oclgrind sees any read past it; with an offset, a read
- * before the range takes a poisoned element and changes the result. */
-typedef struct og_size {
-    size_t n, offset, tail;
-} og_size;
+/* The sizes of a target's cases, unless it names its own. */
 static const og_size sizes[] = {
     {1, 0, 0}, {31, 0, 0}, {33, 0, 0}, {257, 0, 0}, {1000, 3, 0}, {1031, 0, 5},
 };
@@ -175,17 +170,19 @@ static void test_target(void **state)
                 continue;
             }
             combos++;
-            for (size_t si = 0; si < ARRAY_SIZE(sizes); si++) {
-                if (t->only_op && sizes[si].n > 257)
+            const og_size *sz = t->sizes ? t->sizes : sizes;
+            size_t num_sizes = t->sizes ? t->num_sizes : ARRAY_SIZE(sizes);
+            for (size_t si = 0; si < num_sizes; si++) {
+                if (t->only_op && sz[si].n > 257)
                     break;
                 og_case c;
                 memset(&c, 0, sizeof c);
                 c.op = op;
                 c.type = type;
                 c.data = data;
-                c.n = sizes[si].n;
-                c.offset = sizes[si].offset;
-                c.tail = sizes[si].tail;
+                c.n = sz[si].n;
+                c.offset = sz[si].offset;
+                c.tail = sz[si].tail;
                 c.result_offset = si & 1;
                 if (t->only_op)
                     tc_op_fill(op, type, data, c.n);
@@ -256,33 +253,42 @@ int main(int argc, char **argv)
      * which run uses which). */
     unsigned vector_width = 2;
     /* --families=batched: the rows and segments kernels only; =multi: those
-     * of several operators in one pass; =flat: the others. Oclgrind numbers
-     * the buffers of a process in a space of a few thousand, which the
-     * buffers kept for all of them would overflow. */
+     * of several operators in one pass; =flat: the others; =large: the
+     * segments kernels on cases of their own, long enough to reach what
+     * the library takes only for large inputs (not part of "all": they
+     * mean something only in the settings of their run, tests/meson.build).
+     * Oclgrind numbers the buffers of a process in a space of a few
+     * thousand, which the buffers kept for all of them would overflow. */
     const char *families = "all";
     /* --build-options=TEXT: the context's extra build options (the forced
      * look-back fallback's test options); --segment-passes=N: the launches
-     * of a segments reduction (clreduce_settings); --only=GLOB: the targets
+     * of a segments reduction (clreduce_settings); --work-group-size=N:
+     * work-groups of N rather than 64 (small ones make the many chunks of
+     * large inputs out of the cases' few elements); --only=GLOB: the targets
      * whose names match. */
     const char *build_options = NULL, *only = getenv("CLREDUCE_TEST_FILTER");
-    unsigned segment_passes = 0;
+    unsigned segment_passes = 0, work_group_size = 64;
     for (int i = 1; i < argc; i++) {
         if (strncmp(argv[i], "--vector-width=", 15) == 0) {
             vector_width = (unsigned)strtoul(argv[i] + 15, NULL, 10);
         } else if (strncmp(argv[i], "--families=", 11) == 0 &&
                    (strcmp(argv[i] + 11, "all") == 0 || strcmp(argv[i] + 11, "batched") == 0 ||
-                    strcmp(argv[i] + 11, "flat") == 0 || strcmp(argv[i] + 11, "multi") == 0)) {
+                    strcmp(argv[i] + 11, "flat") == 0 || strcmp(argv[i] + 11, "multi") == 0 ||
+                    strcmp(argv[i] + 11, "large") == 0)) {
             families = argv[i] + 11;
         } else if (strncmp(argv[i], "--build-options=", 16) == 0) {
             build_options = argv[i] + 16;
         } else if (strncmp(argv[i], "--segment-passes=", 17) == 0) {
             segment_passes = (unsigned)strtoul(argv[i] + 17, NULL, 10);
+        } else if (strncmp(argv[i], "--work-group-size=", 18) == 0) {
+            work_group_size = (unsigned)strtoul(argv[i] + 18, NULL, 10);
         } else if (strncmp(argv[i], "--only=", 7) == 0) {
             only = argv[i] + 7;
         } else {
             fprintf(stderr,
-                    "usage: %s [--vector-width=N] [--families=all|batched|flat|multi] "
-                    "[--build-options=TEXT] [--segment-passes=N] [--only=GLOB]\n",
+                    "usage: %s [--vector-width=N] [--families=all|batched|flat|multi|large] "
+                    "[--build-options=TEXT] [--segment-passes=N] [--work-group-size=N] "
+                    "[--only=GLOB]\n",
                     argv[0]);
             return 1;
         }
@@ -320,11 +326,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "clCreateContext: %s\n", clreduce_opencl_error_name(err));
         return 1;
     }
-    /* Work-groups of 64; 2 loads of `vector_width` elements per work-item,
-     * so tiles of 128 or 256 elements; one work-group per compute unit. */
+    /* Work-groups of 64 unless asked otherwise; 2 loads of `vector_width`
+     * elements per work-item, so tiles of 128 or 256 elements; one
+     * work-group per compute unit. */
     clreduce_settings settings;
     clreduce_default_settings(&settings);
-    settings.work_group_size = 64;
+    settings.work_group_size = work_group_size;
     settings.groups_per_compute_unit = 1;
     settings.loads_per_work_item = 2;
     settings.vector_width = vector_width;
@@ -360,21 +367,25 @@ int main(int argc, char **argv)
     if (!og_log_clean(NULL, "set-up"))
         failed++;
     /* The flat families, the batched ones, then several operators, as
-     * --families asks. */
+     * --families asks ("all" but the large ones). */
     struct {
         target *targets;
         size_t count;
         const char *family;
     } families_run[] = {{og_flat_targets, og_flat_target_count, "flat"},
                         {og_batched_targets, og_batched_target_count, "batched"},
-                        {og_multi_targets, og_multi_target_count, "multi"}};
+                        {og_multi_targets, og_multi_target_count, "multi"},
+                        {og_large_targets, og_large_target_count, "large"}};
     struct CMUnitTest *tests = calloc(
-        og_flat_target_count + og_batched_target_count + og_multi_target_count, sizeof *tests);
+        og_flat_target_count + og_batched_target_count + og_multi_target_count +
+            og_large_target_count,
+        sizeof *tests);
     if (!tests)
         return 1;
     size_t ntests = 0;
     for (size_t f = 0; f < ARRAY_SIZE(families_run); f++) {
-        if (strcmp(families, "all") != 0 && strcmp(families, families_run[f].family) != 0)
+        if (strcmp(families, families_run[f].family) != 0 &&
+            (strcmp(families, "all") != 0 || strcmp(families_run[f].family, "large") == 0))
             continue;
         for (size_t i = 0; i < families_run[f].count; i++) {
             target *entry = &families_run[f].targets[i];

@@ -5,14 +5,22 @@
  *   test_oclgrind.c          set-up, buffers, the test of one target, main
  *   test_oclgrind_log.c      Oclgrind's log: reports read, judged, accepted
  *   test_oclgrind_flat.c     reductions and scans: their runs and targets
- *   test_oclgrind_batched.c  rows and segments: their runs and targets
+ *   test_oclgrind_batched.c  rows and segments: their runs and targets (the
+ *                            large ones too)
  *   test_oclgrind_multi.c    several operators in one pass: its run and targets */
 #ifndef CLREDUCE_TEST_OCLGRIND_H
 #define CLREDUCE_TEST_OCLGRIND_H
 
 #include "test_common.h"
 
-#define MAX_COUNT 2048 /* elements of the largest case, with its offset and tail */
+#define MAX_COUNT 16400 /* elements of the largest case, with its offset and tail */
+
+/* A case's size and where the range lies. With tail 0 the range ends at the
+ * end of its buffer, where Oclgrind sees any read past it; with an offset, a
+ * read before the range takes a poisoned element and changes the result. */
+typedef struct og_size {
+    size_t n, offset, tail;
+} og_size;
 
 /* One case: the data and where it lies; `detail` says what went wrong. */
 typedef struct og_case {
@@ -54,6 +62,11 @@ struct target {
     /* run_batched: segments (kind: the offsets' type; 2: wild offsets,
      * only checked for what is written), else rows. */
     int segments;
+    /* run_batched: the longest of the random segments (0: half the case). */
+    size_t longest;
+    /* The sizes of the cases, where not the harness's own (NULL). */
+    const og_size *sizes;
+    size_t num_sizes;
     /* run_batched: one of the operators past max (0: sum, min and max),
      * on the types it takes and the sizes up to 257. */
     clreduce_op only_op;
@@ -84,6 +97,8 @@ extern target og_batched_targets[];
 extern const size_t og_batched_target_count;
 extern target og_multi_targets[];
 extern const size_t og_multi_target_count;
+extern target og_large_targets[];
+extern const size_t og_large_target_count;
 
 /* ---- test_oclgrind.c: the context and the buffers ------------------------- */
 

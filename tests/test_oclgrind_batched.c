@@ -48,11 +48,11 @@ static int lay_out_batch(const target *t, og_case *c, const tc_value *poison,
         }
         return 1;
     }
-    size_t at = 0;
+    size_t at = 0, longest = t->longest ? t->longest : c->n / 2;
     offsets[0] = 0;
     while (at < c->n) {
         size_t k = tc_rand_below(8), len = k < 3 ? 0 : k < 6 ? 1 + tc_rand_below(4)
-                                                     : tc_rand_below(c->n / 2 + 1);
+                                                     : tc_rand_below(longest + 1);
         if (at + len > c->n)
             len = c->n - at;
         b->starts[b->results] = at;
@@ -425,3 +425,20 @@ target og_batched_targets[] = {
      .support = batched_support, .segments = 1, .only_op = CLREDUCE_OP_SUM_ABS, .custom = 2},
 };
 const size_t og_batched_target_count = ARRAY_SIZE(og_batched_targets);
+
+/* Segments in enough chunks for the single launch to read its chunks' first
+ * segments from a launch of their own (clr_segment_starts), which it takes
+ * from 32 chunks a compute unit: run with one compute unit and chunks of 512
+ * (work-groups of 64, scalar loads), 16000 elements are 32 chunks. Segments
+ * of up to 1000 elements, so that the chunks keep their usual length; and
+ * wild offsets, whose searches give starts out of order. */
+static const og_size many_chunks_sizes[] = {{16000, 5, 3}};
+#define LARGE_TARGET(n, offsets_type, how)                                                    \
+    {.name = n, .kind = offsets_type, .run = run_batched, .support = batched_support,         \
+     .segments = how, .accepted = &og_look_back_hand_off, .longest = 1000,                    \
+     .sizes = many_chunks_sizes, .num_sizes = ARRAY_SIZE(many_chunks_sizes)}
+target og_large_targets[] = {
+    LARGE_TARGET("segments_many_chunks", CLREDUCE_UINT32, 1),
+    LARGE_TARGET("segments_many_chunks_wild_offsets", CLREDUCE_UINT64, 2),
+};
+const size_t og_large_target_count = ARRAY_SIZE(og_large_targets);
