@@ -4,8 +4,9 @@
  *
  * The program is linked with the library's static archive and with
  * fault_shim.c, which stands between the library and the OpenCL runtime.
- * For each scenario (a reduction or a scan of one kind: variant, entry
- * point, queue, count, in place or not, state of the caches) the test first
+ * For each scenario (a reduction, a scan or a reduction of segments of one
+ * kind: variant, entry point, queue, count, in place or not, state of the
+ * caches, launches of the segments) the test first
  * runs the call once and counts its OpenCL calls, N. Then, for every k in
  * 1..N, it makes call k fail the way a runtime would (on a fresh context for
  * a first call, which builds; over and over on one context for a call that
@@ -20,7 +21,7 @@
  *    and neither is the output (the result element, or the scan's range)
  *    except where clreduce.h says a runtime failure after the first command
  *    may leave it written: the atomic reduction's identity fill, the
- *    classic scans' blocks;
+ *    classic scans' blocks (the segments' results, never);
  *  - no event is left alive by the failed call;
  *  - a call without a fault on the same context gives the right result on
  *    fresh random data, after which the OpenCL objects alive are exactly
@@ -171,7 +172,31 @@ typedef struct run_state {
     unsigned char *after;  /* and after it */
     void *data;            /* the input range, fresh for every call */
     tc_value poison;
+    /* Segments: segments + 1 offsets into the input range, the same for
+     * every call, on the host and (ENTRY_MEM) in a buffer from element
+     * OFFSETS_AT. */
+    uint32_t *offs;
+    size_t segments;
+    cl_mem offsets;
 } run_state;
+
+#define OFFSETS_AT 2
+
+/* Segments of 0 to 400 elements, with one in sixteen of up to 5000 that
+ * spans chunks, over the scenario's count. */
+static void lay_out_segments(run_state *st, size_t count)
+{
+    st->offs = malloc((count + 2) * sizeof *st->offs);
+    assert_non_null(st->offs);
+    size_t at = 0;
+    st->segments = 0;
+    st->offs[0] = 0;
+    while (at < count) {
+        size_t len = tc_rand_below(16) == 0 ? tc_rand_below(5000) : tc_rand_below(401);
+        at = len < count - at ? at + len : count;
+        st->offs[++st->segments] = (uint32_t)at;
+    }
+}
 
 typedef struct call_outcome {
     clreduce_status status;
@@ -202,7 +227,13 @@ static void run_state_init(run_state *st, const scenario *s)
     st->s = s;
     st->es = clreduce_type_size(s->type);
     tc_poison(s->op, s->type, &st->poison);
-    if (s->operation == REDUCE) {
+    if (s->operation == SEGMENTS) {
+        lay_out_segments(st, s->count);
+        st->region_count = s->entry == ENTRY_MEM ? s->result_offset + st->segments + 3
+                                                 : st->segments + 2;
+        st->range = s->entry == ENTRY_MEM ? s->result_offset : 1;
+        st->range_count = st->segments;
+    } else if (s->operation == REDUCE) {
         st->region_count = s->entry == ENTRY_MEM ? s->result_offset + 3 : 3;
         st->range = s->entry == ENTRY_MEM ? s->result_offset : 1;
         st->range_count = 1;
@@ -240,6 +271,17 @@ static void run_state_init(run_state *st, const scenario *s)
                                poison, &err);
     free(poison);
     assert_int_equal(err, CL_SUCCESS);
+    if (s->operation == SEGMENTS) {
+        size_t n = OFFSETS_AT + st->segments + 1;
+        uint32_t *offs = malloc(n * sizeof *offs);
+        assert_non_null(offs);
+        for (size_t i = 0; i < n; i++)
+            offs[i] = i < OFFSETS_AT ? UINT32_MAX : st->offs[i - OFFSETS_AT];
+        st->offsets = clCreateBuffer(g_cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                     n * sizeof *offs, offs, &err);
+        free(offs);
+        assert_int_equal(err, CL_SUCCESS);
+    }
     if (s->operation == SCAN && s->in_place) {
         st->output = st->input;
         clRetainMemObject(st->output);
@@ -255,6 +297,9 @@ static void run_state_free(run_state *st)
         clReleaseMemObject(st->input);
     if (st->output)
         clReleaseMemObject(st->output);
+    if (st->offsets)
+        clReleaseMemObject(st->offsets);
+    free(st->offs);
     free(st->before);
     free(st->after);
     free(st->data);
@@ -280,7 +325,7 @@ static void do_call_count(clreduce_ctx *ctx, run_state *st, const call_faults *f
      * the poisoned margins around the data. */
     size_t bytes = st->region_count * es;
     memset(st->before, TC_SENTINEL_BYTE, bytes);
-    size_t range_count = s->operation == SCAN ? count : 1;
+    size_t range_count = s->operation == SCAN ? count : st->range_count;
     if (s->operation == SCAN && s->in_place) {
         if (s->entry == ENTRY_MEM)
             for (size_t i = 0; i < st->region_count; i++)
@@ -306,7 +351,16 @@ static void do_call_count(clreduce_ctx *ctx, run_state *st, const call_faults *f
     if (f->counted)
         fault_start_many(f->fail, f->nfail);
     unsigned char *host_range = st->after + st->range * es;
-    if (s->operation == REDUCE && s->entry == ENTRY_HOST)
+    if (s->operation == SEGMENTS && s->entry == ENTRY_HOST)
+        out->status = clreduce_reduce_segments_host(ctx, s->op, s->type, st->data, count,
+                                                    st->offs, CLREDUCE_UINT32, st->segments,
+                                                    host_range);
+    else if (s->operation == SEGMENTS)
+        out->status = clreduce_reduce_segments(ctx, st->queue, s->op, s->type, st->input,
+                                               s->offset, count, st->offsets, OFFSETS_AT,
+                                               CLREDUCE_UINT32, st->segments, st->output,
+                                               s->result_offset, 0, NULL, &done);
+    else if (s->operation == REDUCE && s->entry == ENTRY_HOST)
         out->status = clreduce_reduce_host(ctx, s->op, s->type, (clreduce_variant)s->variant,
                                            st->data, count, host_range);
     else if (s->operation == REDUCE)
@@ -347,7 +401,23 @@ static void do_call_count(clreduce_ctx *ctx, run_state *st, const call_faults *f
     out->range_untouched = ranges_equal(st, st->range, st->range + range_count);
     out->margins_untouched = ranges_equal(st, 0, st->range) &&
                              ranges_equal(st, st->range + range_count, st->region_count);
-    if (s->operation == REDUCE) {
+    if (s->operation == SEGMENTS) {
+        out->correct = 1;
+        for (size_t i = 0; i < st->segments && out->correct; i++) {
+            tc_value ref;
+            long double abs_sum;
+            size_t from = st->offs[i], n = st->offs[i + 1] - from;
+            tc_reference(s->op, s->type, (const unsigned char *)st->data + from * es, n, &ref,
+                         &abs_sum);
+            tc_get(s->type, st->after, st->range + i, &out->got);
+            out->correct = tc_matches(s->op, s->type, &out->got, &ref, abs_sum);
+            if (!out->correct) {
+                tc_got_want text = tc_format_got_want(s->type, &out->got, &ref);
+                snprintf(out->wrong, sizeof out->wrong, "segment %zu of %zu: got %s, expected %s",
+                         i, st->segments, text.got, text.want);
+            }
+        }
+    } else if (s->operation == REDUCE) {
         tc_value ref;
         long double abs_sum;
         tc_reference(s->op, s->type, st->data, count, &ref, &abs_sum);
@@ -381,12 +451,31 @@ static void assert_correct(const call_outcome *o, const char *what)
     assert_true(o->margins_untouched);
 }
 
+/* A context for the scenario: the default one, or one with its settings. */
+static clreduce_ctx *new_context(const scenario *s)
+{
+    clreduce_ctx *ctx = NULL;
+    if (!s->segment_passes) {
+        assert_int_equal(clreduce_create(g_cl, g_device, &ctx), CLREDUCE_SUCCESS);
+        return ctx;
+    }
+    clreduce_settings settings;
+    clreduce_default_settings(&settings);
+    settings.segment_passes = s->segment_passes;
+    if (s->segment_passes == 1) {
+        settings.work_group_size = 64;
+        settings.vector_width = 1;
+    }
+    assert_int_equal(clreduce_create_with_settings(g_cl, g_device, &settings, &ctx),
+                     CLREDUCE_SUCCESS);
+    return ctx;
+}
+
 static clreduce_ctx *fresh_context(run_state *st)
 {
     if (st->s->disk == DISK_COLD)
         empty_cache_dir();
-    clreduce_ctx *ctx = NULL;
-    assert_int_equal(clreduce_create(g_cl, g_device, &ctx), CLREDUCE_SUCCESS);
+    clreduce_ctx *ctx = new_context(st->s);
     if (st->s->warm) {
         call_outcome o;
         do_call_count(ctx, st, &NOT_COUNTED, st->s->warm_count ? st->s->warm_count : st->s->count,
@@ -453,7 +542,7 @@ static int may_leave_range_written(const run_state *st, clreduce_ctx *ctx, const
                                                         : (clreduce_variant)s->variant;
         if (v == CLREDUCE_ATOMIC)
             writer = "clEnqueueFillBuffer"; /* the identity fill */
-    } else if (s->entry == ENTRY_MEM) {
+    } else if (s->operation == SCAN && s->entry == ENTRY_MEM) {
         clreduce_scan_variant v = s->variant == CLREDUCE_SCAN_AUTO
                                       ? clreduce_auto_scan_variant(ctx, s->type)
                                       : (clreduce_scan_variant)s->variant;
@@ -580,13 +669,12 @@ static void test_scenario(void **state)
     tc_seed_for(s->name);
 
     /* A context only to ask whether the device can run this at all. */
-    clreduce_ctx *probe = NULL;
-    assert_int_equal(clreduce_create(g_cl, g_device, &probe), CLREDUCE_SUCCESS);
+    clreduce_ctx *probe = new_context(s);
     clreduce_status support =
-        s->operation == REDUCE
-            ? clreduce_check_support(probe, s->op, s->type, (clreduce_variant)s->variant)
-            : clreduce_check_scan_support(probe, s->op, s->type,
-                                          (clreduce_scan_variant)s->variant);
+        s->operation == SCAN
+            ? clreduce_check_scan_support(probe, s->op, s->type,
+                                          (clreduce_scan_variant)s->variant)
+            : clreduce_check_support(probe, s->op, s->type, (clreduce_variant)s->variant);
     if (support != CLREDUCE_SUCCESS)
         print_message("%s: skipped: %s\n", s->name, clreduce_last_error(probe));
     clreduce_destroy(probe);
@@ -605,8 +693,7 @@ static void test_scenario(void **state)
     call_outcome o;
     if (s->disk == DISK_WARM) {
         /* A first context compiles and stores the binary the others load. */
-        clreduce_ctx *ctx = NULL;
-        assert_int_equal(clreduce_create(g_cl, g_device, &ctx), CLREDUCE_SUCCESS);
+        clreduce_ctx *ctx = new_context(s);
         do_call(ctx, &st, &NOT_COUNTED, &o);
         assert_correct(&o, "storing the binary");
         clreduce_destroy(ctx);

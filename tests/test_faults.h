@@ -9,7 +9,7 @@
 
 /* ---- scenarios ------------------------------------------------------------------ */
 
-typedef enum operation { REDUCE, SCAN } operation;
+typedef enum operation { REDUCE, SCAN, SEGMENTS } operation;
 
 typedef enum entry_point { ENTRY_MEM, ENTRY_HOST } entry_point;
 
@@ -35,6 +35,9 @@ typedef struct scenario {
     int warm;                /* a successful call first: the program is cached */
     size_t warm_count;       /* that call's count, if not `count` */
     disk_mode disk;
+    /* Segments: the context's segment_passes (clreduce_settings; with 1,
+     * work-groups of 64 and scalar loads, so that the chunks are many). */
+    unsigned segment_passes;
 } scenario;
 
 extern const scenario scenarios[];

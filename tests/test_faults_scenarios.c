@@ -1,14 +1,21 @@
-/* The scenarios of unit.faults (see test_faults.c): a reduction or a scan
- * of one kind, each of whose OpenCL calls is failed in turn. */
+/* The scenarios of unit.faults (see test_faults.c): a reduction, a scan or
+ * a reduction of segments of one kind, each of whose OpenCL calls is failed
+ * in turn. */
 #include "test_faults.h"
 
 #define R(name, entry, op, type, variant, count, offset, roff, ooo, warm, disk)                 \
     {name, REDUCE, entry, CLREDUCE_OP_##op, CLREDUCE_##type, CLREDUCE_##variant,              \
-     CLREDUCE_INCLUSIVE, 0, count, offset, roff, ooo, warm, 0, disk}
+     CLREDUCE_INCLUSIVE, 0, count, offset, roff, ooo, warm, 0, disk, 0}
 #define SC(name, entry, op, type, kind, variant, in_place, count, offset, roff, ooo, warm,      \
            warm_count, disk)                                                                  \
     {name, SCAN, entry, CLREDUCE_OP_##op, CLREDUCE_##type, CLREDUCE_SCAN_##variant,           \
-     CLREDUCE_##kind, in_place, count, offset, roff, ooo, warm, warm_count, disk}
+     CLREDUCE_##kind, in_place, count, offset, roff, ooo, warm, warm_count, disk, 0}
+
+/* Segments of sum, min or max (the variant and kind unused), in a context of
+ * `passes` launches (0: the library's choice). */
+#define SG(name, entry, op, type, count, offset, roff, ooo, warm, disk, passes)                 \
+    {name, SEGMENTS, entry, CLREDUCE_OP_##op, CLREDUCE_##type, CLREDUCE_AUTO,                 \
+     CLREDUCE_INCLUSIVE, 0, count, offset, roff, ooo, warm, 0, disk, passes}
 
 /* A reduction's first call (it builds) and a later one (a cache hit), alike
  * otherwise. */
@@ -101,6 +108,21 @@ const scenario scenarios[] = {
     SC("scan count 0", ENTRY_MEM, SUM, INT32, INCLUSIVE, AUTO, 0, 0, 3, 1, 0, 0, 0, DISK_OFF),
     SC("scan disk cache warm, blelloch, first call",
        ENTRY_MEM, MAX, INT32, INCLUSIVE, BLELLOCH, 0, 100003, 3, 1, 0, 0, 0, DISK_WARM),
+
+    /* Segments: the library's launches (two on CPUs: the chunks' heads,
+     * then the segments), first call, cached, out of order, from the host. */
+    SG("segments, first call", ENTRY_MEM, SUM, FLOAT, 100003, 3, 2, 0, 0, DISK_OFF, 0),
+    SG("segments, cached", ENTRY_MEM, MIN, INT64, 100003, 1, 1, 0, 1, DISK_OFF, 0),
+    SG("segments, out-of-order, cached", ENTRY_MEM, MAX, UINT32, 100003, 2, 0, 1, 1, DISK_OFF, 0),
+    SG("segments host, cached", ENTRY_HOST, SUM, DOUBLE, 70001, 0, 0, 0, 1, DISK_OFF, 0),
+    /* One launch, after the launch that finds each chunk's first segment
+     * (from 32 chunks a compute unit: chunks of 512 here, so up to 18
+     * compute units), its binary loaded from disk (PoCL 3.1 takes about a
+     * minute to compile it). */
+    SG("segments in one launch, starts, cached",
+       ENTRY_MEM, SUM, INT32, 300007, 5, 1, 0, 1, DISK_WARM, 1),
+    SG("segments in one launch, starts, out-of-order, cached",
+       ENTRY_MEM, MAX, FLOAT, 300007, 5, 1, 1, 1, DISK_WARM, 1),
 };
 
 const size_t scenario_count = ARRAY_SIZE(scenarios);
