@@ -4,13 +4,14 @@
  * are made only where something needs them (an out-of-order queue, or the
  * caller asking for `first` or `done`; on an in-order queue not for a
  * command that chain_intermediate() says another follows), since each
- * costs the driver time.
+ * costs the driver time. On PoCL, behind a wait list, every command makes
+ * one, which outlives the command after it (chain_start()).
  * And the commands themselves: fills, markers, kernel launches, temporary
  * buffers. */
 #include "internal.h"
 
 void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wait,
-                 const cl_event *wait, int first_wanted, int done_wanted)
+                 const cl_event *wait, int first_wanted, int done_wanted, int hold_events)
 {
     c->queue = queue;
     c->num_wait = num_wait;
@@ -18,8 +19,9 @@ void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wai
     c->first = c->last = NULL;
     c->count = 0;
     c->in_order = in_order;
-    c->events = first_wanted || done_wanted || !in_order;
+    c->events = first_wanted || done_wanted || !in_order || hold_events;
     c->want_first = first_wanted;
+    c->hold_events = hold_events;
     c->skip_next = 0;
     c->tail_event = 0;
     c->temp_entry = NULL;
@@ -28,7 +30,7 @@ void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wai
 
 void chain_intermediate(chain *c)
 {
-    c->skip_next = c->in_order && !(c->count == 0 && c->want_first);
+    c->skip_next = c->in_order && !c->hold_events && !(c->count == 0 && c->want_first);
 }
 
 cl_event *chain_event_slot(chain *c)
@@ -36,9 +38,17 @@ cl_event *chain_event_slot(chain *c)
     return c->events && !c->skip_next ? &c->next : NULL;
 }
 
+static void CL_CALLBACK release_held(cl_event next, cl_int status, void *held)
+{
+    (void)next;
+    (void)status;
+    clReleaseEvent((cl_event)held);
+}
+
 /* Counts a command just enqueued and takes ownership of its event, if it
  * has one. `first` holds a reference of its own, so that it outlives the
- * later commands' events. */
+ * later commands' events. The command before lets go of its event now, or
+ * with hold_events once this one completes (without the callback, now). */
 void chain_push(chain *c)
 {
     c->tail_event = c->events && !c->skip_next;
@@ -46,7 +56,9 @@ void chain_push(chain *c)
         if (c->count == 0) {
             clRetainEvent(c->next);
             c->first = c->next;
-        } else if (c->last) {
+        } else if (c->last &&
+                   (!c->hold_events || clSetEventCallback(c->next, CL_COMPLETE, release_held,
+                                                          c->last) != CL_SUCCESS)) {
             clReleaseEvent(c->last);
         }
         c->last = c->next;

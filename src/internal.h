@@ -669,14 +669,22 @@ struct chain {
     int want_first; /* the caller asked for the first command's event */
     int skip_next;  /* the next command makes none (chain_intermediate) */
     int tail_event; /* the last command enqueued made one */
+    /* Each command's event is kept until the next command completes
+     * (chain_start says why). */
+    int hold_events;
     /* The queue's temporary buffer, when a family took it (scratch.c):
      * locked until temp_release(). */
     struct queue_scratch *temp_entry;
     struct scratch_pool *temp_pool;
 };
 
+/* Starts a chain on `queue` behind the caller's wait list. With
+ * hold_events, every command makes an event, kept until the command after
+ * it completes: PoCL 3.1 aborts the process (pocl_update_event_failed) when
+ * a failed wait event reaches a command whose event has been released
+ * while another command follows it. */
 void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wait,
-                 const cl_event *wait, int first_wanted, int done_wanted);
+                 const cl_event *wait, int first_wanted, int done_wanted, int hold_events);
 /* The next command is followed by another of the call, which an in-order
  * queue runs after it: unless the caller asked for its event as the
  * first, it makes none. On NVIDIA's OpenCL each command's event cost a

@@ -244,6 +244,16 @@ int tc_is_nvidia_gpu(const clreduce_ctx *ctx)
     return strstr(vendor, "NVIDIA") && (tc_device_type(ctx) & CL_DEVICE_TYPE_GPU);
 }
 
+int tc_platform_is(const clreduce_ctx *ctx, const char *name)
+{
+    cl_platform_id id = NULL;
+    char platform[256] = "";
+    if (clGetDeviceInfo(clreduce_get_cl_device(ctx), CL_DEVICE_PLATFORM, sizeof id, &id, NULL) ==
+        CL_SUCCESS)
+        clGetPlatformInfo(id, CL_PLATFORM_NAME, sizeof platform - 1, platform, NULL);
+    return strstr(platform, name) != NULL;
+}
+
 size_t tc_device_max_work_group_size(const clreduce_ctx *ctx)
 {
     size_t wg = 0;

@@ -106,6 +106,12 @@ cl_device_type tc_device_type(const clreduce_ctx *ctx);
 /* Whether ctx's device is an NVIDIA GPU (where the library tunes some
  * operators of their own). */
 int tc_is_nvidia_gpu(const clreduce_ctx *ctx);
+/* Whether the name of ctx's platform holds `name` ("Portable Computing
+ * Language", "Intel(R) OpenCL"): for runtimes whose defects some tests step
+ * around, saying so. */
+int tc_platform_is(const clreduce_ctx *ctx, const char *name);
+#define TC_POCL "Portable Computing Language"
+#define TC_INTEL_CPU_RUNTIME "Intel(R) OpenCL"
 
 /* Whether the type can be used on this context (cl_khr_fp64 for double). */
 int tc_type_supported(clreduce_ctx *ctx, clreduce_type type);

@@ -274,16 +274,6 @@ static void test_layouts(void **state)
 }
 
 /* Whether g_ctx's device is PoCL's. */
-static int on_pocl(void)
-{
-    cl_platform_id id = NULL;
-    char platform[256] = "";
-    if (clGetDeviceInfo(clreduce_get_cl_device(g_ctx), CL_DEVICE_PLATFORM, sizeof id, &id,
-                        NULL) == CL_SUCCESS)
-        clGetPlatformInfo(id, CL_PLATFORM_NAME, sizeof platform - 1, platform, NULL);
-    return strstr(platform, "Portable Computing Language") != NULL;
-}
-
 /* The layouts again, for float and double, in a context whose settings
  * fix the launches (clreduce_settings' segment_passes): `passes` 1, a
  * single kernel where the device allows it, or 2, a kernel for the chunks'
@@ -304,7 +294,7 @@ static int on_pocl(void)
 
 static void layouts_in_passes(unsigned passes, const char *options)
 {
-    int pocl = on_pocl();
+    int pocl = tc_platform_is(g_ctx, TC_POCL);
     if (passes == 1 && pocl) {
         /* PoCL 3.1 took 2-5 minutes to compile each single-launch program
          * (its barriers in branches), where the two-pass ones, runs
@@ -459,7 +449,7 @@ static void test_many_chunks(void **state)
 {
     (void)state;
     tc_seed_for("many_chunks");
-    if (on_pocl()) {
+    if (tc_platform_is(g_ctx, TC_POCL)) {
         print_message("note: PoCL: the single launch is left to Intel's runtime, Oclgrind and "
                       "the GPU\n");
         skip();
