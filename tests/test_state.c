@@ -1,8 +1,8 @@
 /* State the library keeps between calls — the single-pass reduction's and
- * the look-back scan's per-queue scratch — tested as a hostile caller would
- * use it:
+ * the look-back scan's per-queue scratch, which the segments' single launch
+ * shares — tested as a hostile caller would use it:
  *   - data whose bits mimic the look-back's tile status words, left behind
- *     by one scan for the next;
+ *     by one scan for the next scan or segments launch;
  *   - a first call whose wait list fails, or completes only after later
  *     calls were enqueued;
  *   - many queues created, used and released;
@@ -26,18 +26,23 @@
 #include "test_common.h"
 
 static clreduce_ctx *g_ctx;
+/* A context whose segments take one launch, with work-groups of 64 and
+ * scalar loads (chunks of 512): from 32 chunks a compute unit the launch
+ * that finds the chunks' starts comes first. NULL where the device cannot
+ * take one launch. */
+static clreduce_ctx *g_seg_ctx;
 
-/* Runs an inclusive scan of data[0 .. n) on q and checks it against the CPU
- * reference; returns 1 when it matched. */
-static int scan_and_check(cl_command_queue q, clreduce_op op, clreduce_type type,
-                          const void *data, size_t n, const char *what)
+/* Runs an inclusive scan of data[0 .. n) on q in ctx and checks it against
+ * the CPU reference; returns 1 when it matched. */
+static int scan_and_check_in(clreduce_ctx *ctx, cl_command_queue q, clreduce_op op,
+                             clreduce_type type, const void *data, size_t n, const char *what)
 {
     size_t bytes = n * clreduce_type_size(type);
-    cl_mem in = tc_make_buffer(g_ctx, bytes, data), out = tc_make_buffer(g_ctx, bytes, NULL);
-    clreduce_status s = clreduce_scan(g_ctx, q, op, type, CLREDUCE_INCLUSIVE,
+    cl_mem in = tc_make_buffer(ctx, bytes, data), out = tc_make_buffer(ctx, bytes, NULL);
+    clreduce_status s = clreduce_scan(ctx, q, op, type, CLREDUCE_INCLUSIVE,
                                       CLREDUCE_SCAN_LOOKBACK, in, 0, n, out, 0, 0, NULL, NULL);
     if (s != CLREDUCE_SUCCESS)
-        fail_msg("%s: %s", what, clreduce_last_error(g_ctx));
+        fail_msg("%s: %s", what, clreduce_last_error(ctx));
     void *got = malloc(bytes);
     assert_non_null(got);
     tc_read_buffer(q, out, got, bytes, 0, NULL);
@@ -49,6 +54,62 @@ static int scan_and_check(cl_command_queue q, clreduce_op op, clreduce_type type
     free(got);
     clReleaseMemObject(in);
     clReleaseMemObject(out);
+    return ok;
+}
+
+static int scan_and_check(cl_command_queue q, clreduce_op op, clreduce_type type,
+                          const void *data, size_t n, const char *what)
+{
+    return scan_and_check_in(g_ctx, q, op, type, data, n, what);
+}
+
+/* Segments here are arrays of SEGMENT_LENGTH elements, the last shorter. */
+#define SEGMENT_LENGTH 1000
+
+static size_t arrays_in(size_t n)
+{
+    return (n + SEGMENT_LENGTH - 1) / SEGMENT_LENGTH;
+}
+
+/* Enqueues the sums of the arrays of in[0 .. n) in g_seg_ctx on q into out
+ * (a result per array), behind `wait`. */
+static clreduce_status enqueue_segments(cl_command_queue q, clreduce_type type, cl_mem in,
+                                        size_t n, cl_mem out, cl_uint num_wait,
+                                        const cl_event *wait, cl_event *done)
+{
+    size_t segments = arrays_in(n);
+    uint32_t *offs = malloc((segments + 1) * sizeof *offs);
+    assert_non_null(offs);
+    for (size_t i = 0; i <= segments; i++)
+        offs[i] = (uint32_t)(i * SEGMENT_LENGTH < n ? i * SEGMENT_LENGTH : n);
+    cl_mem offsets = tc_make_buffer(g_seg_ctx, (segments + 1) * sizeof *offs, offs);
+    free(offs);
+    clreduce_status s = clreduce_reduce_segments(g_seg_ctx, q, CLREDUCE_OP_SUM, type, in, 0, n,
+                                                 offsets, 0, CLREDUCE_UINT32, segments, out, 0,
+                                                 num_wait, wait, done);
+    clReleaseMemObject(offsets); /* kept by the runtime until the commands end */
+    return s;
+}
+
+/* Whether out holds each array's length times `value` (all exact). */
+static int segments_right(cl_command_queue q, clreduce_type type, cl_mem out, size_t n,
+                          double value)
+{
+    size_t segments = arrays_in(n), es = clreduce_type_size(type);
+    void *got = malloc(segments * es);
+    assert_non_null(got);
+    tc_read_buffer(q, out, got, segments * es, 0, NULL);
+    int ok = 1;
+    for (size_t i = 0; i < segments && ok; i++) {
+        size_t length = n - i * SEGMENT_LENGTH < SEGMENT_LENGTH ? n - i * SEGMENT_LENGTH
+                                                                : SEGMENT_LENGTH;
+        unsigned char want[8];
+        tc_set_double(type, want, 0, value * (double)length);
+        ok = memcmp((unsigned char *)got + i * es, want, es) == 0;
+        if (!ok)
+            print_message("array %zu of %zu: not %g\n", i, segments, value * (double)length);
+    }
+    free(got);
     return ok;
 }
 
@@ -128,33 +189,105 @@ static void test_forged_status_words(void **state)
     }
 }
 
+/* The same forgery before the segments' single launch, which takes its
+ * epochs from the scan's scratch of the queue: each round a forging scan,
+ * then the sums of arrays of a constant that changes each round, both in
+ * g_seg_ctx on one queue, so that every slot the segments launch reads
+ * holds a forged word for its epoch unless its own. int32 and double: 4-
+ * and 8-byte values. */
+static void test_forged_status_words_before_segments(void **state)
+{
+    (void)state;
+    if (!g_seg_ctx) {
+        print_message("skipped: the device takes segments in two launches\n");
+        skip();
+    }
+    static const clreduce_type types[] = {CLREDUCE_INT32, CLREDUCE_DOUBLE};
+    const size_t small = 20000, large = TC_LARGE_COUNT, rounds = 8;
+    for (size_t ti = 0; ti < ARRAY_SIZE(types); ti++) {
+        clreduce_type type = types[ti];
+        if (!tc_type_supported(g_seg_ctx, type))
+            continue;
+        size_t size = clreduce_type_size(type);
+        void *values = malloc(large * size), *forged = malloc(small * size);
+        assert_non_null(values);
+        assert_non_null(forged);
+        cl_command_queue q = tc_create_queue(g_ctx, 0);
+        assert_non_null(q);
+        cl_mem in = tc_make_buffer(g_ctx, large * size, NULL);
+        cl_mem out = tc_make_buffer(g_ctx, arrays_in(large) * size, NULL);
+        uint32_t launches = 0;
+        int wrong = 0;
+        for (size_t r = 0; r <= rounds; r++) {
+            if (r > 0) {
+                tc_value v, zero;
+                forged_status(type, launches + 2, &v);
+                tc_identity(CLREDUCE_OP_SUM, type, &zero);
+                tc_set(type, forged, 0, &v);
+                for (size_t i = 1; i < small; i++)
+                    tc_set(type, forged, i, &zero);
+                assert_true(scan_and_check_in(g_seg_ctx, q, CLREDUCE_OP_SUM, type, forged,
+                                              small, "forging scan"));
+                launches++;
+            }
+            /* Round 0 makes the queue's scratch as large as it gets. */
+            for (size_t i = 0; i < large; i++)
+                tc_set_double(type, values, i, (double)(r + 1));
+            assert_int_equal(clEnqueueWriteBuffer(q, in, CL_TRUE, 0, large * size, values, 0,
+                                                  NULL, NULL),
+                             CL_SUCCESS);
+            assert_int_equal(enqueue_segments(q, type, in, large, out, 0, NULL, NULL),
+                             CLREDUCE_SUCCESS);
+            wrong += !segments_right(q, type, out, large, (double)(r + 1));
+            launches++;
+        }
+        assert_int_equal(wrong, 0);
+        clReleaseMemObject(in);
+        clReleaseMemObject(out);
+        clReleaseCommandQueue(q);
+        free(values);
+        free(forged);
+    }
+}
+
 /* ---- wait lists that fail or complete late --------------------------------- */
 
 /* One call of an entry point that keeps scratch per queue, on int32 ones. */
+typedef enum call_kind { CALL_REDUCE, CALL_SCAN, CALL_SEGMENTS } call_kind;
+
 typedef struct stateful_call {
     const char *name;
-    int is_scan;
+    call_kind kind;
     clreduce_variant variant;
     clreduce_scan_variant scan_variant;
 } stateful_call;
 
 static const stateful_call stateful_calls[] = {
-    {"single_pass reduction", 0, CLREDUCE_SINGLE_PASS, CLREDUCE_SCAN_AUTO},
-    {"look-back scan", 1, CLREDUCE_AUTO, CLREDUCE_SCAN_LOOKBACK},
+    {"single_pass reduction", CALL_REDUCE, CLREDUCE_SINGLE_PASS, CLREDUCE_SCAN_AUTO},
+    {"look-back scan", CALL_SCAN, CLREDUCE_AUTO, CLREDUCE_SCAN_LOOKBACK},
+    {"segments in one launch", CALL_SEGMENTS, CLREDUCE_AUTO, CLREDUCE_SCAN_AUTO},
 };
 
 static int call_supported(const stateful_call *c)
 {
-    return c->is_scan ? lookback_supported(CLREDUCE_OP_SUM, CLREDUCE_INT32)
-                      : clreduce_check_support(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_INT32,
-                                               c->variant) == CLREDUCE_SUCCESS;
+    switch (c->kind) {
+    case CALL_SCAN:
+        return lookback_supported(CLREDUCE_OP_SUM, CLREDUCE_INT32);
+    case CALL_SEGMENTS:
+        return g_seg_ctx != NULL;
+    default:
+        return clreduce_check_support(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_INT32, c->variant) ==
+               CLREDUCE_SUCCESS;
+    }
 }
 
 static clreduce_status enqueue_call(const stateful_call *c, cl_command_queue q, cl_mem in, size_t n,
                                     cl_mem out, cl_uint num_wait, const cl_event *wait,
                                     cl_event *done)
 {
-    if (c->is_scan)
+    if (c->kind == CALL_SEGMENTS)
+        return enqueue_segments(q, CLREDUCE_INT32, in, n, out, num_wait, wait, done);
+    if (c->kind == CALL_SCAN)
         return clreduce_scan(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32, CLREDUCE_INCLUSIVE,
                              c->scan_variant, in, 0, n, out, 0, num_wait, wait, done);
     return clreduce_reduce(g_ctx, q, CLREDUCE_OP_SUM, CLREDUCE_INT32, c->variant, in, 0, n, out, 0,
@@ -164,12 +297,15 @@ static clreduce_status enqueue_call(const stateful_call *c, cl_command_queue q, 
 /* Whether out holds the call's right answer for n ones. */
 static int call_result_right(const stateful_call *c, cl_command_queue q, cl_mem out, size_t n)
 {
-    int32_t *got = malloc((c->is_scan ? n : 1) * sizeof *got);
+    if (c->kind == CALL_SEGMENTS)
+        return segments_right(q, CLREDUCE_INT32, out, n, 1.0);
+    size_t results = c->kind == CALL_SCAN ? n : 1;
+    int32_t *got = malloc(results * sizeof *got);
     assert_non_null(got);
-    tc_read_buffer(q, out, got, (c->is_scan ? n : 1) * sizeof *got, 0, NULL);
+    tc_read_buffer(q, out, got, results * sizeof *got, 0, NULL);
     int ok = 1;
-    for (size_t i = 0; i < (c->is_scan ? n : 1) && ok; i++)
-        ok = got[i] == (int32_t)(c->is_scan ? i + 1 : n);
+    for (size_t i = 0; i < results && ok; i++)
+        ok = got[i] == (int32_t)(c->kind == CALL_SCAN ? i + 1 : n);
     free(got);
     return ok;
 }
@@ -280,7 +416,9 @@ static void churn_queues(cl_mem in, cl_mem out, size_t n, size_t count)
         assert_non_null(q);
         for (size_t k = 0; k < ARRAY_SIZE(stateful_calls); k++) {
             const stateful_call *c = &stateful_calls[k];
-            if (!call_supported(c))
+            /* The segments' launch shares the scan's scratch; at this
+             * size it searches, a program PoCL 3.1 takes minutes to build. */
+            if (!call_supported(c) || c->kind == CALL_SEGMENTS)
                 continue;
             assert_int_equal(enqueue_call(c, q, in, n, out, 0, NULL, NULL), CLREDUCE_SUCCESS);
             assert_true(call_result_right(c, q, out, n));
@@ -448,8 +586,23 @@ int main(void)
 {
     tc_init_seed();
     g_ctx = tc_create_default_or_skip("unit.state");
+    clreduce_settings settings;
+    clreduce_default_settings(&settings);
+    settings.segment_passes = 1;
+    settings.work_group_size = 64;
+    settings.vector_width = 1;
+    clreduce_settings got;
+    if (clreduce_create_with_settings(clreduce_get_cl_context(g_ctx),
+                                      clreduce_get_cl_device(g_ctx), &settings,
+                                      &g_seg_ctx) != CLREDUCE_SUCCESS ||
+        clreduce_get_tuning(g_seg_ctx, CLREDUCE_INT32, &got) != CLREDUCE_SUCCESS ||
+        got.segment_passes != 1) {
+        clreduce_destroy(g_seg_ctx);
+        g_seg_ctx = NULL;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forged_status_words),
+        cmocka_unit_test(test_forged_status_words_before_segments),
         cmocka_unit_test(test_failed_first_dependency),
         cmocka_unit_test(test_late_first_dependency),
         cmocka_unit_test(test_released_queues_are_freed),
@@ -458,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_many_buffers),
     };
     int failed = cmocka_run_group_tests_name("unit.state", tests, NULL, NULL);
+    clreduce_destroy(g_seg_ctx);
     clreduce_destroy(g_ctx);
     return failed;
 }
