@@ -5,13 +5,16 @@
  * caller asking for `first` or `done`; on an in-order queue not for a
  * command that chain_intermediate() says another follows), since each
  * costs the driver time. On PoCL, behind a wait list, every command makes
- * one, which outlives the command after it (chain_start()).
+ * one, all kept until the call's last command is over (chain_start()).
  * And the commands themselves: fills, markers, kernel launches, temporary
  * buffers. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "internal.h"
 
 void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wait,
-                 const cl_event *wait, int first_wanted, int done_wanted, int hold_events)
+                 const cl_event *wait, int first_wanted, int done_wanted, held_events *hold)
 {
     c->queue = queue;
     c->num_wait = num_wait;
@@ -19,9 +22,10 @@ void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wai
     c->first = c->last = NULL;
     c->count = 0;
     c->in_order = in_order;
-    c->events = first_wanted || done_wanted || !in_order || hold_events;
+    c->events = first_wanted || done_wanted || !in_order || hold;
     c->want_first = first_wanted;
-    c->hold_events = hold_events;
+    c->hold = hold;
+    c->nkept = 0;
     c->skip_next = 0;
     c->tail_event = 0;
     c->temp_entry = NULL;
@@ -30,7 +34,7 @@ void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wai
 
 void chain_intermediate(chain *c)
 {
-    c->skip_next = c->in_order && !c->hold_events && !(c->count == 0 && c->want_first);
+    c->skip_next = c->in_order && !c->hold && !(c->count == 0 && c->want_first);
 }
 
 cl_event *chain_event_slot(chain *c)
@@ -38,17 +42,78 @@ cl_event *chain_event_slot(chain *c)
     return c->events && !c->skip_next ? &c->next : NULL;
 }
 
-static void CL_CALLBACK release_held(cl_event next, cl_int status, void *held)
+void held_events_init(held_events *h)
 {
-    (void)next;
-    (void)status;
-    clReleaseEvent((cl_event)held);
+    pthread_mutex_init(&h->lock, NULL);
+    h->head = NULL;
+}
+
+static void release_group(held_group *g)
+{
+    for (size_t i = 0; i < g->count; i++)
+        clReleaseEvent(g->events[i]);
+    clReleaseEvent(g->last);
+    free(g->events);
+    free(g);
+}
+
+void held_events_clear(held_events *h)
+{
+    while (h->head) {
+        held_group *g = h->head;
+        h->head = g->next;
+        release_group(g);
+    }
+    pthread_mutex_destroy(&h->lock);
+}
+
+static int over(cl_event e)
+{
+    cl_int status = CL_QUEUED;
+    return clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL) !=
+               CL_SUCCESS ||
+           status <= CL_COMPLETE;
+}
+
+/* Keeps the chain's events (and a reference of its last) in c->hold, after
+ * releasing the groups of earlier calls that are over. Where no memory is
+ * left they are released now. */
+static void hold_events(chain *c)
+{
+    held_events *h = c->hold;
+    held_group *g = malloc(sizeof *g);
+    cl_event *events = malloc((size_t)c->nkept * sizeof *events);
+    pthread_mutex_lock(&h->lock);
+    for (held_group **at = &h->head; *at;) {
+        held_group *old = *at;
+        if (over(old->last)) {
+            *at = old->next;
+            release_group(old);
+        } else {
+            at = &old->next;
+        }
+    }
+    if (g && events) {
+        memcpy(events, c->kept, (size_t)c->nkept * sizeof *events);
+        clRetainEvent(c->last);
+        *g = (held_group){events, (size_t)c->nkept, c->last, h->head};
+        h->head = g;
+        g = NULL;
+        events = NULL;
+    } else {
+        for (int i = 0; i < c->nkept; i++)
+            clReleaseEvent(c->kept[i]);
+    }
+    pthread_mutex_unlock(&h->lock);
+    free(g);
+    free(events);
+    c->nkept = 0;
 }
 
 /* Counts a command just enqueued and takes ownership of its event, if it
  * has one. `first` holds a reference of its own, so that it outlives the
- * later commands' events. The command before lets go of its event now, or
- * with hold_events once this one completes (without the callback, now). */
+ * later commands' events. The command before lets go of its event, or
+ * keeps it in the chain where c->hold says so. */
 void chain_push(chain *c)
 {
     c->tail_event = c->events && !c->skip_next;
@@ -56,10 +121,11 @@ void chain_push(chain *c)
         if (c->count == 0) {
             clRetainEvent(c->next);
             c->first = c->next;
-        } else if (c->last &&
-                   (!c->hold_events || clSetEventCallback(c->next, CL_COMPLETE, release_held,
-                                                          c->last) != CL_SUCCESS)) {
-            clReleaseEvent(c->last);
+        } else if (c->last) {
+            if (c->hold && c->nkept < CHAIN_KEPT_MAX)
+                c->kept[c->nkept++] = c->last;
+            else
+                clReleaseEvent(c->last);
         }
         c->last = c->next;
     }
@@ -95,6 +161,8 @@ void chain_finish(chain *c, cl_event *first, cl_event *done)
 {
     if (c->count == 0 || !c->events)
         return;
+    if (c->nkept > 0)
+        hold_events(c);
     if (done)
         *done = c->last;
     else if (c->last)

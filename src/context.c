@@ -159,6 +159,7 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
         disk_cache_directory(ctx->cache.disk_status, sizeof ctx->cache.disk_status);
     scratch_pool_init(&ctx->scratch);
     pthread_mutex_init(&ctx->queue_lock, NULL);
+    held_events_init(&ctx->held);
     *out = ctx;
     return CLREDUCE_SUCCESS;
 }
@@ -174,6 +175,7 @@ void clreduce_destroy(clreduce_ctx *ctx)
         return;
     if (ctx->own_queue)
         clReleaseCommandQueue(ctx->own_queue);
+    held_events_clear(&ctx->held);
     scratch_pool_clear(&ctx->scratch);
     program_cache_clear(&ctx->cache);
     free(ctx->disk_cache_dir);

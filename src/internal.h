@@ -561,6 +561,22 @@ void lookback_scratch_release(lookback_lease *lease);
 /* The context's tuning for elements of `element_size` (4 or 8) bytes. */
 #define CONTEXT_TUNING(ctx, element_size) (&(ctx)->tuning_by_size[(element_size) == 8])
 
+/* Events a context keeps for PoCL (chain.c's chain_start() says why): each group is a
+ * call's events but its last, released once `last` has completed or
+ * failed, which the next call that keeps events, or clreduce_destroy(),
+ * finds. */
+typedef struct held_group {
+    cl_event *events;
+    size_t count;
+    cl_event last;
+    struct held_group *next;
+} held_group;
+
+typedef struct held_events {
+    pthread_mutex_t lock;
+    held_group *head;
+} held_events;
+
 struct clreduce_ctx {
     cl_context context;
     cl_device_id device;
@@ -575,6 +591,7 @@ struct clreduce_ctx {
     scratch_pool scratch;
     pthread_mutex_t queue_lock;
     cl_command_queue own_queue;           /* for the *_host calls */
+    held_events held;                     /* PoCL's calls behind wait lists */
 };
 
 /* How the single pass and the look-back order memory between work-groups
@@ -655,6 +672,13 @@ clreduce_status check_disjoint(clreduce_ctx *ctx, cl_mem a, const char *a_name, 
 
 /* ---- chain.c ---------------------------------------------------------------- */
 
+void held_events_init(held_events *h);
+/* Releases every event kept, whatever its command's state. */
+void held_events_clear(held_events *h);
+
+/* A call's events kept at most: more commands than this let go early. */
+#define CHAIN_KEPT_MAX 32
+
 /* A call's commands in order (chain.c says how). */
 struct chain {
     cl_command_queue queue;
@@ -669,22 +693,25 @@ struct chain {
     int want_first; /* the caller asked for the first command's event */
     int skip_next;  /* the next command makes none (chain_intermediate) */
     int tail_event; /* the last command enqueued made one */
-    /* Each command's event is kept until the next command completes
-     * (chain_start says why). */
-    int hold_events;
+    /* Where the call's events go once it is enqueued (chain_start says
+     * why), and those kept so far; NULL: none are kept. */
+    held_events *hold;
+    cl_event kept[CHAIN_KEPT_MAX];
+    int nkept;
     /* The queue's temporary buffer, when a family took it (scratch.c):
      * locked until temp_release(). */
     struct queue_scratch *temp_entry;
     struct scratch_pool *temp_pool;
 };
 
-/* Starts a chain on `queue` behind the caller's wait list. With
- * hold_events, every command makes an event, kept until the command after
- * it completes: PoCL 3.1 aborts the process (pocl_update_event_failed) when
- * a failed wait event reaches a command whose event has been released
- * while another command follows it. */
+/* Starts a chain on `queue` behind the caller's wait list. With `hold`,
+ * every command makes an event and the call's events are kept in *hold
+ * until its last command has completed or failed: PoCL 3.1 aborts the
+ * process (pocl_update_event_failed) when a failed wait event reaches a
+ * command whose event has been released while another command follows
+ * it, and calls no event callback on a failure. */
 void chain_start(chain *c, cl_command_queue queue, int in_order, cl_uint num_wait,
-                 const cl_event *wait, int first_wanted, int done_wanted, int hold_events);
+                 const cl_event *wait, int first_wanted, int done_wanted, held_events *hold);
 /* The next command is followed by another of the call, which an in-order
  * queue runs after it: unless the caller asked for its event as the
  * first, it makes none. On NVIDIA's OpenCL each command's event cost a

@@ -171,7 +171,7 @@ clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const req
 
     chain c;
     chain_start(&c, r->queue, in_order, r->num_wait, r->wait, first != NULL, done != NULL,
-                r->num_wait > 0 && ctx->info.vendor == VENDOR_POCL);
+                r->num_wait > 0 && ctx->info.vendor == VENDOR_POCL ? &ctx->held : NULL);
     if (r->count == 0 || output_count(f, r) == 0) {
         status = f->enqueue_empty(ctx, &c, r, &p, first || done);
     } else {

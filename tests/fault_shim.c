@@ -446,14 +446,6 @@ cl_int clSetUserEventStatus(cl_event event, cl_int execution_status)
     return REAL(clSetUserEventStatus)(event, execution_status);
 }
 
-cl_int clSetEventCallback(cl_event event, cl_int command_exec_callback_type,
-                          void(CL_CALLBACK *pfn_notify)(cl_event, cl_int, void *),
-                          void *user_data)
-{
-    FAIL_STATUS(clSetEventCallback);
-    return REAL(clSetEventCallback)(event, command_exec_callback_type, pfn_notify, user_data);
-}
-
 REFERENCE_FUNCTIONS(clRetainEvent, clReleaseEvent, cl_event, event)
 
 /* ---- commands ------------------------------------------------------------------ */
