@@ -561,10 +561,10 @@ void lookback_scratch_release(lookback_lease *lease);
 /* The context's tuning for elements of `element_size` (4 or 8) bytes. */
 #define CONTEXT_TUNING(ctx, element_size) (&(ctx)->tuning_by_size[(element_size) == 8])
 
-/* Events a context keeps for PoCL (chain.c's chain_start() says why): each group is a
- * call's events but its last, released once `last` has completed or
- * failed, which the next call that keeps events, or clreduce_destroy(),
- * finds. */
+/* Events a context keeps for PoCL (chain_start() in chain.c says why):
+ * each group is a call's events but its last, released once `last` has
+ * completed or failed, which the next call that keeps events, or
+ * clreduce_destroy(), finds. */
 typedef struct held_group {
     cl_event *events;
     size_t count;
