@@ -34,8 +34,8 @@ static clreduce_ctx *g_seg_ctx;
 
 /* Runs an inclusive scan of data[0 .. n) on q in ctx and checks it against
  * the CPU reference; returns 1 when it matched. */
-static int scan_and_check_in(clreduce_ctx *ctx, cl_command_queue q, clreduce_op op,
-                             clreduce_type type, const void *data, size_t n, const char *what)
+static int scan_and_check(clreduce_ctx *ctx, cl_command_queue q, clreduce_op op,
+                          clreduce_type type, const void *data, size_t n, const char *what)
 {
     size_t bytes = n * clreduce_type_size(type);
     cl_mem in = tc_make_buffer(ctx, bytes, data), out = tc_make_buffer(ctx, bytes, NULL);
@@ -55,12 +55,6 @@ static int scan_and_check_in(clreduce_ctx *ctx, cl_command_queue q, clreduce_op 
     clReleaseMemObject(in);
     clReleaseMemObject(out);
     return ok;
-}
-
-static int scan_and_check(cl_command_queue q, clreduce_op op, clreduce_type type,
-                          const void *data, size_t n, const char *what)
-{
-    return scan_and_check_in(g_ctx, q, op, type, data, n, what);
 }
 
 /* Segments here are arrays of SEGMENT_LENGTH elements, the last shorter. */
@@ -134,6 +128,21 @@ static void forged_status(clreduce_type type, uint32_t epoch, tc_value *v)
         v->u64 = ((uint64_t)0x3ff00000u << 32) | word;
 }
 
+/* Scans in ctx on q, and checks, n elements (room in `forged`) whose every
+ * prefix under op, and the first tile's aggregate, is the forged status
+ * word for launch `epoch`: the forged value first, then the identity. */
+static int forging_scan(clreduce_ctx *ctx, cl_command_queue q, clreduce_op op,
+                        clreduce_type type, uint32_t epoch, void *forged, size_t n)
+{
+    tc_value v, id;
+    forged_status(type, epoch, &v);
+    tc_identity(op, type, &id);
+    tc_set(type, forged, 0, &v);
+    for (size_t i = 1; i < n; i++)
+        tc_set(type, forged, i, &id);
+    return scan_and_check(ctx, q, op, type, forged, n, "forging scan");
+}
+
 /* A small scan whose every tile aggregate and inclusive prefix is a forged
  * status word for the next launch, then a large scan on the same queue that
  * must not take them for its predecessors' statuses. The large scan comes
@@ -160,25 +169,19 @@ static void test_forged_status_words(void **state)
             uint32_t launches = 0;
             for (size_t i = 0; i < large; i++)
                 tc_set_double(type, ones, i, 1.0);
-            assert_true(scan_and_check(q, CLREDUCE_OP_SUM, type, ones, large, "first large scan"));
+            assert_true(
+                scan_and_check(g_ctx, q, CLREDUCE_OP_SUM, type, ones, large, "first large scan"));
             launches++;
             int wrong = 0;
             for (size_t r = 0; r < rounds; r++) {
-                /* The forged value first, then the identity: every prefix,
-                 * and the first tile's aggregate, is the forged value. */
-                tc_value v, id;
-                forged_status(type, launches + 2, &v);
-                tc_identity(op, type, &id);
-                tc_set(type, forged, 0, &v);
-                for (size_t i = 1; i < small; i++)
-                    tc_set(type, forged, i, &id);
-                assert_true(scan_and_check(q, op, type, forged, small, "forging scan"));
+                assert_true(forging_scan(g_ctx, q, op, type, launches + 2, forged, small));
                 launches++;
                 /* Another constant each round (sums exact in float), so
                  * that no prefix left by an earlier launch is right. */
                 for (size_t i = 0; i < large; i++)
                     tc_set_double(type, ones, i, (double)(r + 2));
-                wrong += !scan_and_check(q, CLREDUCE_OP_SUM, type, ones, large, "large scan");
+                wrong +=
+                    !scan_and_check(g_ctx, q, CLREDUCE_OP_SUM, type, ones, large, "large scan");
                 launches++;
             }
             assert_int_equal(wrong, 0);
@@ -220,14 +223,8 @@ static void test_forged_status_words_before_segments(void **state)
         int wrong = 0;
         for (size_t r = 0; r <= rounds; r++) {
             if (r > 0) {
-                tc_value v, zero;
-                forged_status(type, launches + 2, &v);
-                tc_identity(CLREDUCE_OP_SUM, type, &zero);
-                tc_set(type, forged, 0, &v);
-                for (size_t i = 1; i < small; i++)
-                    tc_set(type, forged, i, &zero);
-                assert_true(scan_and_check_in(g_seg_ctx, q, CLREDUCE_OP_SUM, type, forged,
-                                              small, "forging scan"));
+                assert_true(forging_scan(g_seg_ctx, q, CLREDUCE_OP_SUM, type, launches + 2,
+                                         forged, small));
                 launches++;
             }
             /* Round 0 makes the queue's scratch as large as it gets. */
