@@ -134,7 +134,8 @@ static void tune_8_bytes(const clreduce_ctx *ctx, plan *p)
  * The library takes that pair, rather than the two kernels of
  * reduce_segments.cl (whose heads kernel reads the elements before each
  * chunk's first segment start a second time), for sums of 4-byte elements
- * whose mean segment is STARTS_MEAN_MIN elements or more and
+ * and float min and max (takes_starts_by_default), where the mean segment
+ * is STARTS_MEAN_MIN elements or more and
  * STARTS_MEAN_CHUNKS chunks or fewer. On the H200 (sums;
  * bench/results/h200-2026-12-03-h.md) it took float segments of 1-10^4 in
  * 114-121 us rather than 129-136 at 2^26 elements and in 404-408 rather
@@ -143,9 +144,13 @@ static void tune_8_bytes(const clreduce_ctx *ctx, plan *p)
  * 127-137; int32 segments of 1-10^4 in 114-122 rather than 129-135. It
  * was 2-9% slower for int32 segments of 1-100 (float: 6-12% faster), 7-12%
  * slower for one segment of all and 12-22% for doubles of 1-1000 elements,
- * and up to 16% slower at 2^24 (16 chunks a compute unit); min and max
- * were not timed. Where the single launch is asked for, it takes the pair
- * for that many chunks whatever the operator, type and lengths. */
+ * and up to 16% slower at 2^24 (16 chunks a compute unit). Float min and
+ * max take it too (bench/results/h200-2026-12-03-i.md, 2^26): segments of
+ * 1-1000 in 161-162 us rather than 176, arrays of 1000 in 157-159 rather
+ * than 167-168, segments of 1-10^4 in 152-153 rather than 173; int32 min
+ * and max were 4% faster or 4% slower by shape, and keep two launches.
+ * Where the single launch is asked for, it takes the pair for that many
+ * chunks whatever the operator, type and lengths. */
 #define STARTS_CHUNKS_PER_UNIT 32
 #define STARTS_MEAN_MIN 128
 #define STARTS_MEAN_CHUNKS 8
@@ -154,6 +159,15 @@ static int takes_starts(const clreduce_ctx *ctx, const plan *p, const request *r
 {
     size_t chunk = chunk_elements(ctx, p, r), chunks = div_up(r->count, chunk);
     return chunks >= (size_t)ctx->info.compute_units * STARTS_CHUNKS_PER_UNIT;
+}
+
+/* The operators and types that take the starts and the single launch by
+ * default (above). */
+static int takes_starts_by_default(const plan *p, const request *r)
+{
+    return p->element_size == 4 &&
+           (r->op == CLREDUCE_OP_SUM ||
+            (r->type == CLREDUCE_FLOAT && (r->op == CLREDUCE_OP_MIN || r->op == CLREDUCE_OP_MAX)));
 }
 
 static int takes_single(const clreduce_ctx *ctx, const plan *p, const request *r)
@@ -166,7 +180,7 @@ static int takes_single(const clreduce_ctx *ctx, const plan *p, const request *r
         return 1;
     return passes == 0 &&
            (chunks <= (size_t)ctx->info.compute_units * SINGLE_CHUNKS_PER_UNIT ||
-            (r->op == CLREDUCE_OP_SUM && p->element_size == 4 && takes_starts(ctx, p, r) &&
+            (takes_starts_by_default(p, r) && takes_starts(ctx, p, r) &&
              r->rows && r->count / r->rows >= STARTS_MEAN_MIN &&
              r->count / r->rows <= STARTS_MEAN_CHUNKS * chunk));
 }
