@@ -258,8 +258,9 @@ void clr_chunk_bounds(global const OT *offsets, ulong g, ulong lo, ulong hi, ulo
     local int warps_ok;
 
 /* Chunk g's k segments from `first`, elements [lo, hi) of `in`, by the
- * sub-groups' spans (segment_warps.cl), when the chunk is one tile of them
- * in a work-group of sub-groups of one size, and its offsets, read into
+ * sub-groups' spans (segment_warps.cl), when the chunk is a whole number of
+ * their tiles, CLR_WARPS_ROUNDS_MAX or fewer (the rounds of each span), in
+ * a work-group of sub-groups of one size, and its offsets, read into
  * local memory, neither decrease nor leave the chunk's segments (else 0,
  * nothing written: the caller takes them otherwise). With `head`,
  * *head_out also receives the chunk's elements before its first segment.
@@ -270,20 +271,22 @@ int clr_segments_by_warps(global const T *in, global const OT *offsets, global T
                           local uint *bounds, local T *tails, local uint *throughs,
                           local int *ok)
 {
-    if (chunk != CLR_WARPS_TILE || k >= CLR_WARPS_BOUNDS || !clr_warps_fit())
+    uint rounds = (uint)(chunk / CLR_WARPS_TILE);
+    if (chunk % CLR_WARPS_TILE || rounds > CLR_WARPS_ROUNDS_MAX || k >= CLR_WARPS_BOUNDS ||
+        !clr_warps_fit())
         return 0;
     uint n = (uint)(hi - lo);
     VT x[CLR_WARPS_STEPS];
     if (get_local_id(0) == 0)
         *ok = 1;
-    clr_warps_fetch(in + lo, n, x);
+    clr_warps_fetch(in + lo, n, x, rounds);
     barrier(CLK_LOCAL_MEM_FENCE);
     clr_chunk_bounds(offsets, g, lo, hi, chunk, chunks, first, k, count, bounds, ok);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!*ok)
         return 0;
-    clr_warps_reduce(x, n, bounds, (uint)k, out + first, carry, head, head_out, tails,
-                     throughs);
+    clr_warps_reduce(in + lo, x, n, rounds, bounds, (uint)k, out + first, carry, head, head_out,
+                     tails, throughs);
     return 1;
 }
 #endif

@@ -1,23 +1,29 @@
 /*
- * segment_warps.cl — a work-group's reduction of the segments of one tile
- * of elements held in registers, sub-group by sub-group, for sum, min and
- * max: the layer under the segments kernel where a chunk's segments are
- * long enough that most windows (below) hold no end of one.
+ * segment_warps.cl — a work-group's reduction of the segments of one chunk
+ * of elements, a few tiles long, read into registers a tile at a time,
+ * sub-group by sub-group, for sum, min and max: the layer under the
+ * segments kernel where a chunk's segments are long enough that most
+ * windows (below) hold no end of one.
  *
- * Sub-group w of the work-group reads its own contiguous span of the tile,
- * CLR_WARPS_STEPS vectors a lane, all in flight at once: step u of lane i
- * is vector u * size + i of the span, so that each step of the sub-group
- * reads one contiguous window of size * CLR_VEC elements. It then walks
- * its windows in order. Each lane keeps one partial of the open segment;
- * where a segment ends inside a window, the lanes add their elements below
- * the end, the sub-group reduces the partials (subgroup.cl) and its first
- * lane writes the result. A window without an end costs its adds alone.
+ * Sub-group w of the work-group walks its own contiguous span of the chunk
+ * in `rounds` rounds (the chunk's tiles), each of CLR_WARPS_STEPS vectors a
+ * lane, all in flight at once: step u of round r of lane i is vector
+ * (r * CLR_WARPS_STEPS + u) * size + i of the span, so that each step of
+ * the sub-group reads one contiguous window of size * CLR_VEC elements. It
+ * walks a round's windows in order, then loads the next round. Longer
+ * chunks spread the work-group's fixed costs (a ticket, the chunk's starts
+ * and offsets, the hand-off of its carry) over more elements. Each lane
+ * keeps one partial of the open segment; where a segment ends inside a
+ * window, the lanes add their elements below the end, the sub-group
+ * reduces the partials (subgroup.cl) and its first lane writes the
+ * result. A window without an end costs its adds alone.
  * What a segment holds from earlier spans is joined across the sub-groups
  * once, in local memory, at the end. A segment's result is thus each lane's
  * in-order sum of its elements, combined by fixed trees: bitwise the same
- * for the same tile and boundaries. Where segment_runs.cl stages the tile
+ * for the same chunk and boundaries. Where segment_runs.cl stages a tile
  * in local memory and has each work-item walk a run of it, this keeps the
- * tile in registers and spends one reduction per segment end.
+ * chunk in registers a tile at a time and spends one reduction per segment
+ * end.
  *
  * Without sub-groups a work-item is a sub-group of one, by the same rules
  * (what Oclgrind tests; Intel's CPU runtime tests it with its sub-groups).
@@ -27,16 +33,21 @@
  *                       (tests build it with -DCLR_TEST_SEGMENT_WARPS=1
  *                       where the tuning does not ask for it);
  *   CLR_WARPS_MEAN_MIN  the shortest mean segment of a chunk taken so
- *                       (default 32): it sizes the tile's bounds.
+ *                       (default 32): it sizes the chunk's bounds;
+ *   CLR_WARPS_ROUNDS_MAX  the most tiles a chunk holds (default 2: what
+ *                       the test switch's long chunks need; the host sets
+ *                       its own).
  *
  * Provides, besides CLR_FETCH_VECTOR and clr_segment_holding() (for
  * segment_runs.cl too):
  *   CLR_WARPS_STEPS, CLR_WARPS_TILE, CLR_WARPS_BOUNDS, CLR_WARPS_GROUPS
  *   (the most sub-groups a work-group holds);
- *   clr_warps_fetch(in, n, x)   the work-item's vectors of in[0 .. n);
- *   clr_warps_fit()             whether the work-group's sub-groups tile it;
- *   clr_warps_reduce(x, n, bounds, k, out, carry, head, head_out, tails,
- *                    throughs)  the reductions of k segments (below).
+ *   clr_warps_fetch(in, n, x, rounds)  the work-item's vectors of the first
+ *                            round of in[0 .. n);
+ *   clr_warps_fit()          whether the work-group's sub-groups tile it;
+ *   clr_warps_reduce(in, x, n, rounds, bounds, k, out, carry, head,
+ *                    head_out, tails, throughs)  the reductions of k
+ *                            segments (below).
  */
 
 /* A vector at any element alignment. */
@@ -85,8 +96,19 @@ int clr_segment_holding(local const uint *bounds, uint k, uint p)
 #define CLR_WARPS_MEAN_MIN 32
 #endif
 #define CLR_WARPS_STEPS 8
+#ifndef CLR_WARPS_ROUNDS_MAX
+#define CLR_WARPS_ROUNDS_MAX 2
+#endif
 #define CLR_WARPS_TILE (CLR_WG * CLR_WARPS_STEPS * CLR_VEC)
-#define CLR_WARPS_BOUNDS (CLR_WARPS_TILE / CLR_WARPS_MEAN_MIN + 1)
+/* The most segments of a chunk taken so: those of the mean length in the
+ * longest chunk, within 16 KiB of local memory (more fall to the caller's
+ * other layout). */
+#define CLR_WARPS_CHUNK_MAX (CLR_WARPS_TILE * CLR_WARPS_ROUNDS_MAX)
+#define CLR_WARPS_BOUNDS_MAX 4096
+#define CLR_WARPS_BOUNDS                                                       \
+    (CLR_WARPS_CHUNK_MAX / CLR_WARPS_MEAN_MIN < CLR_WARPS_BOUNDS_MAX           \
+         ? CLR_WARPS_CHUNK_MAX / CLR_WARPS_MEAN_MIN + 1                        \
+         : CLR_WARPS_BOUNDS_MAX + 1)
 
 /* Component c (a constant once unrolled) of a vector. */
 #define CLR_AT2(v, c) ((c) == 0 ? (v).s0 : (v).s1)
@@ -127,12 +149,12 @@ int clr_warps_fit(void) { return CLR_WG % clr_warps_size() == 0; }
 /* No segment of a span's waits for the join (clr_warps_reduce). */
 #define CLR_WARPS_NONE (-2)
 
-/* The work-item's vectors of in[0 .. n): its sub-group's span, step by
- * step (the identity past n). */
-void clr_warps_fetch(global const T *in, uint n, private VT *x)
+/* The work-item's vectors of round r of `rounds` of in[0 .. n): the
+ * round's steps of its sub-group's span (the identity past n). */
+void clr_warps_fetch_round(global const T *in, uint n, private VT *x, uint r, uint rounds)
 {
     uint size = clr_warps_size(), lane = clr_warps_lane();
-    uint base = clr_warps_id() * CLR_WARPS_STEPS * size * CLR_VEC;
+    uint base = (clr_warps_id() * rounds + r) * CLR_WARPS_STEPS * size * CLR_VEC;
     int aligned = CLR_VEC_ALIGNED(in);
 #pragma unroll
     for (uint u = 0; u < CLR_WARPS_STEPS; u++) {
@@ -141,23 +163,30 @@ void clr_warps_fetch(global const T *in, uint n, private VT *x)
     }
 }
 
-/* The reductions of segments 0 .. k - 1 of a tile of n elements, fetched by
- * clr_warps_fetch() into x, with bounds, out, carry, head and head_out as
- * clr_runs_reduce() (segment_runs.cl) takes them: segment i is elements
- * [bounds[i], bounds[i + 1]), bounds[k] = n + 1 for a last segment that
- * runs on past the tile. The end of a segment at element q (q in 1 .. n)
+/* The work-item's vectors of the first round. */
+void clr_warps_fetch(global const T *in, uint n, private VT *x, uint rounds)
+{
+    clr_warps_fetch_round(in, n, x, 0, rounds);
+}
+
+/* The reductions of segments 0 .. k - 1 of a chunk of n elements, in[0 ..
+ * n), of `rounds` tiles, whose first round clr_warps_fetch() read into x
+ * (the later ones are read here, into x), with bounds, out, carry, head and
+ * head_out as clr_runs_reduce() (segment_runs.cl) takes them: segment i is
+ * elements [bounds[i], bounds[i + 1]), bounds[k] = n + 1 for a last
+ * segment that runs on past the chunk. The end of a segment at element q (q in 1 .. n)
  * belongs to the span of element q - 1; one at 0 to span 0. tails and
  * throughs (CLR_WARPS_GROUPS each) receive each span's last open partial
  * and whether the span lies inside one segment begun before it. Called by
  * every work-item of the work-group. */
-void clr_warps_reduce(private const VT *x, uint n, local const uint *bounds, uint k,
-                      global T *out, local T *carry, int head, local T *head_out,
-                      local T *tails, local uint *throughs)
+void clr_warps_reduce(global const T *in, private VT *x, uint n, uint rounds,
+                      local const uint *bounds, uint k, global T *out, local T *carry, int head,
+                      local T *head_out, local T *tails, local uint *throughs)
 {
     uint size = clr_warps_size(), lane = clr_warps_lane(), w = clr_warps_id();
     uint window = size * CLR_VEC;
-    uint p0 = w * CLR_WARPS_STEPS * window;
-    uint p1 = min(p0 + CLR_WARPS_STEPS * window, n);
+    uint p0 = w * rounds * CLR_WARPS_STEPS * window;
+    uint p1 = min(p0 + rounds * CLR_WARPS_STEPS * window, n);
     int active = p0 < n;
     /* The segment that holds element p0, as in clr_runs_reduce(): -1 before
      * the first, k after the last; span 0 starts before the first. */
@@ -167,10 +196,17 @@ void clr_warps_reduce(private const VT *x, uint n, local const uint *bounds, uin
     uint end = cur < (int)k ? bounds[cur + 1] : UINT_MAX;
     T acc = CLR_IDENTITY, open_part = CLR_IDENTITY;
     int open = CLR_WARPS_NONE;
-    if (active) {
+    /* Unrolled to the most rounds, so that every index of x is a
+     * constant. */
+#pragma unroll
+    for (uint r = 0; r < CLR_WARPS_ROUNDS_MAX; r++) {
+        if (r >= rounds || !active)
+            break;
+        if (r > 0)
+            clr_warps_fetch_round(in, n, x, r, rounds);
 #pragma unroll
         for (uint u = 0; u < CLR_WARPS_STEPS; u++) {
-            uint wa = p0 + u * window, wb = min(wa + window, n);
+            uint wa = p0 + (r * CLR_WARPS_STEPS + u) * window, wb = min(wa + window, n);
             uint q = wa + lane * CLR_VEC;
             if (end > wb && wa + window <= n) {
 #pragma unroll
@@ -213,7 +249,7 @@ void clr_warps_reduce(private const VT *x, uint n, local const uint *bounds, uin
     barrier(CLK_LOCAL_MEM_FENCE);
     /* A segment this span ends or carries on that began in an earlier span:
      * the tails of the spans back to the one it began in, in order. The
-     * span that ends the tile carries the last segment on: its own tail,
+     * span that ends the chunk carries the last segment on: its own tail,
      * after what came before where the span lies inside it. */
     int ends_open = open != CLR_WARPS_NONE;
     int carries = p1 == n && bounds[k] > n;

@@ -41,8 +41,9 @@ const program_spec operator_segments_program = {
     operator_segments_sources, sizeof operator_segments_sources / sizeof *operator_segments_sources,
     segments_kernels, 2, 0};
 
-/* Elements of a chunk, one work-group's share: LANE_VECTORS vectors per
- * work-item, a run of segment_runs.cl (CLR_RUN) where the chunk is taken
+/* Elements of a tile, one work-group's share (a chunk) in every layout but
+ * the spans of sub-groups (WARPS_ROUNDS tiles, below): LANE_VECTORS vectors
+ * per work-item, a run of segment_runs.cl (CLR_RUN) where the chunk is taken
  * by runs, two rounds of the teams' lane shares (CLR_LANE_ELEMENTS) for
  * segments of the chunk's mean length otherwise; LONG_LANE_VECTORS where
  * the mean segment spans LONG_CHUNKS such chunks or more, so that long
@@ -85,7 +86,7 @@ static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
            r->count / chunk >= (size_t)ctx->info.compute_units * WIDE_CHUNKS_PER_UNIT;
 }
 
-static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const request *r)
+static size_t tile_elements(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
     if (takes_wide(ctx, p, r))
@@ -157,7 +158,7 @@ static void tune_8_bytes(const clreduce_ctx *ctx, plan *p)
 
 static int takes_starts(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    size_t chunk = chunk_elements(ctx, p, r), chunks = div_up(r->count, chunk);
+    size_t chunks = div_up(r->count, tile_elements(ctx, p, r));
     return chunks >= (size_t)ctx->info.compute_units * STARTS_CHUNKS_PER_UNIT;
 }
 
@@ -172,7 +173,7 @@ static int takes_starts_by_default(const plan *p, const request *r)
 
 static int takes_single(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    size_t chunk = chunk_elements(ctx, p, r), chunks = div_up(r->count, chunk);
+    size_t chunk = tile_elements(ctx, p, r), chunks = div_up(r->count, chunk);
     unsigned passes = context_segment_passes(ctx);
     if (p->program != &segments_program || chunks > UINT32_MAX)
         return 0;
@@ -205,7 +206,7 @@ static int takes_runs(const clreduce_ctx *ctx, const plan *p, const request *r)
     size_t wg = p->work_group_size, run = LANE_VECTORS * p->t.vector_width;
     size_t size = p->element_size;
     if (!p->t.segment_runs || !plain_program(p) ||
-        chunk_elements(ctx, p, r) != wg * run)
+        tile_elements(ctx, p, r) != wg * run)
         return 0;
     if (size > 4 && (!r->rows || r->count / r->rows > RUNS_MEAN_MAX_8_BYTES))
         return 0;
@@ -215,8 +216,8 @@ static int takes_runs(const clreduce_ctx *ctx, const plan *p, const request *r)
 }
 
 /* Sums of 4-byte elements whose mean segment is WARPS_MEAN_MIN elements or
- * longer, and no longer than a chunk, take the chunks of one tile by the
- * spans of the work-group's sub-groups (CLR_SEGMENT_WARPS,
+ * longer, and no longer than a tile, take chunks by the spans of the
+ * work-group's sub-groups (CLR_SEGMENT_WARPS,
  * segment_warps.cl) rather than by runs, where the tuning takes segments
  * by runs and the device has sub-groups. On the H200 (sums of 2^26
  * elements, bench/results/h200-2026-12-03-g.md) float segments of 1-1000
@@ -233,7 +234,30 @@ static int takes_warps(const clreduce_ctx *ctx, const plan *p, const request *r)
     return p->t.segment_runs && plain_program(p) && r->rows && r->op == CLREDUCE_OP_SUM &&
            p->element_size == 4 && ctx->subgroup_path != CLREDUCE_SUBGROUP_PATH_NONE &&
            r->count / r->rows >= WARPS_MEAN_MIN && r->count / r->rows <= chunk &&
-           chunk_elements(ctx, p, r) == chunk;
+           tile_elements(ctx, p, r) == chunk;
+}
+
+/* The chunk of the spans of sub-groups is WARPS_ROUNDS of their tiles: each
+ * sub-group walks its span in that many rounds of loads, so that a
+ * work-group's fixed costs (its ticket, its starts, its offsets, the
+ * hand-off of its carry) come once a WARPS_ROUNDS tiles. On the H200 (float
+ * sums after the starts, bench/results/h200-2026-12-03-j.md) 8 rounds took
+ * segments of 1-10^4 in 305-309 us rather than 399-402 at 2^28 elements and
+ * in 101-104 rather than 118-124 at 2^26, arrays of 1000 in 322-326 rather
+ * than 394-396 at 2^28, segments of 1-1000 in 343-350 rather than 445-452;
+ * int32 likewise. A first form (a loop to the chunk's rounds, not
+ * unrolled) took segments of 1-10^4 at 2^28 in 313-315 us with 8 rounds,
+ * 338-344 with 4 and 423-430 with 2; loading a round's successor before
+ * walking it gained nothing. */
+#define WARPS_ROUNDS 8
+
+/* Elements of a chunk: the tile of the layout the plan takes, or
+ * WARPS_ROUNDS of them by the spans of sub-groups. The choices between
+ * layouts and launches are made on tiles. */
+static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    size_t tile = tile_elements(ctx, p, r);
+    return takes_warps(ctx, p, r) ? tile * WARPS_ROUNDS : tile;
 }
 
 /* ---- plan --------------------------------------------------------------------------- */
@@ -285,8 +309,10 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     if (status == CLREDUCE_SUCCESS && takes_wide(ctx, p, r))
         defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
                          LANE_ELEMENTS_DEFINE(WIDE_LANE_VECTORS));
-    else if (status == CLREDUCE_SUCCESS && takes_warps(ctx, p, r))
+    else if (status == CLREDUCE_SUCCESS && takes_warps(ctx, p, r)) {
         defines_add(&p->family_defines, "CLR_SEGMENT_WARPS", 1);
+        defines_add(&p->family_defines, "CLR_WARPS_ROUNDS_MAX", WARPS_ROUNDS);
+    }
     else if (status == CLREDUCE_SUCCESS && takes_runs(ctx, p, r))
         defines_add(&p->family_defines, "CLR_SEGMENT_RUNS", 1);
     return status;
