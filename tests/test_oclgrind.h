@@ -13,7 +13,7 @@
 
 #include "test_common.h"
 
-#define MAX_COUNT 16400 /* elements of the largest case, with its offset and tail */
+#define MAX_COUNT 40100 /* elements of the largest case, with its offset and tail */
 
 /* A case's size and where the range lies. With tail 0 the range ends at the
  * end of its buffer, where Oclgrind sees any read past it; with an offset, a

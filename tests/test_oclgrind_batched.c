@@ -433,12 +433,18 @@ const size_t og_batched_target_count = ARRAY_SIZE(og_batched_targets);
  * of up to 1000 elements, so that the chunks keep their usual length; and
  * wild offsets, whose searches give starts out of order. */
 static const og_size many_chunks_sizes[] = {{16000, 5, 3}};
-#define LARGE_TARGET(n, offsets_type, how)                                                    \
+/* Long segments (a mean of thousands of elements: four chunks or more)
+ * take chunks of two tiles (src/segments.c's long chunks), which the spans
+ * of sub-groups, forced by their test switch, walk in two rounds. */
+static const og_size long_chunks_sizes[] = {{40000, 5, 3}};
+#define LARGE_TARGET(n, offsets_type, how, most, size_list)                                   \
     {.name = n, .kind = offsets_type, .run = run_batched, .support = batched_support,         \
-     .segments = how, .accepted = &og_look_back_hand_off, .longest = 1000,                    \
-     .sizes = many_chunks_sizes, .num_sizes = ARRAY_SIZE(many_chunks_sizes)}
+     .segments = how, .accepted = &og_look_back_hand_off, .longest = most,                    \
+     .sizes = size_list, .num_sizes = ARRAY_SIZE(size_list)}
 target og_large_targets[] = {
-    LARGE_TARGET("segments_many_chunks", CLREDUCE_UINT32, 1),
-    LARGE_TARGET("segments_many_chunks_wild_offsets", CLREDUCE_UINT64, 2),
+    LARGE_TARGET("segments_many_chunks", CLREDUCE_UINT32, 1, 1000, many_chunks_sizes),
+    LARGE_TARGET("segments_many_chunks_wild_offsets", CLREDUCE_UINT64, 2, 1000,
+                 many_chunks_sizes),
+    LARGE_TARGET("segments_long_chunks", CLREDUCE_UINT32, 1, 40000, long_chunks_sizes),
 };
 const size_t og_large_target_count = ARRAY_SIZE(og_large_targets);
