@@ -327,7 +327,10 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
                          LANE_ELEMENTS_DEFINE(WIDE_LANE_VECTORS));
     else if (status == CLREDUCE_SUCCESS && takes_warps(ctx, p, r)) {
         defines_add(&p->family_defines, "CLR_SEGMENT_WARPS", 1);
-        defines_add(&p->family_defines, "CLR_WARPS_ROUNDS_MAX", WARPS_ROUNDS);
+        /* The kernel's rounds for this chunk alone: one round compiles as
+         * the walk of one tile did. */
+        defines_add(&p->family_defines, "CLR_WARPS_ROUNDS_MAX",
+                    warps_rounds(ctx, div_up(r->count, tile_elements(ctx, p, r))));
     }
     else if (status == CLREDUCE_SUCCESS && takes_runs(ctx, p, r))
         defines_add(&p->family_defines, "CLR_SEGMENT_RUNS", 1);
