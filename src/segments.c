@@ -158,8 +158,8 @@ static void tune_8_bytes(const clreduce_ctx *ctx, plan *p)
 
 static int takes_starts(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    size_t chunks = div_up(r->count, tile_elements(ctx, p, r));
-    return chunks >= (size_t)ctx->info.compute_units * STARTS_CHUNKS_PER_UNIT;
+    size_t tiles = div_up(r->count, tile_elements(ctx, p, r));
+    return tiles >= (size_t)ctx->info.compute_units * STARTS_CHUNKS_PER_UNIT;
 }
 
 /* The operators and types that take the starts and the single launch by
@@ -173,17 +173,17 @@ static int takes_starts_by_default(const plan *p, const request *r)
 
 static int takes_single(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    size_t chunk = tile_elements(ctx, p, r), chunks = div_up(r->count, chunk);
+    size_t tile = tile_elements(ctx, p, r), tiles = div_up(r->count, tile);
     unsigned passes = context_segment_passes(ctx);
-    if (p->program != &segments_program || chunks > UINT32_MAX)
+    if (p->program != &segments_program || tiles > UINT32_MAX)
         return 0;
     if (passes == 1)
         return 1;
     return passes == 0 &&
-           (chunks <= (size_t)ctx->info.compute_units * SINGLE_CHUNKS_PER_UNIT ||
+           (tiles <= (size_t)ctx->info.compute_units * SINGLE_CHUNKS_PER_UNIT ||
             (takes_starts_by_default(p, r) && takes_starts(ctx, p, r) &&
              r->rows && r->count / r->rows >= STARTS_MEAN_MIN &&
-             r->count / r->rows <= STARTS_MEAN_CHUNKS * chunk));
+             r->count / r->rows <= STARTS_MEAN_CHUNKS * tile));
 }
 
 /* Elements of 8 bytes take runs where the mean segment is this long or
