@@ -174,11 +174,11 @@ void clr_warps_fetch(global const T *in, uint n, private VT *x, uint rounds)
  * (the later ones are read here, into x), with bounds, out, carry, head and
  * head_out as clr_runs_reduce() (segment_runs.cl) takes them: segment i is
  * elements [bounds[i], bounds[i + 1]), bounds[k] = n + 1 for a last
- * segment that runs on past the chunk. The end of a segment at element q (q in 1 .. n)
- * belongs to the span of element q - 1; one at 0 to span 0. tails and
- * throughs (CLR_WARPS_GROUPS each) receive each span's last open partial
- * and whether the span lies inside one segment begun before it. Called by
- * every work-item of the work-group. */
+ * segment that runs on past the chunk. The end of a segment at element q
+ * (q in 1 .. n) belongs to the span of element q - 1; one at 0 to span 0.
+ * tails and throughs (CLR_WARPS_GROUPS each) receive each span's last open
+ * partial and whether the span lies inside one segment begun before it.
+ * Called by every work-item of the work-group. */
 void clr_warps_reduce(global const T *in, private VT *x, uint n, uint rounds,
                       local const uint *bounds, uint k, global T *out, local T *carry, int head,
                       local T *head_out, local T *tails, local uint *throughs)
