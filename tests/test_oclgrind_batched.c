@@ -446,5 +446,7 @@ target og_large_targets[] = {
     LARGE_TARGET("segments_many_chunks_wild_offsets", CLREDUCE_UINT64, 2, 1000,
                  many_chunks_sizes),
     LARGE_TARGET("segments_long_chunks", CLREDUCE_UINT32, 1, 40000, long_chunks_sizes),
+    LARGE_TARGET("segments_long_chunks_wild_offsets", CLREDUCE_UINT64, 2, 40000,
+                 long_chunks_sizes),
 };
 const size_t og_large_target_count = ARRAY_SIZE(og_large_targets);
