@@ -443,8 +443,8 @@ static void test_wide_chunks(void **state)
  * the layouts above are too small to reach. 40 chunks a compute unit of
  * the longest chunks of the tuning, in a context that fixes one launch:
  * segments of 0 to 3000 elements, one in fifty of up to three such chunks,
- * the first from a few elements in, the last short of the end. Skipped
- * where the layouts' single launch is (PoCL). */
+ * the first from a few elements in, the last short of the end; the
+ * kernels built with `options`. */
 static int many_chunks_failures(const char *options)
 {
     cl_uint units = 0;
@@ -486,6 +486,7 @@ static int many_chunks_failures(const char *options)
     return failures;
 }
 
+/* Skipped where the layouts' single launch is (PoCL). */
 static void test_many_chunks(void **state)
 {
     (void)state;
