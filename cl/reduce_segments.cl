@@ -39,8 +39,8 @@
  *                     runs when they are four elements long or more on
  *                     average and their offsets do not decrease;
  *   CLR_SEGMENT_WARPS 1 (sum, min and max; segment_warps.cl, which also
- *                     sets it for its test switch; the library sets it for
- *                     sums of 4-byte elements, segments.c): the same
+ *                     sets it for its test switch; the library sets it
+ *                     where the device has sub-groups, segments.c): the same
  *                     chunks by the sub-groups' spans, before runs, when
  *                     their segments are CLR_WARPS_MEAN_MIN elements long
  *                     or more on average and their offsets do not

@@ -215,24 +215,38 @@ static int takes_runs(const clreduce_ctx *ctx, const plan *p, const request *r)
     return local <= ctx->info.local_mem_size;
 }
 
-/* Sums of 4-byte elements whose mean segment is WARPS_MEAN_MIN elements or
- * longer, and no longer than a tile, take chunks by the spans of the
- * work-group's sub-groups (CLR_SEGMENT_WARPS,
- * segment_warps.cl) rather than by runs, where the tuning takes segments
- * by runs and the device has sub-groups. On the H200 (sums of 2^26
- * elements, bench/results/h200-2026-12-03-g.md) float segments of 1-1000
- * took 136-138 us so rather than 165-172, arrays of 1000 121-122 rather
- * than 155-159, segments of 1-10^4 130 rather than 161-166; int32 9-18%
- * less. With a mean of 50 floats, spans took 7-9% more than runs; doubles
- * took 18-33% more than teams, and float min and max were not faster
- * throughout: the spans are the sums' of 4-byte elements alone. */
+/* Segments whose mean is WARPS_MEAN_MIN elements or longer, and no longer
+ * than a tile, take chunks by the spans of the work-group's sub-groups
+ * (CLR_SEGMENT_WARPS, segment_warps.cl) rather than by runs or teams,
+ * where the tuning takes segments by runs and the device has sub-groups:
+ * sum, min and max of every type, min and max of 8-byte elements only from
+ * WARPS_8_BYTES_EXTREMES_TILES tiles a compute unit. On the H200
+ * (2^26 elements unless said, bench/results/h200-2026-12-03-g.md for one
+ * tile a chunk, -k.md for the rounds below) float sums of segments of
+ * 1-1000 took 136-138 us so rather than 165-172 by runs, arrays of 1000
+ * 121-122 rather than 155-159. With chunks of rounds, against runs or
+ * teams in the same run:
+ * - float min and max of segments of 1-10^4: 104-105 us rather than 156-164;
+ *   int32 min and max 87-89 rather than 149-156;
+ * - double sums of segments of 1-1000: 203-205 rather than 328-331, arrays
+ *   of 1000 198-199 rather than 289-293 (63-73 rather than 87-89 at 2^24);
+ *   int64 sums and maxima of either: 155-196 rather than 296-351;
+ * - double min and max of segments of 1-1000 and arrays of 1000: 8% less
+ *   time at 2^26, 12-16% less at 2^28, but 4-15% more at 2^24 (62 tiles a
+ *   compute unit; means of two runs), hence the threshold;
+ * - segments of 1-10^4 and arrays of 4000, double and int64: within 3%.
+ * With a mean of 50 floats, spans took 7-9% more than runs. */
 #define WARPS_MEAN_MIN 128
+#define WARPS_8_BYTES_EXTREMES_TILES 128
 
 static int takes_warps(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
-    return p->t.segment_runs && plain_program(p) && r->rows && r->op == CLREDUCE_OP_SUM &&
-           p->element_size == 4 && ctx->subgroup_path != CLREDUCE_SUBGROUP_PATH_NONE &&
+    if (p->element_size == 8 && r->op != CLREDUCE_OP_SUM &&
+        div_up(r->count, chunk) < (size_t)ctx->info.compute_units * WARPS_8_BYTES_EXTREMES_TILES)
+        return 0;
+    return p->t.segment_runs && plain_program(p) && r->rows &&
+           ctx->subgroup_path != CLREDUCE_SUBGROUP_PATH_NONE &&
            r->count / r->rows >= WARPS_MEAN_MIN && r->count / r->rows <= chunk &&
            tile_elements(ctx, p, r) == chunk;
 }
