@@ -69,9 +69,6 @@ struct clreduce_operator {
     program_spec batched_programs[BATCHED_PROGRAMS]; /* of batched_bases */
 };
 
-static const char *const scan_kernels[] = {"clr_scan_custom_reduce", "clr_scan_custom_partials",
-                                           "clr_scan_custom_apply"};
-
 static const char *const type_names[] = {"float", "double", "int", "uint", "long", "ulong"};
 
 /* ---- description --------------------------------------------------------------- */
@@ -225,8 +222,8 @@ static void fill_specs(clreduce_operator *op)
     k++;
     for (size_t j = 0; j < k; j++)
         op->scan_sources[j] = op->grid_sources[j];
-    op->scan_sources[k] = clreduce_cl_scan_custom;
-    op->scan_program = (program_spec){op->scan_sources, k + 1, scan_kernels, 3, 0};
+    op->scan_sources[k] = clreduce_cl_scan_operators;
+    op->scan_program = (program_spec){op->scan_sources, k + 1, operator_scan_kernels, 3, 0};
     op->grid_sources[k] = op->ordered_sources[k] = clreduce_cl_grid_walk;
     k++;
     op->grid_sources[k] = op->ordered_sources[k] = clreduce_cl_grid_accumulators;
@@ -570,87 +567,36 @@ clreduce_status plan_custom_teams(clreduce_ctx *ctx, const request *r, plan *p,
 static clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     const clreduce_operator *op = r->custom;
-    if ((unsigned)r->variant >= CLREDUCE_SCAN_VARIANT_COUNT)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown scan variant %d",
-                         r->variant);
-    if (r->kind != CLREDUCE_INCLUSIVE && r->kind != CLREDUCE_EXCLUSIVE)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown scan kind %d", r->kind);
-    clreduce_status status = plan_start_custom(ctx, r, p);
+    clreduce_status status = operator_scan_check(ctx, r, op->name);
+    if (status == CLREDUCE_SUCCESS)
+        status = plan_start_custom(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
     if (r->kind == CLREDUCE_EXCLUSIVE && !op->has_identity)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "operator %s has no identity: an exclusive scan starts from one",
                          op->name);
-    if (r->variant != CLREDUCE_SCAN_AUTO && r->variant != CLREDUCE_SCAN_REDUCE_THEN_SCAN)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "operator %s scans on variants auto and reduce_then_scan, not %s",
-                         op->name, clreduce_scan_variant_name((clreduce_scan_variant)r->variant));
     p->op = (clreduce_op)CLR_OP_CUSTOM;
-    p->variant = CLREDUCE_SCAN_REDUCE_THEN_SCAN;
-    fit_accumulators(ctx, p);
-    p->work_group_size = p->t.work_group_size;
-    p->unroll = 1;
     p->program = &op->scan_program;
-    p->path = CLREDUCE_SUBGROUP_PATH_NONE;
     p->output_size = op->acc_size;
     p->family_defines.count = 0;
-    defines_add(&p->family_defines, "CLR_SCAN_EXCLUSIVE", r->kind == CLREDUCE_EXCLUSIVE);
+    defines_add(&p->family_defines, "CLR_RESULT_SIZE", (long long)p->output_size);
+    operator_scan_finish_plan(ctx, r, p);
     return CLREDUCE_SUCCESS;
-}
-
-/* Reduce, scan the groups' aggregates, scan again from them. */
-static clreduce_status custom_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
-                                           const plan *p, cached_kernel *k, int in_order)
-{
-    (void)in_order;
-    size_t wg = p->work_group_size;
-    size_t groups = grid_groups(ctx, p, r->count);
-    cl_mem partials;
-    clreduce_status status = create_temp(ctx, c, groups * CLREDUCE_OPERATOR_ACC_MAX, &partials);
-    if (status != CLREDUCE_SUCCESS)
-        return status;
-    cl_ulong in_off = r->input_offset, n = r->count, count = groups;
-    cl_ulong out_off = (cl_ulong)r->output_offset * p->output_size;
-    cl_mem in2 = r->input2 ? r->input2 : r->input;
-    cl_ulong in2_off = r->input2 ? r->input2_offset : 0;
-    kernel_arg reduce_args[] = {ARG(r->input), ARG(in_off), ARG(n), ARG(partials), ARG(in2),
-                                ARG(in2_off)};
-    kernel_arg partials_args[] = {ARG(partials), ARG(count)};
-    kernel_arg apply_args[] = {ARG(r->input), ARG(in_off),   ARG(n),   ARG(r->output),
-                               ARG(out_off),  ARG(partials), ARG(in2), ARG(in2_off)};
-    /* The partials' scan and the apply follow the first two. */
-    chain_intermediate(c);
-    status = enqueue_kernel_args(ctx, c, k, 0, groups, wg, reduce_args, 6);
-    chain_intermediate(c);
-    if (status == CLREDUCE_SUCCESS)
-        status = enqueue_kernel_args(ctx, c, k, 1, 1, wg, partials_args, 2);
-    if (status == CLREDUCE_SUCCESS)
-        status = enqueue_kernel_args(ctx, c, k, 2, groups, wg, apply_args, 8);
-    clReleaseMemObject(partials);
-    return status;
-}
-
-static clreduce_status custom_scan_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
-                                                 const plan *p, int wants_event)
-{
-    (void)r;
-    (void)p;
-    return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
 }
 
 static const op_family custom_scans = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
     .outputs = OUTPUT_PER_ELEMENT, .in_place = 0, .two_inputs = 0,
-    .plan = custom_scan_plan, .enqueue_empty = custom_scan_enqueue_empty,
-    .enqueue = custom_scan_enqueue,
+    .plan = custom_scan_plan, .enqueue_empty = operator_scan_enqueue_empty,
+    .enqueue = operator_scan_enqueue,
 };
 
 static const op_family custom_scans_two = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
     .outputs = OUTPUT_PER_ELEMENT, .in_place = 0, .two_inputs = 1,
-    .plan = custom_scan_plan, .enqueue_empty = custom_scan_enqueue_empty,
-    .enqueue = custom_scan_enqueue,
+    .plan = custom_scan_plan, .enqueue_empty = operator_scan_enqueue_empty,
+    .enqueue = operator_scan_enqueue,
 };
 
 clreduce_status clreduce_scan_custom(clreduce_ctx *ctx, cl_command_queue queue,

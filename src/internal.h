@@ -328,6 +328,33 @@ extern const op_family dot_products;
 clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
                                  cached_kernel *k, int in_order);
 
+/* ---- scan_operators.c ------------------------------------------------------ */
+
+/* The family of the scans with the operators past max (one input). */
+extern const op_family operator_scans;
+
+/* The kernels of cl/scan_operators.cl, in the order the launches take them,
+ * for custom.c's programs built on a user's operator. */
+extern const char *const operator_scan_kernels[3];
+
+/* The checks of a scan over accumulators that come before its plan: a
+ * known variant and kind, and a variant that scans in order (auto or
+ * reduce_then_scan); `name` names the operator in the message. */
+clreduce_status operator_scan_check(clreduce_ctx *ctx, const request *r, const char *name);
+
+/* The end of such a scan's plan, once its program, output size and
+ * -DCLR_RESULT_SIZE are set: the variant, the work-group size, no
+ * sub-groups, -DCLR_SCAN_EXCLUSIVE. */
+void operator_scan_finish_plan(const clreduce_ctx *ctx, const request *r, plan *p);
+
+/* The launches of such a scan (reduce, scan the partials, apply), and of
+ * one of no element (a marker, when an event is wanted): op_family's
+ * enqueue and enqueue_empty. */
+clreduce_status operator_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                      const plan *p, cached_kernel *k, int in_order);
+clreduce_status operator_scan_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
+                                            const plan *p, int wants_event);
+
 /* ---- rows.c ---------------------------------------------------------------- */
 
 /* The elements rows `rows` of `length` at `pitch` (not 0) span, or 0 with

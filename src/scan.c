@@ -87,10 +87,6 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    if (op_is_extended(r->op))
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "scans run sum, min and max; %s is an operator of reductions only",
-                         clreduce_op_name(r->op));
     clreduce_scan_variant v = r->variant == CLREDUCE_SCAN_AUTO
                                   ? clreduce_auto_scan_variant(ctx, p->type)
                                   : (clreduce_scan_variant)r->variant;
@@ -271,6 +267,13 @@ static const op_family scans = {
 
 /* ---- API ------------------------------------------------------------------------------ */
 
+/* Sum, min and max scan here; the operators past max through their
+ * accumulators (scan_operators.c). */
+static const op_family *scan_family(clreduce_op op)
+{
+    return op_is_extended(op) ? &operator_scans : &scans;
+}
+
 clreduce_status clreduce_scan_profiled(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op,
                                        clreduce_type type, clreduce_scan_kind kind,
                                        clreduce_scan_variant variant, cl_mem input,
@@ -282,7 +285,7 @@ clreduce_status clreduce_scan_profiled(clreduce_ctx *ctx, cl_command_queue queue
                  .kind = (int)kind, .input = input, .input_offset = input_offset, .count = count,
                  .output = output, .output_offset = output_offset, .num_wait = num_wait,
                  .wait = wait};
-    return request_enqueue(ctx, &scans, &r, first, done);
+    return request_enqueue(ctx, scan_family(op), &r, first, done);
 }
 
 clreduce_status clreduce_scan(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op,
@@ -301,11 +304,12 @@ clreduce_status clreduce_scan_host(clreduce_ctx *ctx, clreduce_op op, clreduce_t
 {
     request r = {.op = op, .type = type, .variant = (int)variant, .kind = (int)kind,
                  .count = count};
-    return request_host(ctx, &scans, &r, input, output);
+    return request_host(ctx, scan_family(op), &r, input, output);
 }
 
 clreduce_status clreduce_check_scan_support(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
                                             clreduce_scan_variant variant)
 {
-    return request_check_support(ctx, &scans, op, type, (int)variant, CLREDUCE_INCLUSIVE);
+    return request_check_support(ctx, scan_family(op), op, type, (int)variant,
+                                 CLREDUCE_INCLUSIVE);
 }

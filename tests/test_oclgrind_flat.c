@@ -191,6 +191,52 @@ static int run_scan(const target *t, og_case *c)
     return 1;
 }
 
+/* A scan with one of the operators past max (t->only_op): results of
+ * clreduce_result_size() bytes at c->result_offset between sentinel bytes,
+ * each checked against the reduction of its prefix. */
+static int run_scan_operator(const target *t, og_case *c)
+{
+    size_t rs = clreduce_result_size(c->op, c->type);
+    size_t out_total = c->result_offset + c->n + 2;
+    unsigned char host[MAX_COUNT * 8], res[260 * 32];
+    tc_value poison;
+    tc_op_poison(c->op, c->type, &poison);
+    og_lay_out_input(c, &poison, host);
+    memset(res, TC_SENTINEL_BYTE, out_total * rs);
+    cl_mem in, out;
+    if (!og_create_buffers(c, host, res, out_total * rs, &in, &out))
+        return 0;
+    cl_event done = NULL;
+    clreduce_status st = clreduce_scan(g_ctx, g_queue, c->op, c->type, (clreduce_scan_kind)t->kind,
+                                       (clreduce_scan_variant)t->variant, in, c->offset, c->n,
+                                       out, c->result_offset, 0, NULL, &done);
+    cl_int err = og_read_output(out, out_total * rs, res, done);
+    if (err != CL_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "reading the output failed: %s",
+                 clreduce_opencl_error_name(err));
+        return 0;
+    }
+    size_t changed = tc_first_changed_outside(res, out_total, c->result_offset, c->n, rs);
+    if (st != CLREDUCE_SUCCESS || changed != SIZE_MAX) {
+        snprintf(c->detail, sizeof c->detail, "status %s%s%s%s", clreduce_status_string(st),
+                 st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
+                 changed == SIZE_MAX ? "" : ", results next to the output changed");
+        return 0;
+    }
+    for (size_t j = 0; j < c->n; j++) {
+        size_t prefix = t->kind == CLREDUCE_INCLUSIVE ? j + 1 : j;
+        char why[400];
+        long double var_tol =
+            c->op == CLREDUCE_OP_MEAN_VAR ? tc_op_variance_tolerance(c->type) : 0;
+        if (!tc_op_check_result(c->op, c->type, c->data, NULL, prefix,
+                                res + (c->result_offset + j) * rs, var_tol, why, sizeof why)) {
+            snprintf(c->detail, sizeof c->detail, "result %zu: %s", j, why);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The look-back publishes each tile's aggregate and inclusive prefix
  * (volatile stores) and then its status word (mem_fence, atomic_xchg) for
  * later work-groups, which read the status word and then the value
@@ -211,6 +257,11 @@ const accepted_races og_look_back_hand_off = {
     {.name = "scan_" #v "_" #k, .variant = CLREDUCE_SCAN_##v, .kind = CLREDUCE_##k,          \
      .run = run_scan, .support = scan_support, .fills_part_of_a_buffer = fills,              \
      .accepted = races}
+/* Scans with the operators past max, on variant auto: reduce-then-scan
+ * over their accumulators (scan_operators.cl). */
+#define SCAN_OP_TARGET(o, k)                                                                  \
+    {.name = "scan_" #o "_" #k, .variant = CLREDUCE_SCAN_AUTO, .kind = CLREDUCE_##k,         \
+     .run = run_scan_operator, .support = scan_support, .only_op = CLREDUCE_OP_##o}
 target og_flat_targets[] = {
     REDUCE_TARGET(INTERLEAVED, 0, NULL, 0),
     REDUCE_TARGET(SEQUENTIAL, 0, NULL, 0),
@@ -237,5 +288,9 @@ target og_flat_targets[] = {
     /* AUTO resolves to LOOKBACK on Oclgrind's CPU device. */
     SCAN_TARGET(AUTO, INCLUSIVE, 1, &og_look_back_hand_off),
     SCAN_TARGET(AUTO, EXCLUSIVE, 1, &og_look_back_hand_off),
+    SCAN_OP_TARGET(ARGMAX, INCLUSIVE),
+    SCAN_OP_TARGET(MINMAX, EXCLUSIVE),
+    SCAN_OP_TARGET(MEAN_VAR, INCLUSIVE),
+    SCAN_OP_TARGET(NORM2, EXCLUSIVE),
 };
 const size_t og_flat_target_count = ARRAY_SIZE(og_flat_targets);

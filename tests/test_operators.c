@@ -737,10 +737,10 @@ static void test_errors(void **state)
                       WORDS("dot", "atomic"),
                       clreduce_dot(g_ctx, g_queue, CLREDUCE_FLOAT, CLREDUCE_ATOMIC, g.input, 0,
                                    g.input, 0, 8, g.output, 0, 0, NULL, &done));
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan with argmax", CLREDUCE_ERROR_UNSUPPORTED, g_ctx,
-                      WORDS("argmax", "scan"),
+    TC_EXPECT_FAILURE(&g, g_ctx, "scan with argmax by look-back", CLREDUCE_ERROR_UNSUPPORTED,
+                      g_ctx, WORDS("argmax", "lookback"),
                       clreduce_scan(g_ctx, g_queue, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT,
-                                    CLREDUCE_INCLUSIVE, CLREDUCE_SCAN_AUTO, g.input, 0, 8,
+                                    CLREDUCE_INCLUSIVE, CLREDUCE_SCAN_LOOKBACK, g.input, 0, 8,
                                     g.output, 0, 0, NULL, &done));
 
     /* Through sub-buffers: y in one, the result in another of one buffer. */

@@ -151,13 +151,12 @@ typedef enum clreduce_status {
 #undef CLREDUCE_STATUS_ENUM_
 } clreduce_status;
 
-/* Reduction operators. SUM, MIN and MAX reduce to one element of the type
- * and also scan. The others reduce only (clreduce_scan() answers
- * CLREDUCE_ERROR_UNSUPPORTED), to a result of clreduce_result_size(op, type)
- * bytes laid out as the structures below, and run on CLREDUCE_AUTO,
- * CLREDUCE_GRID_STRIDE and CLREDUCE_SINGLE_PASS (other variants:
- * CLREDUCE_ERROR_UNSUPPORTED). The numerical contract above says how
- * accurate each is. */
+/* Reduction operators. SUM, MIN and MAX reduce to one element of the type.
+ * The others reduce to a result of clreduce_result_size(op, type) bytes
+ * laid out as the structures below, on CLREDUCE_AUTO, CLREDUCE_GRID_STRIDE
+ * and CLREDUCE_SINGLE_PASS (other variants: CLREDUCE_ERROR_UNSUPPORTED).
+ * Every operator but DOT also scans (clreduce/scan.h). The numerical
+ * contract above says how accurate each is. */
 typedef enum clreduce_op {
     CLREDUCE_OP_SUM = 0,
     CLREDUCE_OP_MIN = 1,

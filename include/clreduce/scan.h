@@ -18,9 +18,20 @@ extern "C" {
  * elements before it (exclusive) or up to and including it (inclusive):
  *   inclusive: out[i] = x[0] op x[1] op ... op x[i]
  *   exclusive: out[0] = identity, out[i] = x[0] op ... op x[i-1]
- * for sum, min and max (the operators past CLREDUCE_OP_MAX are reductions
- * only: CLREDUCE_ERROR_UNSUPPORTED) and the types of the reductions, with the
- * same rules for integer wrap-around, NaN and signed zeros.
+ * for sum, min and max and the types of the reductions, with the same rules
+ * for integer wrap-around, NaN and signed zeros.
+ *
+ * The operators past CLREDUCE_OP_MAX of one input (argmin, argmax, minmax,
+ * sum_squares, sum_abs, norm2, mean_var; not dot) scan too, each on the
+ * types it reduces: out[i] is then the result the reduction of x[0 .. i]
+ * (inclusive) or x[0 .. i) (exclusive) gives, in its layout of
+ * clreduce_result_size(op, type) bytes (clreduce/results.h), an argmin's or
+ * argmax's index counted from the start of the range; out[0] of an
+ * exclusive scan is the result of no element. Each out[i] is combined
+ * strictly in the elements' order from its work-item's run and the runs
+ * and groups before it, with the accuracy the reductions state; variants
+ * AUTO and REDUCE_THEN_SCAN (three launches, the input read twice), not in
+ * place.
  *
  * Numerical contract of floating-point sums: out[i] is evaluated in the
  * element type as a sum of x[0..i] grouped by work-item, sub-group,
@@ -92,7 +103,10 @@ CLREDUCE_API clreduce_status clreduce_scan_host(clreduce_ctx *ctx, clreduce_op o
 
 /* Enqueues the scan of elements [input_offset, input_offset + count) of
  * `input` into elements [output_offset, output_offset + count) of `output`
- * (offsets and counts in elements of `type`). The ranges must be the same
+ * (offsets and counts in elements of `type`; for the operators past
+ * CLREDUCE_OP_MAX, output_offset and the output range count results of
+ * clreduce_result_size(op, type) bytes, and the ranges share no byte). The
+ * ranges must be the same
  * bytes (an in-place scan: input == output and input_offset ==
  * output_offset, or two sub-buffers, or a sub-buffer and its parent, that
  * reach the same bytes) or share no byte at all. Asynchronous, with a wait

@@ -685,22 +685,29 @@ class Context(_Handle):
         of its dtype (like numpy.cumsum). kind "inclusive": out[i] = x[0] op
         ... op x[i]; "exclusive": out[0] = identity, out[i] = x[0] op ... op
         x[i-1]. out: a contiguous, writable array of the same dtype and size
-        to write into (the input array itself scans in place). Blocking."""
+        to write into (the input array itself scans in place). The operators
+        past max but dot scan too, into an array of result_dtype(op, dtype):
+        out[i] is reduce()'s result of the prefix, as a record (fields
+        value and index, min and max, or mean, m2 and count), on variants
+        auto and reduce_then_scan, never in place. Blocking."""
         array = _host_array(array, "array")
-        op_code = _scan_op(op)
+        operators = op not in _SCAN_OPS
+        op_code = _reduce_op(op) if operators else _scan_op(op)
         kind_code = _lookup("scan_kind", "scan kind", kind)
         variant_code = _lookup("scan_variant", "scan variant", variant)
+        layout = self._layout("clreduce_scan_host", op, array.dtype) if operators else None
         if out is None:
-            out = np.empty(array.size, array.dtype)
+            out = np.empty(array.size, layout if operators else array.dtype)
         else:
             if not isinstance(out, np.ndarray):
                 raise _invalid(f"out must be a numpy.ndarray, not {type(out).__name__}")
-            _check_out(out, array, same_size=True)
+            _check_out(out, array, same_size=True, out_dtype=layout)
             if not out.flags.c_contiguous or not out.flags.writeable:
                 raise _invalid("out must be C-contiguous and writable")
-            if (out.ctypes.data != array.ctypes.data and out.size
+            if ((operators or out.ctypes.data != array.ctypes.data) and out.size
                     and np.shares_memory(out, array)):
-                raise _invalid("out overlaps the array without being the same elements")
+                raise _invalid("out overlaps the array without being the same elements"
+                               if not operators else "out overlaps the array")
         _check(self._lib.clreduce_scan_host(
             self._h, op_code, _TYPES[array.dtype], kind_code, variant_code, array.ctypes.data,
             array.size, out.ctypes.data), "clreduce_scan_host", self._h)

@@ -32,8 +32,10 @@ def test_bad_names(ctx):
     x = np.zeros(5, np.float32)
     with invalid(r"unknown op 'mean': one of sum, min, max, argmin, .*, mean_var$"):
         ctx.reduce(x, "mean")
+    with invalid(r"unknown op 'median': one of sum, min, max, argmin, .*, mean_var$"):
+        ctx.scan(x, "median")
     with invalid(r"unknown op 'argmax': one of sum, min, max$"):
-        ctx.scan(x, "argmax")
+        ctx.scan_rows(x.reshape(1, 5), "argmax")
     with invalid(r"unknown op 'dot': .*: dot\(\) takes two arrays"):
         ctx.reduce(x, "dot")
     with invalid(r"unknown op 'dot'"):

@@ -175,6 +175,34 @@ def test_dot_host(ctx, dtype, size):
     assert clreduce.dot(x.reshape(-1, 1), y) == got  # any shapes of one size
 
 
+@pytest.mark.parametrize("kind", ["inclusive", "exclusive"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64])
+@ops
+def test_scan(ctx, op, dtype, kind):
+    """Every prefix's result, as reduce() gives it, at the first, last and
+    some random positions of 4097 elements; out given or not; no element."""
+    if not takes(op, dtype):
+        with pytest.raises(clreduce.UnsupportedError, match=f"^clreduce_scan_host: .*{op}"):
+            ctx.scan(np.zeros(3, dtype), op, kind)
+        return
+    skip_unsupported(ctx, dtype, op)
+    n = 4097
+    x = data_for(op, dtype, n, seed=n + 5)
+    got = ctx.scan(x, op, kind)
+    assert got.dtype == clreduce.result_dtype(op, dtype) and got.shape == (n,)
+    out = np.empty(n, got.dtype)
+    assert ctx.scan(x, op, kind, out=out) is out
+    assert out.tobytes() == got.tobytes()
+    rng = np.random.default_rng(n)
+    for i in [0, 1, 2, n - 2, n - 1] + list(rng.integers(0, n, 8)):
+        prefix = x[:i + 1] if kind == "inclusive" else x[:i]
+        check(op, clreduce._results.unpack_one(op, got[i:i + 1]), prefix)
+    assert ctx.scan(x[:0], op, kind).shape == (0,)
+    if got.itemsize == x.itemsize:  # one element a result: not in place
+        with pytest.raises(clreduce.InvalidArgumentError, match="out overlaps the array"):
+            ctx.scan(x, op, kind, out=x.view(got.dtype))
+
+
 @dtypes
 @ops
 def test_no_element(ctx, op, dtype):

@@ -1,29 +1,30 @@
 /*
- * scan_custom.cl — inclusive and exclusive scans with a user-defined
- * operator (operators.cl's CLR_OP_CUSTOM accumulator), reduce-then-scan in
- * three launches that keep the elements' order throughout, so that
- * associative operators that do not commute (matrix products, affine maps)
- * scan correctly:
- *   clr_scan_custom_reduce    group g's aggregate of its contiguous range
- *                             into partials[g] (work-items' runs combined in
- *                             order);
- *   clr_scan_custom_partials  one work-group: partials[0 .. count) become
- *                             their exclusive prefixes, in place;
- *   clr_scan_custom_apply     group g walks its range again from the prefix
- *                             of the groups before it, each work-item its
- *                             run from the prefix of the runs before it, and
- *                             stores every element's prefix.
- * Results are accumulators of sizeof(clr_u) bytes, element i at byte
- * out_off + i * sizeof(clr_u) of out.
+ * scan_operators.cl — inclusive and exclusive scans over operators.cl's
+ * accumulators: the operators past max (argmin ... mean and variance) and
+ * user-defined ones (CLR_OP_CUSTOM). Reduce-then-scan in three launches
+ * that keep the elements' order throughout, so that associative operators
+ * that do not commute (matrix products, affine maps) scan correctly:
+ *   clr_scan_op_reduce    group g's aggregate of its contiguous range into
+ *                         partials[g] (work-items' runs combined in order);
+ *   clr_scan_op_partials  one work-group: partials[0 .. count) become their
+ *                         exclusive prefixes, in place;
+ *   clr_scan_op_apply     group g walks its range again from the prefix of
+ *                         the groups before it, each work-item its run from
+ *                         the prefix of the runs before it, and stores every
+ *                         element's prefix.
+ * Element i's result is the operator's result (clr_a_store: the layout of
+ * clreduce.h, or a user's accumulator) at byte out_off + i *
+ * CLR_RESULT_SIZE of out.
  *
  * Compile-time parameters (besides those of types.cl and operators.cl):
- * CLR_WG, CLR_SCAN_EXCLUSIVE (1: exclusive, which needs an identity).
+ * CLR_WG, CLR_RESULT_SIZE, CLR_SCAN_EXCLUSIVE (1: exclusive, which needs an
+ * identity).
  */
 
-#if CLR_OP != CLR_OP_CUSTOM
-#error "scan_custom.cl scans with user-defined operators only"
+#if CLR_OP <= CLR_OP_MAX
+#error "scan_operators.cl scans with operators.cl's accumulators: an operator past max"
 #endif
-#if CLR_SCAN_EXCLUSIVE && !CLR_U_HAS_IDENTITY
+#if CLR_OP == CLR_OP_CUSTOM && CLR_SCAN_EXCLUSIVE && !CLR_U_HAS_IDENTITY
 #error "an exclusive scan needs an identity"
 #endif
 
@@ -78,7 +79,7 @@ clr_a clr_group_runs(local clr_a *l, global const T *restrict in, global const T
     return clr_wg_scan_a(l, v, before);
 }
 
-CLR_KERNEL clr_scan_custom_reduce(global const T *restrict in, ulong in_off, ulong n,
+CLR_KERNEL clr_scan_op_reduce(global const T *restrict in, ulong in_off, ulong n,
                                   global clr_a *restrict partials, global const T *restrict in2,
                                   ulong in2_off)
 {
@@ -90,7 +91,7 @@ CLR_KERNEL clr_scan_custom_reduce(global const T *restrict in, ulong in_off, ulo
         partials[get_group_id(0)] = total;
 }
 
-CLR_KERNEL clr_scan_custom_partials(global clr_a *partials, ulong count)
+CLR_KERNEL clr_scan_op_partials(global clr_a *partials, ulong count)
 {
     local clr_a l[CLR_WG];
     ulong b, e;
@@ -107,7 +108,7 @@ CLR_KERNEL clr_scan_custom_partials(global clr_a *partials, ulong count)
     }
 }
 
-CLR_KERNEL clr_scan_custom_apply(global const T *restrict in, ulong in_off, ulong n,
+CLR_KERNEL clr_scan_op_apply(global const T *restrict in, ulong in_off, ulong n,
                                  global uchar *restrict out, ulong out_off,
                                  global const clr_a *restrict partials,
                                  global const T *restrict in2, ulong in2_off)
@@ -123,11 +124,11 @@ CLR_KERNEL clr_scan_custom_apply(global const T *restrict in, ulong in_off, ulon
     for (ulong k = b; k < e; k++) {
         clr_a x = CLR_ELEMENT(k);
 #if CLR_SCAN_EXCLUSIVE
-        clr_a_store(o + k * sizeof(clr_u), acc);
+        clr_a_store(o + k * CLR_RESULT_SIZE, acc);
         acc = clr_a_combine(acc, x);
 #else
         acc = clr_a_combine(acc, x);
-        clr_a_store(o + k * sizeof(clr_u), acc);
+        clr_a_store(o + k * CLR_RESULT_SIZE, acc);
 #endif
     }
 }

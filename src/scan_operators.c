@@ -1,0 +1,120 @@
+/* Scans over cl/operators.cl's accumulators (cl/scan_operators.cl): the
+ * operators past max of one input (argmin, argmax, minmax, sums of squares
+ * and of absolute values, the Euclidean norm, mean and variance) as an
+ * operation family of the request pipeline, and the launches that
+ * user-defined operators' scans (custom.c) share: reduce, scan the groups'
+ * aggregates, scan again from them, each range in the elements' order. */
+#include <stdio.h>
+
+#include "internal.h"
+
+/* ---- program ------------------------------------------------------------------- */
+
+const char *const operator_scan_kernels[3] = {"clr_scan_op_reduce", "clr_scan_op_partials",
+                                              "clr_scan_op_apply"};
+enum { K_REDUCE = 0, K_PARTIALS = 1, K_APPLY = 2 };
+
+static const char *const scan_sources[] = {clreduce_cl_contract, clreduce_cl_types,
+                                           clreduce_cl_operators, clreduce_cl_scan_operators};
+static const program_spec scan_program = {
+    scan_sources, sizeof scan_sources / sizeof *scan_sources, operator_scan_kernels, 3, 0};
+
+/* ---- plan ------------------------------------------------------------------------ */
+
+clreduce_status operator_scan_check(clreduce_ctx *ctx, const request *r, const char *name)
+{
+    if ((unsigned)r->variant >= CLREDUCE_SCAN_VARIANT_COUNT)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown scan variant %d",
+                         r->variant);
+    if (r->kind != CLREDUCE_INCLUSIVE && r->kind != CLREDUCE_EXCLUSIVE)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown scan kind %d", r->kind);
+    if (r->variant != CLREDUCE_SCAN_AUTO && r->variant != CLREDUCE_SCAN_REDUCE_THEN_SCAN)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "operator %s scans on variants auto and reduce_then_scan, not %s", name,
+                         clreduce_scan_variant_name((clreduce_scan_variant)r->variant));
+    return CLREDUCE_SUCCESS;
+}
+
+void operator_scan_finish_plan(const clreduce_ctx *ctx, const request *r, plan *p)
+{
+    p->variant = CLREDUCE_SCAN_REDUCE_THEN_SCAN;
+    fit_accumulators(ctx, p);
+    p->work_group_size = p->t.work_group_size;
+    p->unroll = 1;
+    /* Accumulators are combined in local memory: no sub-group layer. */
+    p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    defines_add(&p->family_defines, "CLR_SCAN_EXCLUSIVE", r->kind == CLREDUCE_EXCLUSIVE);
+}
+
+static clreduce_status plan_scan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    const char *name = clreduce_op_name(r->op) ? clreduce_op_name(r->op) : "unknown";
+    clreduce_status status = operator_scan_check(ctx, r, name);
+    if (status == CLREDUCE_SUCCESS)
+        status = plan_start(ctx, r, p);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if (!op_is_extended(r->op))
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "op %s is not one of the operators past max", name);
+    if (r->op == CLREDUCE_OP_DOT)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "op dot has two inputs: a scan takes one (clreduce_scan_custom() "
+                         "scans an operator of two)");
+    p->family_defines.count = 0;
+    if ((status = plan_operator(ctx, r, p, "scans: ")) != CLREDUCE_SUCCESS)
+        return status;
+    p->program = &scan_program;
+    operator_scan_finish_plan(ctx, r, p);
+    return CLREDUCE_SUCCESS;
+}
+
+/* ---- launches ------------------------------------------------------------------- */
+
+clreduce_status operator_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                      const plan *p, cached_kernel *k, int in_order)
+{
+    (void)in_order;
+    size_t wg = p->work_group_size;
+    size_t groups = grid_groups(ctx, p, r->count);
+    cl_mem partials;
+    clreduce_status status = create_temp(ctx, c, groups * ACCUMULATOR_MAX, &partials);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    cl_ulong in_off = r->input_offset, n = r->count, count = groups;
+    cl_ulong out_off = (cl_ulong)r->output_offset * p->output_size;
+    /* An operator of one input reads its input again as the second. */
+    cl_mem in2 = r->input2 ? r->input2 : r->input;
+    cl_ulong in2_off = r->input2 ? r->input2_offset : 0;
+    kernel_arg reduce_args[] = {ARG(r->input), ARG(in_off), ARG(n), ARG(partials), ARG(in2),
+                                ARG(in2_off)};
+    kernel_arg partials_args[] = {ARG(partials), ARG(count)};
+    kernel_arg apply_args[] = {ARG(r->input), ARG(in_off),   ARG(n),   ARG(r->output),
+                               ARG(out_off),  ARG(partials), ARG(in2), ARG(in2_off)};
+    /* The partials' scan and the apply follow the first two. */
+    chain_intermediate(c);
+    status = enqueue_kernel_args(ctx, c, k, K_REDUCE, groups, wg, reduce_args, 6);
+    chain_intermediate(c);
+    if (status == CLREDUCE_SUCCESS)
+        status = enqueue_kernel_args(ctx, c, k, K_PARTIALS, 1, wg, partials_args, 2);
+    if (status == CLREDUCE_SUCCESS)
+        status = enqueue_kernel_args(ctx, c, k, K_APPLY, groups, wg, apply_args, 8);
+    clReleaseMemObject(partials);
+    return status;
+}
+
+clreduce_status operator_scan_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
+                                            const plan *p, int wants_event)
+{
+    (void)r;
+    (void)p;
+    return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
+}
+
+/* Not in place: a result is not an element. */
+const op_family operator_scans = {
+    .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
+    .outputs = OUTPUT_PER_ELEMENT, .in_place = 0, .two_inputs = 0,
+    .plan = plan_scan, .enqueue_empty = operator_scan_enqueue_empty,
+    .enqueue = operator_scan_enqueue,
+};
