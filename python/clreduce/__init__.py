@@ -793,13 +793,17 @@ class Context(_Handle):
         order) into the pyopencl array out (same dtype and size; the same
         array scans in place, other overlaps are refused), on `queue`
         (default: array.queue), after the events of wait_for and those
-        pending on both arrays. Returns the pyopencl.Event that completes
-        when out is written (also added to out's events)."""
-        op_code = _scan_op(op)
+        pending on both arrays. For the operators past max but dot, out
+        holds one record of result_dtype(op, array.dtype) per element, as
+        scan() writes them, in other memory. Returns the pyopencl.Event that
+        completes when out is written (also added to out's events)."""
+        operators = op not in _SCAN_OPS
+        op_code = _reduce_op(op) if operators else _scan_op(op)
         kind_code = _lookup("scan_kind", "scan kind", kind)
         variant_code = _lookup("scan_variant", "scan variant", variant)
+        layout_of = (lambda dtype: self._layout("clreduce_scan", op, dtype)) if operators else None
         (in_mem, in_offset), (out_mem, out_offset), type_code = _device_operands(
-            array, out, same_size=True)
+            array, out, same_size=True, result_dtype_of=layout_of)
         if in_mem is None or out_mem is None:  # empty: nothing to write
             import pyopencl as cl
             self._queue(queue, array)  # raises where there is none

@@ -335,6 +335,22 @@ def test_reduce_device(ctx, queue, op, dtype):
     check(op, clreduce._results.unpack_one(op, got[2:3]), x)
 
 
+@pytest.mark.parametrize("kind", ["inclusive", "exclusive"])
+def test_scan_device(ctx, queue, kind):
+    """argmax and mean_var into pyopencl arrays of records, the input at an
+    offset: the records scan() gives on the host."""
+    import pyopencl.array as cla
+    for op, dtype in (("argmax", np.float32), ("mean_var", np.float64), ("minmax", np.int64)):
+        skip_unsupported(ctx, dtype, op)
+        x = data_for(op, dtype, 3001, seed=31)
+        x_dev = cla.to_device(queue, np.concatenate([x[:5], x]))[5:]
+        out = cla.empty(queue, x.size, clreduce.result_dtype(op, dtype))
+        ctx.enqueue_scan(x_dev, out, op, kind).wait()
+        assert out.get().tobytes() == ctx.scan(x, op, kind).tobytes()
+        with pytest.raises(clreduce.InvalidArgumentError, match="out has dtype"):
+            ctx.enqueue_scan(x_dev, cla.empty(queue, x.size, dtype), op, kind)
+
+
 def test_dot_device(ctx, queue):
     import pyopencl.array as cla
     x = data_for("dot", np.float64, 257, seed=1)
