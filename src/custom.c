@@ -579,7 +579,6 @@ static clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, pla
     p->op = (clreduce_op)CLR_OP_CUSTOM;
     p->program = &op->scan_program;
     p->output_size = op->acc_size;
-    p->family_defines.count = 0;
     defines_add(&p->family_defines, "CLR_RESULT_SIZE", (long long)p->output_size);
     operator_scan_finish_plan(ctx, r, p);
     return CLREDUCE_SUCCESS;

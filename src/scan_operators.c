@@ -61,7 +61,6 @@ static clreduce_status plan_scan(clreduce_ctx *ctx, const request *r, plan *p)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "op dot has two inputs: a scan takes one (clreduce_scan_custom() "
                          "scans an operator of two)");
-    p->family_defines.count = 0;
     if ((status = plan_operator(ctx, r, p, "scans: ")) != CLREDUCE_SUCCESS)
         return status;
     p->program = &scan_program;
