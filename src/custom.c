@@ -587,14 +587,14 @@ static clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, pla
 static const op_family custom_scans = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
     .outputs = OUTPUT_PER_ELEMENT, .in_place = 0, .two_inputs = 0,
-    .plan = custom_scan_plan, .enqueue_empty = operator_scan_enqueue_empty,
+    .plan = custom_scan_plan, .enqueue_empty = enqueue_nothing,
     .enqueue = operator_scan_enqueue,
 };
 
 static const op_family custom_scans_two = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
     .outputs = OUTPUT_PER_ELEMENT, .in_place = 0, .two_inputs = 1,
-    .plan = custom_scan_plan, .enqueue_empty = operator_scan_enqueue_empty,
+    .plan = custom_scan_plan, .enqueue_empty = enqueue_nothing,
     .enqueue = operator_scan_enqueue,
 };
 

@@ -241,6 +241,11 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
 clreduce_status request_host_two(clreduce_ctx *ctx, const op_family *f, request *r,
                                  const void *input, const void *input2, void *output);
 
+/* An op_family's enqueue_empty for the scans, whose calls of no element
+ * write nothing: a marker, when an event is wanted. */
+clreduce_status enqueue_nothing(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                int wants_event);
+
 /* The plan's checks alone: whether the family can run op on type with
  * `variant` on this context. */
 clreduce_status request_check_support(clreduce_ctx *ctx, const op_family *f, clreduce_op op,
@@ -347,13 +352,10 @@ clreduce_status operator_scan_check(clreduce_ctx *ctx, const request *r, const c
  * sub-groups, -DCLR_SCAN_EXCLUSIVE. */
 void operator_scan_finish_plan(const clreduce_ctx *ctx, const request *r, plan *p);
 
-/* The launches of such a scan (reduce, scan the partials, apply), and of
- * one of no element (a marker, when an event is wanted): op_family's
- * enqueue and enqueue_empty. */
+/* The launches of such a scan (reduce, scan the partials, apply):
+ * op_family's enqueue. */
 clreduce_status operator_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
                                       const plan *p, cached_kernel *k, int in_order);
-clreduce_status operator_scan_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
-                                            const plan *p, int wants_event);
 
 /* ---- rows.c ---------------------------------------------------------------- */
 

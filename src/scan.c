@@ -250,19 +250,10 @@ static clreduce_status scan_enqueue(clreduce_ctx *ctx, chain *c, const request *
     }
 }
 
-/* A scan of nothing writes nothing: a marker, when an event is wanted. */
-static clreduce_status scan_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
-                                          const plan *p, int wants_event)
-{
-    (void)r;
-    (void)p;
-    return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
-}
-
 static const op_family scans = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
     .outputs = OUTPUT_PER_ELEMENT, .in_place = 1,
-    .plan = scan_plan, .enqueue_empty = scan_enqueue_empty, .enqueue = scan_enqueue,
+    .plan = scan_plan, .enqueue_empty = enqueue_nothing, .enqueue = scan_enqueue,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

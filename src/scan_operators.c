@@ -102,18 +102,10 @@ clreduce_status operator_scan_enqueue(clreduce_ctx *ctx, chain *c, const request
     return status;
 }
 
-clreduce_status operator_scan_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
-                                            const plan *p, int wants_event)
-{
-    (void)r;
-    (void)p;
-    return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
-}
-
 /* Not in place: a result is not an element. */
 const op_family operator_scans = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
     .outputs = OUTPUT_PER_ELEMENT, .in_place = 0, .two_inputs = 0,
-    .plan = plan_scan, .enqueue_empty = operator_scan_enqueue_empty,
+    .plan = plan_scan, .enqueue_empty = enqueue_nothing,
     .enqueue = operator_scan_enqueue,
 };

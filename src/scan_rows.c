@@ -165,20 +165,10 @@ static clreduce_status scan_rows_enqueue(clreduce_ctx *ctx, chain *c, const requ
                                   : enqueue_tiles(ctx, c, r, p, k, exclusive);
 }
 
-/* No rows, or rows of nothing: nothing to write but a marker, when an event
- * is wanted. */
-static clreduce_status scan_rows_enqueue_empty(clreduce_ctx *ctx, chain *c, const request *r,
-                                               const plan *p, int wants_event)
-{
-    (void)r;
-    (void)p;
-    return wants_event ? enqueue_marker(ctx, c) : CLREDUCE_SUCCESS;
-}
-
 static const op_family scan_rows_family = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "data",
     .index_name = NULL, .outputs = OUTPUT_ROWS, .in_place = 1,
-    .plan = scan_rows_plan, .enqueue_empty = scan_rows_enqueue_empty,
+    .plan = scan_rows_plan, .enqueue_empty = enqueue_nothing,
     .enqueue = scan_rows_enqueue,
 };
 

@@ -267,10 +267,11 @@ static int takes_warps(const clreduce_ctx *ctx, const plan *p, const request *r)
 
 /* Fewer rounds (halved in turn) where the input would make fewer than
  * WARPS_CHUNKS_PER_UNIT chunks a compute unit, so that short inputs keep
- * their work-groups busy: at 2^24 floats on the H200 (2048 tiles) the
- * first form took segments of 1-1000 to 1-10^4 in 37-47 us with 4 or 8
- * rounds, against 42-54 with one tile a chunk in earlier runs; it takes 4.
- * Smaller inputs were not timed with rounds; 2^22 keeps one. */
+ * their work-groups busy. On the H200 (float sums,
+ * bench/results/h200-2026-12-03-k.md) 4 rounds at 2^24 (2048 tiles) took
+ * segments of 1-10^4 in 44-45 us rather than 50 with one tile a chunk,
+ * segments of 1-1000 in 50-51 rather than 56-57; 2 rounds at 2^23 and one
+ * at 2^22 took what one tile a chunk did. */
 #define WARPS_CHUNKS_PER_UNIT 2
 
 static size_t warps_rounds(const clreduce_ctx *ctx, size_t tiles)
