@@ -16,6 +16,12 @@
  * clreduce.h, or a user's accumulator) at byte out_off + i *
  * CLR_RESULT_SIZE of out.
  *
+ * Rows of a pitched matrix scan in one launch of their own:
+ *   clr_scan_op_rows      group g scans rows g, g + groups, ... alone, each
+ *                         work-item its run of the row from the prefix of
+ *                         the runs before it; indices count from the row's
+ *                         start, the output's offset and pitch in results.
+ *
  * Compile-time parameters (besides those of types.cl and operators.cl):
  * CLR_WG, CLR_RESULT_SIZE, CLR_SCAN_EXCLUSIVE (1: exclusive, which needs an
  * identity).
@@ -64,19 +70,45 @@ clr_a clr_wg_scan_a(local clr_a *l, clr_a v, clr_a *before)
     return total;
 }
 
-/* This work-item's run [*b, *e) of its group's range of in[0 .. n) (and
- * in2), combined in order and scanned over the work-group: returns the
- * group's aggregate; *before is that of the runs before this work-item's. */
+/* This work-item's run [*b, *e) of the range [from, to) of in (and in2),
+ * combined in order and scanned over the work-group: returns the range's
+ * aggregate; *before is that of the runs before this work-item's. */
+clr_a clr_range_runs(local clr_a *l, global const T *restrict in, global const T *restrict in2,
+                     ulong from, ulong to, ulong *b, ulong *e, clr_a *before)
+{
+    clr_run(from, to, get_local_id(0), CLR_WG, b, e);
+    clr_a v = clr_a_identity();
+    for (ulong k = *b; k < *e; k++)
+        v = clr_a_combine(v, CLR_ELEMENT(k));
+    return clr_wg_scan_a(l, v, before);
+}
+
+/* The same over this group's range of in[0 .. n): returns the group's
+ * aggregate. */
 clr_a clr_group_runs(local clr_a *l, global const T *restrict in, global const T *restrict in2,
                      ulong n, ulong *b, ulong *e, clr_a *before)
 {
     ulong gb, ge;
     clr_run(0, n, get_group_id(0), get_num_groups(0), &gb, &ge);
-    clr_run(gb, ge, get_local_id(0), CLR_WG, b, e);
-    clr_a v = clr_a_identity();
-    for (ulong k = *b; k < *e; k++)
-        v = clr_a_combine(v, CLR_ELEMENT(k));
-    return clr_wg_scan_a(l, v, before);
+    return clr_range_runs(l, in, in2, gb, ge, b, e, before);
+}
+
+/* Stores the prefix of every element k of [b, e) at o + k * CLR_RESULT_SIZE,
+ * from acc, the combination of the elements before b: with element k
+ * (inclusive) or without it (exclusive). */
+void clr_store_prefixes(global uchar *o, global const T *restrict in,
+                        global const T *restrict in2, ulong b, ulong e, clr_a acc)
+{
+    for (ulong k = b; k < e; k++) {
+        clr_a x = CLR_ELEMENT(k);
+#if CLR_SCAN_EXCLUSIVE
+        clr_a_store(o + k * CLR_RESULT_SIZE, acc);
+        acc = clr_a_combine(acc, x);
+#else
+        acc = clr_a_combine(acc, x);
+        clr_a_store(o + k * CLR_RESULT_SIZE, acc);
+#endif
+    }
 }
 
 CLR_KERNEL clr_scan_op_reduce(global const T *restrict in, ulong in_off, ulong n,
@@ -119,16 +151,26 @@ CLR_KERNEL clr_scan_op_apply(global const T *restrict in, ulong in_off, ulong n,
     ulong b, e;
     clr_a before;
     clr_group_runs(l, in, in2, n, &b, &e, &before);
-    clr_a acc = clr_a_combine(partials[get_group_id(0)], before);
-    global uchar *o = out + out_off;
-    for (ulong k = b; k < e; k++) {
-        clr_a x = CLR_ELEMENT(k);
-#if CLR_SCAN_EXCLUSIVE
-        clr_a_store(o + k * CLR_RESULT_SIZE, acc);
-        acc = clr_a_combine(acc, x);
-#else
-        acc = clr_a_combine(acc, x);
-        clr_a_store(o + k * CLR_RESULT_SIZE, acc);
-#endif
+    clr_store_prefixes(out + out_off, in, in2, b, e,
+                       clr_a_combine(partials[get_group_id(0)], before));
+}
+
+/* Row r: elements [0, row_length) from in + in_off + r * pitch (and the
+ * same of in2), results from result out_off + r * out_pitch of out. The
+ * loop runs alike in every work-item of a group (its rows depend on the
+ * group alone), so the barriers of the work-group scan are reached by all. */
+CLR_KERNEL clr_scan_op_rows(global const T *restrict in, ulong in_off, ulong rows,
+                            ulong row_length, ulong pitch, global uchar *restrict out,
+                            ulong out_off, ulong out_pitch, global const T *restrict in2,
+                            ulong in2_off)
+{
+    local clr_a l[CLR_WG];
+    for (ulong r = get_group_id(0); r < rows; r += get_num_groups(0)) {
+        global const T *x = in + in_off + r * pitch, *y = in2 + in2_off + r * pitch;
+        ulong b, e;
+        clr_a before;
+        clr_range_runs(l, x, y, 0, row_length, &b, &e, &before);
+        clr_store_prefixes(out + (out_off + r * out_pitch) * CLR_RESULT_SIZE, x, y, b, e,
+                           before);
     }
 }

@@ -335,12 +335,15 @@ clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const request *r, 
 
 /* ---- scan_operators.c ------------------------------------------------------ */
 
-/* The family of the scans with the operators past max (one input). */
+/* The families of the scans with the operators past max (one input): flat,
+ * and of rows (scan_rows.c's calls with those operators). */
 extern const op_family operator_scans;
+extern const op_family operator_row_scans;
 
-/* The kernels of cl/scan_operators.cl, in the order the launches take them,
- * for custom.c's programs built on a user's operator. */
-extern const char *const operator_scan_kernels[3];
+/* The kernels of cl/scan_operators.cl: the flat scan's three in the order
+ * its launches take them, which custom.c's programs built on a user's
+ * operator take alone, then the rows'. */
+extern const char *const operator_scan_kernels[4];
 
 /* The checks of a scan over accumulators that come before its plan: a
  * known variant and kind, and a variant that scans in order (auto or

@@ -223,16 +223,16 @@ clreduce_status request_host(clreduce_ctx *ctx, const op_family *f, request *r, 
     return request_host_two(ctx, f, r, input, NULL, output);
 }
 
-/* Reads the output rows of r (output_pitch apart) into host memory `out`
- * at the same pitch, after `done`, blocking. All rows but the last go as
- * one rectangle and the last alone: NVIDIA's driver (580) refuses a
- * rectangle whose last row's pitch runs past the buffer, although the row
- * itself does not. */
-static cl_int read_rows(const request *r, size_t element_size, void *out, cl_event done)
+/* Reads the output rows of r (output_pitch apart, in output elements of
+ * `size` bytes) into host memory `out` at the same pitch, after `done`,
+ * blocking. All rows but the last go as one rectangle and the last alone:
+ * NVIDIA's driver (580) refuses a rectangle whose last row's pitch runs
+ * past the buffer, although the row itself does not. */
+static cl_int read_rows(const request *r, size_t size, void *out, cl_event done)
 {
     size_t origin[3] = {0, 0, 0};
-    size_t region[3] = {r->row_length * element_size, r->rows - 1, 1};
-    size_t pitch = r->output_pitch * element_size, last = (r->rows - 1) * pitch;
+    size_t region[3] = {r->row_length * size, r->rows - 1, 1};
+    size_t pitch = r->output_pitch * size, last = (r->rows - 1) * pitch;
     cl_int err = CL_SUCCESS;
     if (r->rows > 1)
         err = clEnqueueReadBufferRect(r->queue, r->output, CL_FALSE, origin, origin, region,
@@ -350,7 +350,7 @@ clreduce_status request_host_two(clreduce_ctx *ctx, const op_family *f, request 
         if (f->outputs == OUTPUT_ROWS && r->rows > 1 && r->output_pitch > r->row_length) {
             /* The rows alone: the padding between them is the caller's. */
             into = output;
-            err = read_rows(r, p.element_size, output, done);
+            err = read_rows(r, p.output_size, output, done);
         } else {
             err = clEnqueueReadBuffer(r->queue, r->output, CL_TRUE, 0, out_bytes, into, 1, &done,
                                       NULL);

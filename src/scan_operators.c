@@ -1,7 +1,8 @@
 /* Scans over cl/operators.cl's accumulators (cl/scan_operators.cl): the
  * operators past max of one input (argmin, argmax, minmax, sums of squares
- * and of absolute values, the Euclidean norm, mean and variance) as an
- * operation family of the request pipeline, and the launches that
+ * and of absolute values, the Euclidean norm, mean and variance) as two
+ * operation families of the request pipeline, flat scans and scans of rows
+ * (scan_rows.c's calls with those operators), and the launches that
  * user-defined operators' scans (custom.c) share: reduce, scan the groups'
  * aggregates, scan again from them, each range in the elements' order. */
 #include <stdio.h>
@@ -10,14 +11,17 @@
 
 /* ---- program ------------------------------------------------------------------- */
 
-const char *const operator_scan_kernels[3] = {"clr_scan_op_reduce", "clr_scan_op_partials",
-                                              "clr_scan_op_apply"};
-enum { K_REDUCE = 0, K_PARTIALS = 1, K_APPLY = 2 };
+/* The flat scan's kernels first: custom.c's programs take those three. The
+ * row kernel shares the built-in operators' program, so that a flat scan
+ * and a row scan of one operator, type and kind build it once. */
+const char *const operator_scan_kernels[4] = {"clr_scan_op_reduce", "clr_scan_op_partials",
+                                              "clr_scan_op_apply", "clr_scan_op_rows"};
+enum { K_REDUCE = 0, K_PARTIALS = 1, K_APPLY = 2, K_ROWS = 3 };
 
 static const char *const scan_sources[] = {clreduce_cl_contract, clreduce_cl_types,
                                            clreduce_cl_operators, clreduce_cl_scan_operators};
 static const program_spec scan_program = {
-    scan_sources, sizeof scan_sources / sizeof *scan_sources, operator_scan_kernels, 3, 0};
+    scan_sources, sizeof scan_sources / sizeof *scan_sources, operator_scan_kernels, 4, 0};
 
 /* ---- plan ------------------------------------------------------------------------ */
 
@@ -108,4 +112,50 @@ const op_family operator_scans = {
     .outputs = OUTPUT_PER_ELEMENT, .in_place = 0, .two_inputs = 0,
     .plan = plan_scan, .enqueue_empty = enqueue_nothing,
     .enqueue = operator_scan_enqueue,
+};
+
+/* ---- rows ------------------------------------------------------------------------ */
+
+/* The flat scan's plan (one program serves both), with dot refused first
+ * as unsupported, as the rows' reductions refuse it, and both pitches
+ * checked after: the input's in elements, the output's in results. */
+static clreduce_status plan_row_scan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    if (r->op == CLREDUCE_OP_DOT)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "row scans take one input; op dot has two");
+    clreduce_status status = plan_scan(ctx, r, p);
+    if (status == CLREDUCE_SUCCESS)
+        status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch");
+    if (status == CLREDUCE_SUCCESS)
+        status = rows_check_pitch(ctx, r->rows, r->row_length, r->output_pitch, "output_pitch");
+    return status;
+}
+
+/* One launch: a work-group per row up to the grid of a flat scan, each
+ * taking every groups-th row from its own. */
+static clreduce_status enqueue_row_scan(clreduce_ctx *ctx, chain *c, const request *r,
+                                        const plan *p, cached_kernel *k, int in_order)
+{
+    (void)in_order;
+    size_t cap = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
+    size_t groups = r->rows < cap ? r->rows : cap;
+    cl_ulong in_off = r->input_offset, rows = r->rows, len = r->row_length,
+             pitch = r->row_pitch ? r->row_pitch : r->row_length, out_off = r->output_offset,
+             out_pitch = r->output_pitch ? r->output_pitch : r->row_length;
+    /* An operator of one input reads its input again as the second. */
+    kernel_arg args[] = {ARG(r->input), ARG(in_off),    ARG(rows),    ARG(len),
+                         ARG(pitch),    ARG(r->output), ARG(out_off), ARG(out_pitch),
+                         ARG(r->input), ARG(in_off)};
+    return enqueue_kernel_args(ctx, c, k, K_ROWS, groups, p->work_group_size, args,
+                               sizeof args / sizeof *args);
+}
+
+/* Not in place, as the flat scan: output_offset and output_pitch count
+ * results (the pipeline's OUTPUT_ROWS range, in output_size units). */
+const op_family operator_row_scans = {
+    .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "data",
+    .outputs = OUTPUT_ROWS, .in_place = 0, .two_inputs = 0,
+    .plan = plan_row_scan, .enqueue_empty = enqueue_nothing,
+    .enqueue = enqueue_row_scan,
 };

@@ -1,6 +1,8 @@
-/* Scans of the rows of a pitched matrix, as an operation family of the
- * request pipeline (request.c): the plan, which picks teams for short rows
- * and tiles for longer ones from the row length, and the launches. */
+/* Scans of the rows of a pitched matrix with sum, min and max, as an
+ * operation family of the request pipeline (request.c): the plan, which
+ * picks teams for short rows and tiles for longer ones from the row length,
+ * and the launches. The operators past max scan rows over their
+ * accumulators (scan_operators.c). */
 #include <string.h>
 
 #include "internal.h"
@@ -58,10 +60,6 @@ static clreduce_status scan_rows_plan(clreduce_ctx *ctx, const request *r, plan 
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    if (op_is_extended(r->op))
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "row scans run sum, min and max; %s is an operator of reductions only",
-                         clreduce_op_name(r->op));
     if ((status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch")) !=
             CLREDUCE_SUCCESS ||
         (status = rows_check_pitch(ctx, r->rows, r->row_length, r->output_pitch,
@@ -174,6 +172,13 @@ static const op_family scan_rows_family = {
 
 /* ---- API ------------------------------------------------------------------------------ */
 
+/* Sum, min and max scan here; the operators past max through their
+ * accumulators (scan_operators.c). */
+static const op_family *family_of(clreduce_op op)
+{
+    return op_is_extended(op) ? &operator_row_scans : &scan_rows_family;
+}
+
 /* The request of a row scan: the input range is the span of the input's
  * rows (0 when it overflows, which the plan reports); the output's span is
  * the pipeline's (OUTPUT_ROWS). */
@@ -213,7 +218,7 @@ clreduce_status clreduce_scan_rows(clreduce_ctx *ctx, cl_command_queue queue, cl
 {
     request r = scan_rows_request(queue, op, type, kind, input, offset, rows, row_length,
                                   row_pitch, output, output_offset, output_pitch, num_wait, wait);
-    return request_enqueue(ctx, &scan_rows_family, &r, NULL, done);
+    return request_enqueue(ctx, family_of(op), &r, NULL, done);
 }
 
 clreduce_status clreduce_scan_rows_host(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
@@ -222,5 +227,5 @@ clreduce_status clreduce_scan_rows_host(clreduce_ctx *ctx, clreduce_op op, clred
 {
     request r = scan_rows_request(NULL, op, type, kind, NULL, 0, rows, row_length, row_pitch,
                                   NULL, 0, row_pitch, 0, NULL);
-    return request_host(ctx, &scan_rows_family, &r, data, output);
+    return request_host(ctx, family_of(op), &r, data, output);
 }

@@ -1,7 +1,8 @@
 /* The Oclgrind test's batched families: the rows and segments kernels, for
  * sum, min and max, for the operators' branch of the same kernels and for
- * user-defined operators, and the scans of rows, each result checked
- * against the CPU reference and the sentinels around the results. */
+ * user-defined operators, and the scans of rows (the operators' too), each
+ * result checked against the CPU reference and the sentinels around the
+ * results. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -369,6 +370,67 @@ static int run_scan_rows(const target *t, og_case *c)
     return 1;
 }
 
+/* The same with one of the operators past max (t->only_op): rows of
+ * t->variant elements (fewer when n is), t->padding poisoned elements
+ * apart, scanned into results at a pitch of one more than the row length
+ * from result c->result_offset, between sentinel bytes; every result
+ * checked against the reduction of its row's prefix, every byte outside
+ * the output rows against the sentinel. */
+static int run_scan_rows_operator(const target *t, og_case *c)
+{
+    size_t es = clreduce_type_size(c->type), rs = clreduce_result_size(c->op, c->type);
+    size_t length = (size_t)t->variant < c->n ? (size_t)t->variant : c->n;
+    size_t pitch = length + t->padding, rows = (c->n + t->padding) / pitch;
+    size_t out_pitch = length + 1, out_total = c->result_offset + rows * out_pitch + 2;
+    static unsigned char host[MAX_COUNT * 8], res[300 * 32];
+    tc_value poison;
+    tc_op_poison(c->op, c->type, &poison);
+    og_lay_out_input(c, &poison, host);
+    for (size_t i = c->offset; i < c->offset + c->n; i++)
+        if ((i - c->offset) % pitch >= length)
+            tc_set(c->type, host, i, &poison);
+    memset(res, TC_SENTINEL_BYTE, out_total * rs);
+    cl_mem in, out;
+    if (!og_create_buffers(c, host, res, out_total * rs, &in, &out))
+        return 0;
+    cl_event done = NULL;
+    clreduce_status st = clreduce_scan_rows(g_ctx, g_queue, c->op, c->type,
+                                            (clreduce_scan_kind)t->kind, in, c->offset, rows,
+                                            length, pitch, out, c->result_offset, out_pitch, 0,
+                                            NULL, &done);
+    cl_int err = og_read_output(out, out_total * rs, res, done);
+    if (err != CL_SUCCESS || st != CLREDUCE_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "status %s%s%s, reading the output: %s",
+                 clreduce_status_string(st), st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
+                 clreduce_opencl_error_name(err));
+        return 0;
+    }
+    for (size_t i = 0; i < out_total * rs; i++) {
+        size_t at = i / rs;
+        int in_row = at >= c->result_offset && (at - c->result_offset) / out_pitch < rows &&
+                     (at - c->result_offset) % out_pitch < length;
+        if (!in_row && res[i] != TC_SENTINEL_BYTE) {
+            snprintf(c->detail, sizeof c->detail, "result %zu outside the output rows changed",
+                     at);
+            return 0;
+        }
+    }
+    long double var_tol = c->op == CLREDUCE_OP_MEAN_VAR ? tc_op_variance_tolerance(c->type) : 0;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < length; j++) {
+            size_t prefix = t->kind == CLREDUCE_INCLUSIVE ? j + 1 : j;
+            char why[400];
+            if (!tc_op_check_result(c->op, c->type, host + (c->offset + r * pitch) * es, NULL,
+                                    prefix, res + (c->result_offset + r * out_pitch + j) * rs,
+                                    var_tol, why, sizeof why)) {
+                snprintf(c->detail, sizeof c->detail, "row %zu of %zu, result %zu: %s", r, rows,
+                         j, why);
+                return 0;
+            }
+        }
+    return 1;
+}
+
 static clreduce_status batched_support(const target *t, clreduce_op op, clreduce_type type)
 {
     (void)t;
@@ -412,6 +474,12 @@ target og_batched_targets[] = {
     SCAN_ROWS_TARGET("scan_rows_pitched_in_place", 10, 3, EXCLUSIVE, 1),
     SCAN_ROWS_TARGET("scan_rows_tiles", 300, 2, INCLUSIVE, 0),
     SCAN_ROWS_TARGET("scan_rows_one_long_row", 0, 0, EXCLUSIVE, 1),
+    /* The operators' scan of rows (one launch, a work-group per row in
+     * turn): 20 rows of 10 at the largest size, so that each of the 4
+     * work-groups scans several. */
+    {.name = "scan_rows_argmin", .variant = 10, .kind = CLREDUCE_EXCLUSIVE,
+     .run = run_scan_rows_operator, .support = batched_support,
+     .only_op = CLREDUCE_OP_ARGMIN, .padding = 3},
     /* User-defined operators on every type (sum_abs takes them all: one
      * pass per type): in order, and commutative, in pitched rows of teams
      * and in segments. */

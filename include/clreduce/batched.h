@@ -137,17 +137,28 @@ CLREDUCE_API clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, cl
  * Scans of rows
  *
  * One inclusive or exclusive scan per row of a matrix in one call (the
- * cumulative sum of each row, the running maximum of each series), for
- * sum, min and max and the types of clreduce_scan(), with its rules for
- * integer wrap-around, NaN and signed zeros: row r's output is what
- * clreduce_scan() writes for that row alone (an exclusive scan starts every
- * row from the identity). The operators past CLREDUCE_OP_MAX are reductions
- * only: CLREDUCE_ERROR_UNSUPPORTED. The library picks the kernels from the
- * row length: several rows per work-group (a work-item, a few work-items or
- * one sub-group per row) for short rows, a work-group per row for longer
- * ones, and several work-groups per long row (a reduce-then-scan of its
- * parts, which reads the row twice) when the rows are too few to fill the
- * device.
+ * cumulative sum of each row, the running maximum of each series, the
+ * running argmax or mean and variance of each), for the operators and
+ * types of clreduce_scan() but dot, with its rules for integer
+ * wrap-around, NaN and signed zeros: row r's output is what clreduce_scan()
+ * writes for that row alone (an exclusive scan starts every row from the
+ * identity, or from the result of no element). For sum, min and max the
+ * library picks the kernels from the row length: several rows per
+ * work-group (a work-item, a few work-items or one sub-group per row) for
+ * short rows, a work-group per row for longer ones, and several
+ * work-groups per long row (a reduce-then-scan of its parts, which reads
+ * the row twice) when the rows are too few to fill the device.
+ *
+ * The operators past CLREDUCE_OP_MAX of one input (argmin, argmax, minmax,
+ * sum_squares, sum_abs, norm2, mean_var) write, for every element of a
+ * row, the result the reduction of the row's prefix gives, in its layout
+ * of clreduce_result_size(op, type) bytes (clreduce/results.h): output
+ * offsets and pitches then count results, an argmin's or argmax's index
+ * counts from the start of its row, and element 0 of an exclusive scan is
+ * the result of no element. A work-group scans a row at a time in one
+ * launch, each work-item a run of the row, combining the elements strictly
+ * in their order, with the accuracy that clreduce_scan() gives them; the
+ * output is never the input (no byte in common).
  *
  * Every output is combined in an order fixed by the row length, the row
  * count, the device and the tuning: the same input gives bitwise the same
@@ -165,29 +176,36 @@ CLREDUCE_API clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, cl
  * clreduce_get_tuning() elsewhere.
  *
  * The enqueueing call is asynchronous like clreduce_scan() (wait list,
- * *done, in-order or out-of-order queues). The output rows may be the input
- * rows themselves (the same buffer, offset and pitch, or sub-buffers that
- * reach the same bytes: an in-place scan) or share no byte with them;
- * either range is taken as the whole span of its rows, padding between
- * rows included. On any error found before enqueueing nothing is enqueued,
- * *done is untouched and no output is written.
+ * *done, in-order or out-of-order queues). The output rows of sum, min and
+ * max may be the input rows themselves (the same buffer, offset and pitch,
+ * or sub-buffers that reach the same bytes: an in-place scan) or share no
+ * byte with them; those of the other operators must share no byte with
+ * them. Either range is taken as the whole span of its rows, padding
+ * between rows included. On any error found before enqueueing nothing is
+ * enqueued, *done is untouched and no output is written.
  * ------------------------------------------------------------------------- */
 
 /* Enqueues the scan of each of `rows` rows of `row_length` elements: row r
  * starts at element offset + r * row_pitch of `input`, and its scan goes to
  * elements output_offset + r * output_pitch .. + row_length - 1 of `output`
  * (offsets and pitches in elements of `type`; a pitch of 0 means
- * row_length). The padding between rows is neither read nor written. rows
- * 0 or row_length 0 enqueues nothing but a marker when done is asked.
+ * row_length). For the operators past CLREDUCE_OP_MAX, output_offset and
+ * output_pitch count results instead: row r's results are results
+ * output_offset + r * output_pitch .. + row_length - 1 of `output`, result
+ * j at byte j * clreduce_result_size(op, type). The padding between rows is
+ * neither read nor written. rows 0 or row_length 0 enqueues nothing but a
+ * marker when done is asked.
  * Returns the codes of clreduce_scan(), with
  * CLREDUCE_ERROR_INVALID_ARGUMENT also for an unknown kind, a row_pitch or
  * output_pitch below row_length, rows whose span ((rows - 1) * pitch +
- * row_length elements) overflows or ends past the end of its buffer, and
- * output rows that overlap the input rows without being the same; and
- * CLREDUCE_ERROR_UNSUPPORTED for the operators past CLREDUCE_OP_MAX. If
- * the runtime fails after the first command was enqueued, the call waits
- * for the commands already enqueued before it returns the error; the
- * output may then be partly written (and an in-place scan's input lost). */
+ * row_length elements, or results) overflows or ends past the end of its
+ * buffer, output rows that overlap the input rows without being the same,
+ * and output rows of the operators past CLREDUCE_OP_MAX that overlap the
+ * input rows at all; and CLREDUCE_ERROR_UNSUPPORTED for CLREDUCE_OP_DOT
+ * and for norm2 and mean_var of integers. If the runtime fails after the
+ * first command was enqueued, the call waits for the commands already
+ * enqueued before it returns the error; the output may then be partly
+ * written (and an in-place scan's input lost). */
 CLREDUCE_API clreduce_status clreduce_scan_rows(clreduce_ctx *ctx, cl_command_queue queue,
                                                 clreduce_op op, clreduce_type type,
                                                 clreduce_scan_kind kind, cl_mem input,
@@ -199,9 +217,12 @@ CLREDUCE_API clreduce_status clreduce_scan_rows(clreduce_ctx *ctx, cl_command_qu
 
 /* Blocking convenience: scans the rows of host memory `data` (laid out as
  * for clreduce_scan_rows() from element 0) into `output`, laid out the same
- * way (the same pitch); the padding of `output` is not written. output ==
- * data scans in place; otherwise their spans must not overlap. Uses a queue
- * owned by the context. rows 0 or row_length 0 does nothing.
+ * way (the same pitch; for the operators past CLREDUCE_OP_MAX, counted in
+ * results: (rows - 1) * row_pitch + row_length results of
+ * clreduce_result_size(op, type) bytes); the padding of `output` is not
+ * written. output == data scans sum, min and max in place; otherwise their
+ * spans must not overlap. Uses a queue owned by the context. rows 0 or
+ * row_length 0 does nothing.
  * Returns CLREDUCE_SUCCESS or any error code; on error `output` is
  * untouched. */
 CLREDUCE_API clreduce_status clreduce_scan_rows_host(clreduce_ctx *ctx, clreduce_op op,

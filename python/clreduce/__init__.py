@@ -662,18 +662,24 @@ class Context(_Handle):
         """Prefix scan of every row of a 2-D NumPy array, as a new C-ordered
         array of its shape and dtype (like numpy.cumsum(matrix, axis=1) for
         "sum", "inclusive"); scan()'s operators, kinds and rules, each row
-        alone. Rows of a view with padding between them are read where they
-        lie; other layouts are copied first. Blocking."""
+        alone. The operators past max but dot give an array of its shape of
+        result_dtype(op, dtype) records, as scan() does, argmin and argmax
+        counting indices from the row's start. Rows of a view with padding
+        between them are read where they lie; other layouts are copied
+        first. Blocking."""
         matrix = np.asarray(matrix)
         if matrix.ndim != 2:
             raise _invalid(f"matrix must have 2 dimensions, not {matrix.ndim}")
         type_code = _type_code(matrix.dtype, "matrix")
-        op_code = _scan_op(op)
+        operators = op not in _SCAN_OPS
+        op_code = _reduce_op(op) if operators else _scan_op(op)
         kind_code = _lookup("scan_kind", "scan kind", kind)
+        layout = (self._layout("clreduce_scan_rows_host", op, matrix.dtype) if operators
+                  else matrix.dtype)
         rows, length = matrix.shape
         if self._rows_layout(matrix) != length:
             matrix = np.ascontiguousarray(matrix)  # the output has no padding
-        out = np.empty((rows, length), matrix.dtype)
+        out = np.empty((rows, length), layout)
         if rows and length:
             _check(self._lib.clreduce_scan_rows_host(
                 self._h, op_code, type_code, kind_code, matrix.ctypes.data, rows, length,

@@ -203,6 +203,33 @@ def test_scan(ctx, op, dtype, kind):
             ctx.scan(x, op, kind, out=x.view(got.dtype))
 
 
+@pytest.mark.parametrize("kind", ["inclusive", "exclusive"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64])
+@ops
+def test_scan_rows(ctx, op, dtype, kind):
+    """Every row's prefixes, as reduce() gives them for that row alone (an
+    index from the row's start), at the first, last and some random
+    positions of rows cut from wider ones; no rows, rows of nothing."""
+    if not takes(op, dtype):
+        with pytest.raises(clreduce.UnsupportedError,
+                           match=f"^clreduce_scan_rows_host: .*{op}"):
+            ctx.scan_rows(np.zeros((2, 3), dtype), op, kind)
+        return
+    skip_unsupported(ctx, dtype, op)
+    rows, length = 5, 257
+    wide = data_for(op, dtype, rows * (length + 3), seed=length + 7).reshape(rows, length + 3)
+    x = wide[:, 1:length + 1]
+    got = ctx.scan_rows(x, op, kind)
+    assert got.dtype == clreduce.result_dtype(op, dtype) and got.shape == (rows, length)
+    rng = np.random.default_rng(length)
+    for r in range(rows):
+        for i in [0, 1, length - 1] + list(rng.integers(0, length, 4)):
+            prefix = x[r, :i + 1] if kind == "inclusive" else x[r, :i]
+            check(op, clreduce._results.unpack_one(op, got[r, i:i + 1]), prefix)
+    assert ctx.scan_rows(x[:0], op, kind).shape == (0, length)
+    assert ctx.scan_rows(x[:, :0], op, kind).shape == (rows, 0)
+
+
 @dtypes
 @ops
 def test_no_element(ctx, op, dtype):

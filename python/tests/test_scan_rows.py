@@ -67,6 +67,8 @@ def test_bad_input(ctx):
     with pytest.raises(clreduce.InvalidArgumentError):
         ctx.scan_rows(np.ones(5, np.float32))
     with pytest.raises(clreduce.Error):
-        ctx.scan_rows(np.ones((2, 2), np.float32), op="argmax")
+        ctx.scan_rows(np.ones((2, 2), np.float32), op="median")
+    with pytest.raises(clreduce.UnsupportedError):
+        ctx.scan_rows(np.ones((2, 2), np.int32), op="mean_var")
     with pytest.raises(clreduce.Error):
         ctx.scan_rows(np.ones((2, 2), np.float32), kind="sideways")
