@@ -360,6 +360,14 @@ void operator_scan_finish_plan(const clreduce_ctx *ctx, const request *r, plan *
 clreduce_status operator_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
                                       const plan *p, cached_kernel *k, int in_order);
 
+/* ---- scan_rows.c ----------------------------------------------------------- */
+
+/* The pitches of a row scan's rows as its launches and ranges take them:
+ * row_pitch, in elements, and output_pitch, in the output's units (results
+ * for the operators past max), each 0 meaning row_length. */
+size_t scan_rows_input_pitch(const request *r);
+size_t scan_rows_output_pitch(const request *r);
+
 /* ---- rows.c ---------------------------------------------------------------- */
 
 /* The elements rows `rows` of `length` at `pitch` (not 0) span, or 0 with
@@ -370,9 +378,10 @@ size_t rows_span(size_t rows, size_t length, size_t pitch, int *overflow);
  * are too few to fill the device (rows.c says when). */
 size_t rows_parts(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t length);
 /* CLREDUCE_ERROR_INVALID_ARGUMENT, naming the pitch `pitch_name`, for a
- * pitch (0: length) below length or rows whose span overflows. */
+ * pitch (0: length) below length or rows whose span overflows; `unit`
+ * names what the pitch counts ("elements", "results") in the message. */
 clreduce_status rows_check_pitch(clreduce_ctx *ctx, size_t rows, size_t length, size_t pitch,
-                                 const char *pitch_name);
+                                 const char *pitch_name, const char *unit);
 
 /* The team of work-items in local memory (cl/team.cl) for items of
  * `length` elements under plan p: the smallest power of two up to the
@@ -676,6 +685,12 @@ clreduce_status check_buffers(clreduce_ctx *ctx, cl_command_queue queue, cl_mem 
  * as `offset_name`. */
 clreduce_status check_range(clreduce_ctx *ctx, const char *what, const char *offset_name,
                             size_t offset, size_t count, size_t elems, clreduce_type type);
+
+/* The same for results [offset, offset + count) of `result_size` bytes
+ * inside `results` of them, the message counting results. */
+clreduce_status check_result_range(clreduce_ctx *ctx, const char *what, const char *offset_name,
+                                   size_t offset, size_t count, size_t results,
+                                   size_t result_size);
 
 /* Whether byte a_at of buffer a and byte b_at of buffer b are one place in
  * memory, sub-buffers counted as the bytes of their parent they cover; 1

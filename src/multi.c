@@ -312,8 +312,8 @@ static clreduce_status rows_multi_plan(clreduce_ctx *ctx, const request *r, plan
         return status;
     if ((status = plan_start_operators(ctx, r, p)) != CLREDUCE_SUCCESS)
         return status;
-    if ((status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch")) !=
-        CLREDUCE_SUCCESS)
+    if ((status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch",
+                                   "elements")) != CLREDUCE_SUCCESS)
         return status;
     plan_operators(ctx, r, p, CLREDUCE_GRID_STRIDE, PROGRAM_ROWS);
     plan_records(r, p);

@@ -27,8 +27,7 @@ static size_t output_count(const op_family *f, const request *r)
         /* the span of the output's rows; 0 when it overflows, which the
          * family's plan reports */
         int overflow;
-        return rows_span(r->rows, r->row_length, r->output_pitch ? r->output_pitch : r->row_length,
-                         &overflow);
+        return rows_span(r->rows, r->row_length, scan_rows_output_pitch(r), &overflow);
     }
     default: return r->rows;
     }
@@ -122,10 +121,16 @@ static clreduce_status validate_buffers(clreduce_ctx *ctx, const op_family *f, c
     /* Output elements of the built-in operators are whole multiples of
      * input elements (counting the buffer in those first loses nothing); a
      * user-defined operator's may be any size (a buffer's bytes past its
-     * last whole input element are not counted). */
+     * last whole input element are not counted). The outputs of the
+     * operators that keep accumulators are results, and counted so. */
     out_elems = out_elems * p->element_size / p->output_size;
-    if ((status = check_range(ctx, f->output_name, f->output_offset_name, r->output_offset,
-                              out_count, out_elems, p->type)) != CLREDUCE_SUCCESS)
+    if (op_keeps_accumulators(p->op))
+        status = check_result_range(ctx, f->output_name, f->output_offset_name, r->output_offset,
+                                    out_count, out_elems, p->output_size);
+    else
+        status = check_range(ctx, f->output_name, f->output_offset_name, r->output_offset,
+                             out_count, out_elems, p->type);
+    if (status != CLREDUCE_SUCCESS)
         return status;
     if (f->index_name && (status = validate_index(ctx, f, r, p, out_count)) != CLREDUCE_SUCCESS)
         return status;

@@ -58,7 +58,7 @@ static size_t effective_pitch(const request *r)
 }
 
 clreduce_status rows_check_pitch(clreduce_ctx *ctx, size_t rows, size_t length, size_t pitch,
-                                 const char *pitch_name)
+                                 const char *pitch_name, const char *unit)
 {
     size_t p = pitch ? pitch : length;
     if (p < length)
@@ -68,8 +68,8 @@ clreduce_status rows_check_pitch(clreduce_ctx *ctx, size_t rows, size_t length, 
     rows_span(rows, length, p, &overflow);
     if (overflow)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%zu rows of %s %zu span more elements than a size_t counts", rows,
-                         pitch_name, p);
+                         "%zu rows of %s %zu span more %s than a size_t counts", rows,
+                         pitch_name, p, unit);
     return CLREDUCE_SUCCESS;
 }
 
@@ -142,8 +142,8 @@ static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
     if (r->op == CLREDUCE_OP_DOT)
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                          "rows reduce one input: op dot (two inputs) has no rows form");
-    if ((status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch")) !=
-        CLREDUCE_SUCCESS)
+    if ((status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch",
+                                   "elements")) != CLREDUCE_SUCCESS)
         return status;
     p->variant = 0;
     p->family_defines.count = 0;

@@ -62,7 +62,7 @@ static clreduce_status plan_scan(clreduce_ctx *ctx, const request *r, plan *p)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "op %s is not one of the operators past max", name);
     if (r->op == CLREDUCE_OP_DOT)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                          "op dot has two inputs: a scan takes one (clreduce_scan_custom() "
                          "scans an operator of two)");
     if ((status = plan_operator(ctx, r, p, "scans: ")) != CLREDUCE_SUCCESS)
@@ -117,8 +117,9 @@ const op_family operator_scans = {
 /* ---- rows ------------------------------------------------------------------------ */
 
 /* The flat scan's plan (one program serves both), with dot refused first
- * as unsupported, as the rows' reductions refuse it, and both pitches
- * checked after: the input's in elements, the output's in results. */
+ * as unsupported, as the flat scan and the rows' reductions refuse it, and
+ * both pitches checked after: the input's in elements, the output's in
+ * results. */
 static clreduce_status plan_row_scan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     if (r->op == CLREDUCE_OP_DOT)
@@ -126,9 +127,11 @@ static clreduce_status plan_row_scan(clreduce_ctx *ctx, const request *r, plan *
                          "row scans take one input; op dot has two");
     clreduce_status status = plan_scan(ctx, r, p);
     if (status == CLREDUCE_SUCCESS)
-        status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch");
+        status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch",
+                                  "elements");
     if (status == CLREDUCE_SUCCESS)
-        status = rows_check_pitch(ctx, r->rows, r->row_length, r->output_pitch, "output_pitch");
+        status = rows_check_pitch(ctx, r->rows, r->row_length, r->output_pitch, "output_pitch",
+                                  "results");
     return status;
 }
 
@@ -141,8 +144,8 @@ static clreduce_status enqueue_row_scan(clreduce_ctx *ctx, chain *c, const reque
     size_t cap = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
     size_t groups = r->rows < cap ? r->rows : cap;
     cl_ulong in_off = r->input_offset, rows = r->rows, len = r->row_length,
-             pitch = r->row_pitch ? r->row_pitch : r->row_length, out_off = r->output_offset,
-             out_pitch = r->output_pitch ? r->output_pitch : r->row_length;
+             pitch = scan_rows_input_pitch(r), out_off = r->output_offset,
+             out_pitch = scan_rows_output_pitch(r);
     /* An operator of one input reads its input again as the second. */
     kernel_arg args[] = {ARG(r->input), ARG(in_off),    ARG(rows),    ARG(len),
                          ARG(pitch),    ARG(r->output), ARG(out_off), ARG(out_pitch),

@@ -29,12 +29,12 @@ enum { BY_TEAMS = 1, BY_TILES = 2 };
  * (reduce, then scan) costs less than leaving compute units idle. */
 #define SPLIT_TILES 4
 
-static size_t pitch_of_input(const request *r)
+size_t scan_rows_input_pitch(const request *r)
 {
     return r->row_pitch ? r->row_pitch : r->row_length;
 }
 
-static size_t pitch_of_output(const request *r)
+size_t scan_rows_output_pitch(const request *r)
 {
     return r->output_pitch ? r->output_pitch : r->row_length;
 }
@@ -60,10 +60,10 @@ static clreduce_status scan_rows_plan(clreduce_ctx *ctx, const request *r, plan 
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    if ((status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch")) !=
-            CLREDUCE_SUCCESS ||
-        (status = rows_check_pitch(ctx, r->rows, r->row_length, r->output_pitch,
-                                   "output_pitch")) != CLREDUCE_SUCCESS)
+    if ((status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch",
+                                   "elements")) != CLREDUCE_SUCCESS ||
+        (status = rows_check_pitch(ctx, r->rows, r->row_length, r->output_pitch, "output_pitch",
+                                   "elements")) != CLREDUCE_SUCCESS)
         return status;
     const char *lacks;
     p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks) ? ctx->subgroup_path
@@ -92,7 +92,8 @@ static clreduce_status enqueue_teams(clreduce_ctx *ctx, chain *c, const request 
     cl_uint team, per_group;
     rows_team(ctx, p, r->row_length, &team, &per_group);
     cl_ulong in_off = r->input_offset, rows = r->rows, len = r->row_length,
-             pitch = pitch_of_input(r), out_off = r->output_offset, out_pitch = pitch_of_output(r);
+             pitch = scan_rows_input_pitch(r), out_off = r->output_offset,
+             out_pitch = scan_rows_output_pitch(r);
     kernel_arg args[] = {ARG(r->input), ARG(in_off),    ARG(rows),      ARG(len),
                          ARG(pitch),    ARG(r->output), ARG(out_off),   ARG(out_pitch),
                          ARG(team),     ARG(per_group), ARG(exclusive)};
@@ -124,8 +125,8 @@ static clreduce_status enqueue_tiles(clreduce_ctx *ctx, chain *c, const request 
     parts = div_up(tiles, per_part); /* none empty */
     cl_mem partials = NULL;
     clreduce_status status = CLREDUCE_SUCCESS;
-    cl_ulong in_off = r->input_offset, len = r->row_length, pitch = pitch_of_input(r),
-             out_off = r->output_offset, out_pitch = pitch_of_output(r), parts64 = parts,
+    cl_ulong in_off = r->input_offset, len = r->row_length, pitch = scan_rows_input_pitch(r),
+             out_off = r->output_offset, out_pitch = scan_rows_output_pitch(r), parts64 = parts,
              per_part64 = per_part;
     if (parts > 1) {
         /* parts > 1 only for fewer rows than fill the device: no overflow */
@@ -205,7 +206,7 @@ static request scan_rows_request(cl_command_queue queue, clreduce_op op, clreduc
     r.row_pitch = row_pitch;
     r.output_pitch = output_pitch;
     int overflow;
-    r.count = rows_span(rows, row_length, pitch_of_input(&r), &overflow);
+    r.count = rows_span(rows, row_length, scan_rows_input_pitch(&r), &overflow);
     return r;
 }
 

@@ -94,6 +94,18 @@ clreduce_status check_range(clreduce_ctx *ctx, const char *what, const char *off
     return CLREDUCE_SUCCESS;
 }
 
+clreduce_status check_result_range(clreduce_ctx *ctx, const char *what, const char *offset_name,
+                                   size_t offset, size_t count, size_t results,
+                                   size_t result_size)
+{
+    if (offset > results || count > results - offset)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%s %zu: results [%zu, %zu + %zu) lie past the end of %s (%zu results "
+                         "of %zu bytes)",
+                         offset_name, offset, offset, offset, count, what, results, result_size);
+    return CLREDUCE_SUCCESS;
+}
+
 /* Where a caller's buffer lies: the buffer that holds its storage and the
  * byte offset of its first byte there. Buffers are compared this way
  * because two handles (a sub-buffer and its parent, two sub-buffers of one

@@ -273,7 +273,7 @@ static void test_errors(void **state)
     tc_make_guarded(g_ctx, g_queue, in_data, 64, out_bytes, sizeof out_bytes, &g);
     const clreduce_type f = CLREDUCE_FLOAT;
     const clreduce_scan_kind inc = CLREDUCE_INCLUSIVE;
-    TC_EXPECT_FAILURE(&g, g_ctx, "dot scanned", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+    TC_EXPECT_FAILURE(&g, g_ctx, "dot scanned", CLREDUCE_ERROR_UNSUPPORTED, g_ctx,
                       WORDS("dot", "two inputs"),
                       clreduce_scan(g_ctx, g_queue, CLREDUCE_OP_DOT, f, inc, CLREDUCE_SCAN_AUTO,
                                     g.input, 0, 8, g.output, 0, 0, NULL, &done));
@@ -294,7 +294,7 @@ static void test_errors(void **state)
                                     &done));
     /* 8 results of 16 bytes from result 125 pass the output's 64 * 32 bytes */
     TC_EXPECT_FAILURE(&g, g_ctx, "results past the output", CLREDUCE_ERROR_INVALID_ARGUMENT,
-                      g_ctx, WORDS("output"),
+                      g_ctx, WORDS("output", "results", "16 bytes"),
                       clreduce_scan(g_ctx, g_queue, CLREDUCE_OP_ARGMAX, f, inc,
                                     CLREDUCE_SCAN_AUTO, g.input, 0, 8, g.output, 125, 0, NULL,
                                     &done));
@@ -307,6 +307,10 @@ static void test_errors(void **state)
                                 clreduce_check_scan_support(g_ctx, CLREDUCE_OP_ARGMIN, f,
                                                             CLREDUCE_SCAN_BLELLOCH),
                                 CLREDUCE_ERROR_UNSUPPORTED, g_ctx, WORDS("argmin", "blelloch"));
+    tc_check_status_and_message("support of dot",
+                                clreduce_check_scan_support(g_ctx, CLREDUCE_OP_DOT, f,
+                                                            CLREDUCE_SCAN_AUTO),
+                                CLREDUCE_ERROR_UNSUPPORTED, g_ctx, WORDS("dot", "two inputs"));
     tc_release_guarded(&g);
 }
 
@@ -640,14 +644,14 @@ static void test_rows_errors(void **state)
                      g.output, 0, 0));
     /* results [60, 130) of 128; as floats they would fit */
     EXPECT("output rows past the output, counted in results", CLREDUCE_ERROR_INVALID_ARGUMENT,
-           WORDS("output", "past the end"),
+           WORDS("output", "past the end", "results"),
            ROWS_CALL(am, f, inc, g.input, 0, 2, 10, 0, g.output, 60, 60));
     /* SIZE_MAX / 16 + 1 results: their bytes wrap around to 0 */
     EXPECT("output rows whose bytes overflow", CLREDUCE_ERROR_INVALID_ARGUMENT,
-           WORDS("output", "past the end"),
+           WORDS("output", "past the end", "results"),
            ROWS_CALL(am, f, inc, g.input, 0, 2, 1, 0, g.output, 0, SIZE_MAX / 16));
     EXPECT("output rows whose span overflows", CLREDUCE_ERROR_INVALID_ARGUMENT,
-           WORDS("rows", "output_pitch"),
+           WORDS("rows", "output_pitch", "results"),
            ROWS_CALL(am, f, inc, g.input, 0, 4, 1, 0, g.output, 0, SIZE_MAX / 2));
     EXPECT("input rows past the input", CLREDUCE_ERROR_INVALID_ARGUMENT,
            WORDS("input", "past the end"),

@@ -190,8 +190,8 @@ typedef enum clreduce_op {
     CLREDUCE_OP_MEAN_VAR = 9,
     /* Sum of x[i] * y[i] over two inputs, one element of the type; every
      * type (integers wrap around). Through clreduce_dot() only:
-     * clreduce_reduce() refuses it, the rows and segments calls answer
-     * CLREDUCE_ERROR_UNSUPPORTED; clreduce_check_support() and
+     * clreduce_reduce() refuses it, the scans and the rows and segments
+     * calls answer CLREDUCE_ERROR_UNSUPPORTED; clreduce_check_support() and
      * clreduce_result_size() take it. */
     CLREDUCE_OP_DOT = 10
 } clreduce_op;

@@ -115,13 +115,15 @@ CLREDUCE_API clreduce_status clreduce_scan_host(clreduce_ctx *ctx, clreduce_op o
  * for.
  * Returns the codes of clreduce_reduce(), with CLREDUCE_ERROR_INVALID_ARGUMENT
  * also for an unknown kind or scan variant and for partly overlapping ranges,
- * and CLREDUCE_ERROR_UNSUPPORTED for LOOKBACK on a device that cannot order
- * memory between work-groups. On any error found before enqueueing nothing
- * has been enqueued and `output` is not written. If the runtime fails after
- * the first command of a call was enqueued, the call waits for the commands
- * already enqueued before it returns the error; HILLIS_STEELE and BLELLOCH
- * may then have left the output range scanned block by block (an in-place
- * scan has then lost its input), the other variants leave it untouched. */
+ * and CLREDUCE_ERROR_UNSUPPORTED for CLREDUCE_OP_DOT (two inputs, as for
+ * clreduce_scan_rows(); clreduce_reduce() answers INVALID_ARGUMENT) and for
+ * LOOKBACK on a device that cannot order memory between work-groups. On any
+ * error found before enqueueing nothing has been enqueued and `output` is
+ * not written. If the runtime fails after the first command of a call was
+ * enqueued, the call waits for the commands already enqueued before it
+ * returns the error; HILLIS_STEELE and BLELLOCH may then have left the
+ * output range scanned block by block (an in-place scan has then lost its
+ * input), the other variants leave it untouched. */
 CLREDUCE_API clreduce_status clreduce_scan(clreduce_ctx *ctx, cl_command_queue queue,
                                            clreduce_op op, clreduce_type type,
                                            clreduce_scan_kind kind,
