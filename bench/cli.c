@@ -76,7 +76,9 @@ static void usage(FILE *f)
         "  --shapes LIST       rowsN (rows of N elements), scanrowsN (rows of N, each\n"
         "                      scanned, inclusive), randomN (segments of lengths\n"
         "                      uniform in [1, N], by offsets), fixedN (segments of N, by\n"
-        "                      offsets), one (one segment of everything), or all: rows32,\n"
+        "                      offsets), halfN (segments of N, and one of half the input\n"
+        "                      among them, by offsets), one (one segment of everything),\n"
+        "                      or all: rows32,\n"
         "                      rows512, rows4096, rows65536, random10, random1e3,\n"
         "                      random1e5, random1e7, one, fixed1000\n"
         "\n"
@@ -327,7 +329,7 @@ static void add_shape(const char *text, void *arg)
     if (o->shape_count == BENCH_MAX_SHAPES)
         usage_error("more than %d shapes", BENCH_MAX_SHAPES);
     if (!shape_parse(text, &o->shape_list[o->shape_count]))
-        usage_error("bad shape \"%s\" (rowsN, randomN, fixedN, one or all)", text);
+        usage_error("bad shape \"%s\" (rowsN, randomN, fixedN, halfN, one or all)", text);
     o->shape_count++;
 }
 

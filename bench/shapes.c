@@ -14,7 +14,8 @@ int shape_parse(const char *text, shape *out)
     } kinds[] = {{"rows", SHAPE_ROWS},
                  {"scanrows", SHAPE_SCAN_ROWS},
                  {"random", SHAPE_RANDOM},
-                 {"fixed", SHAPE_FIXED}};
+                 {"fixed", SHAPE_FIXED},
+                 {"half", SHAPE_HALF}};
     memset(out, 0, sizeof *out);
     if (strcmp(text, "one") == 0) {
         out->kind = SHAPE_ONE;
@@ -50,6 +51,7 @@ void shape_segments(const shape *s, size_t total, uint64_t seed, uint64_t **offs
     switch (s->kind) {
     case SHAPE_ONE: n = 1; break;
     case SHAPE_RANDOM: n = total; break; /* at most; counted below */
+    case SHAPE_HALF: n = total / s->length + 2; break; /* at most; counted below */
     default: n = total / s->length; break;
     }
     uint64_t *o = xmalloc((n + 1) * sizeof *o);
@@ -62,6 +64,18 @@ void shape_segments(const shape *s, size_t total, uint64_t seed, uint64_t **offs
         size_t k = 0, at = 0;
         while (at < total) {
             size_t len = 1 + (size_t)(rng_next(&r) % s->length);
+            at = len < total - at ? at + len : total;
+            o[++k] = at;
+        }
+        n = k;
+    } else if (s->kind == SHAPE_HALF) {
+        /* Segments of `length`, and from a quarter of the input on, one of
+         * half of it. */
+        size_t k = 0, at = 0, half = total / 2;
+        while (at < total) {
+            size_t len = at >= total / 4 && half ? half : s->length;
+            if (len == half)
+                half = 0;
             at = len < total - at ? at + len : total;
             o[++k] = at;
         }

@@ -13,6 +13,8 @@ typedef enum shape_kind {
                         (clreduce_scan_rows) */
     SHAPE_RANDOM, /* segments of lengths uniform in [1, length] (offsets) */
     SHAPE_FIXED,  /* segments of exactly `length` elements (offsets) */
+    SHAPE_HALF,   /* segments of `length` elements, and from a quarter of the
+                   * input on one of half of it (offsets) */
     SHAPE_ONE     /* one segment of the whole input (offsets) */
 } shape_kind;
 

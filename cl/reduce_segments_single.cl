@@ -44,7 +44,8 @@
  *
  * Compile-time parameters: those of types.cl, subgroup.cl,
  * workgroup_reduce.cl, team.cl, segment_runs.cl, segment_chunks.cl,
- * device_order.cl and tile_state.cl (its waits without bound);
+ * device_order.cl, tile_state.cl (its waits without bound) and
+ * segment_carries.cl;
  * CLR_SEGMENT_RUNS and CLR_SEGMENT_WARPS as in reduce_segments.cl; and
  * CLR_SEGMENT_STARTS (1: the chunks' starts are read, not searched for).
  *
@@ -58,35 +59,6 @@
  * launch's, as for the look-back scan; starts: chunks ulongs, read only
  * with CLR_SEGMENT_STARTS (else it may be null).
  */
-
-/* Slots a work-item reads at once in clr_chunks_before(). */
-#define CLR_POLLS 8
-
-/* The values of chunks o .. g - 1, combined in the order fixed by o and g:
- * each work-item its chunks o + lid, o + lid + CLR_WG, ... in turn, then
- * the work-group's tree; valid in the leader. Reads CLR_POLLS slots at a
- * time, then waits for those whose value had not come. */
-T clr_chunks_before(clr_tiles d, ulong o, ulong g, uint epoch, local T *l)
-{
-    T v = CLR_IDENTITY;
-    for (ulong p0 = o + get_local_id(0); p0 < g; p0 += CLR_POLLS * CLR_WG) {
-        T x[CLR_POLLS];
-        uint got[CLR_POLLS];
-#pragma unroll
-        for (uint u = 0; u < CLR_POLLS; u++) {
-            ulong p = p0 + u * CLR_WG;
-            x[u] = CLR_IDENTITY;
-            got[u] = p < g ? clr_read_status(d, p, epoch, &x[u]) : CLR_STATUS_INCLUSIVE;
-        }
-#pragma unroll
-        for (uint u = 0; u < CLR_POLLS; u++) {
-            if (got[u] == CLR_STATUS_NONE)
-                clr_wait_status(d, p0 + u * CLR_WG, epoch, CLR_FOREVER, &x[u]);
-            v = clr_op(v, x[u]);
-        }
-    }
-    return clr_team_reduce(l, v, CLR_WG);
-}
 
 CLR_KERNEL clr_segment_starts(global const OT *restrict offsets, ulong offsets_off,
                               ulong segments, ulong count, ulong chunk, ulong chunks,

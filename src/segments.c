@@ -25,11 +25,23 @@ static const char *const single_sources[] = {
     clreduce_cl_contract,         clreduce_cl_types,          clreduce_cl_subgroup,
     clreduce_cl_workgroup_reduce, clreduce_cl_team,           clreduce_cl_segment_warps,
     clreduce_cl_segment_runs,     clreduce_cl_segment_chunks, clreduce_cl_device_order,
-    clreduce_cl_tile_state,       clreduce_cl_reduce_segments_single};
+    clreduce_cl_tile_state,       clreduce_cl_segment_carries,
+    clreduce_cl_reduce_segments_single};
 enum { K_STARTS = 0, K_SINGLE = 1 };
 static const char *const single_kernels[] = {"clr_segment_starts", "clr_reduce_segments_single"};
 static const program_spec single_program = {
     single_sources, sizeof single_sources / sizeof *single_sources, single_kernels, 2, 1};
+
+/* Sum, min and max by a work-group a segment, in one launch
+ * (reduce_segments_groups.cl), where takes_groups() says so. */
+static const char *const groups_sources[] = {
+    clreduce_cl_contract,         clreduce_cl_types,          clreduce_cl_subgroup,
+    clreduce_cl_workgroup_reduce, clreduce_cl_team,           clreduce_cl_segment_chunks,
+    clreduce_cl_device_order,     clreduce_cl_tile_state,     clreduce_cl_segment_carries,
+    clreduce_cl_reduce_segments_groups};
+static const char *const groups_kernels[] = {"clr_reduce_segment_groups"};
+static const program_spec groups_program = {
+    groups_sources, sizeof groups_sources / sizeof *groups_sources, groups_kernels, 1, 1};
 
 /* The operators of cl/operators.cl: their accumulators in place of the
  * sub-group and work-group layers. */
@@ -75,7 +87,8 @@ const program_spec operator_segments_program = {
  * or two), not those of operators.cl. */
 static int plain_program(const plan *p)
 {
-    return p->program == &segments_program || p->program == &single_program;
+    return p->program == &segments_program || p->program == &single_program ||
+           p->program == &groups_program;
 }
 
 static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
@@ -291,6 +304,58 @@ static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const reque
     return takes_warps(ctx, p, r) ? tile * warps_rounds(ctx, div_up(r->count, tile)) : tile;
 }
 
+/* A work-group a segment (reduce_segments_groups.cl) where the launch may
+ * be single (context_segment_passes) and the mean segment holds
+ * GROUPS_MEAN_MIN_BYTES to GROUPS_MEAN_MAX_BYTES and is shorter than the
+ * teams' long chunks (LONG_CHUNKS, above): each work-group reads its
+ * segment whole, and segments longer than a piece are read by the pieces'
+ * work-groups. On the H200 (bench/results/h200-2026-12-04-a.md, sums
+ * unless said) it took float segments of 1-10^4 elements in 75 us rather
+ * than 94 at 2^26 elements and in 255 rather than 303 at 2^28, arrays of
+ * 4000 in 75 rather than 94 and 254 rather than 304, arrays of 2000 in 83
+ * rather than 97; double arrays of 1000 in 152 rather than 192, double min
+ * and max of arrays of 4000 in 141-142 rather than 225-226. In the
+ * searches for the bounds, arrays of 1000 floats (4 KB) took 7-18% longer
+ * so at 2^26 and 2^28, and double arrays of 500 3% longer; 8 KB gained in
+ * both types, so the threshold lies between. Above 256 KB and 4 chunks
+ * the long chunks stay: segments of 1-10^7 took 12-16% longer so. */
+#define GROUPS_MEAN_MIN_BYTES 6144
+#define GROUPS_MEAN_MAX_BYTES 262144
+
+/* Work-groups of GROUPS_WG work-items where the settings fix none: on the
+ * H200 work-groups of 256 took 2-24% longer than 128 (float sums, arrays
+ * of 4000 to 16000, segments of 1-10^4, 2^24 to 2^28 elements). */
+#define GROUPS_WG 128
+
+/* A piece is the input cut into PIECES_PER_UNIT pieces a compute unit,
+ * rounded up to a power of two, and no shorter than PIECE_MIN: on the H200
+ * 2, 4 and 16 pieces a compute unit took one segment of half of 2^26
+ * elements (among arrays of 4000) in 109, 84 and 80 us rather than 78, and
+ * 2 and 4 one segment of 2^28 (the thresholds lifted) in 312 and 254
+ * rather than 255. Every piece searches the offsets once, whatever the
+ * segments. */
+#define PIECES_PER_UNIT 8
+#define PIECE_MIN 4096
+
+static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    if (p->program != &segments_program || !r->rows || context_segment_passes(ctx) == 2)
+        return 0;
+    size_t mean = r->count / r->rows, bytes = mean * p->element_size;
+    size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
+    return bytes >= GROUPS_MEAN_MIN_BYTES && bytes <= GROUPS_MEAN_MAX_BYTES &&
+           mean < LONG_CHUNKS * chunk;
+}
+
+static size_t piece_elements(const clreduce_ctx *ctx, const request *r)
+{
+    size_t want = div_up(r->count, (size_t)ctx->info.compute_units * PIECES_PER_UNIT);
+    size_t piece = PIECE_MIN;
+    while (piece < want)
+        piece *= 2;
+    return piece;
+}
+
 /* ---- plan --------------------------------------------------------------------------- */
 
 static clreduce_status check_offsets_type(clreduce_ctx *ctx, clreduce_type type)
@@ -332,6 +397,12 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     status = plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
     if (status == CLREDUCE_SUCCESS)
         tune_8_bytes(ctx, p);
+    if (status == CLREDUCE_SUCCESS && takes_groups(ctx, p, r)) {
+        p->program = &groups_program;
+        if (!ctx->settings.work_group_size && p->work_group_size > GROUPS_WG)
+            p->work_group_size = GROUPS_WG;
+        return status;
+    }
     if (status == CLREDUCE_SUCCESS && takes_single(ctx, p, r)) {
         p->program = &single_program;
         if (takes_starts(ctx, p, r))
@@ -399,9 +470,36 @@ static clreduce_status enqueue_single(clreduce_ctx *ctx, chain *c, const request
     return status;
 }
 
+/* The launch of a work-group a segment and a work-group a piece, with a
+ * ticket and a slot per piece in the queue's look-back scratch. */
+static clreduce_status enqueue_groups(clreduce_ctx *ctx, chain *c, const request *r,
+                                      const plan *p, cached_kernel *k, int in_order)
+{
+    /* At most PIECES_PER_UNIT pieces a compute unit, and a segment a
+     * GROUPS_MEAN_MIN elements or more: the grid's size fits. */
+    size_t piece = piece_elements(ctx, r), pieces = div_up(r->count, piece);
+    lookback_lease lease;
+    clreduce_status status = lookback_scratch_acquire(ctx, c->queue, in_order,
+                                                      lookback_scratch_size(pieces), &lease);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    cl_ulong in_off = r->input_offset, count = r->count, offsets_off = r->index_offset,
+             segments = r->rows, out_off = r->output_offset, piece64 = piece;
+    cl_uint epoch = lease.epoch;
+    kernel_arg args[] = {ARG(r->input),    ARG(in_off),   ARG(count),     ARG(r->index),
+                         ARG(offsets_off), ARG(segments), ARG(r->output), ARG(out_off),
+                         ARG(piece64),     ARG(lease.buffer), ARG(epoch)};
+    status = enqueue_kernel_args(ctx, c, k, 0, r->rows + pieces, p->work_group_size, args,
+                                 sizeof args / sizeof *args);
+    lookback_scratch_release(&lease);
+    return status;
+}
+
 static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
                                         const plan *p, cached_kernel *k, int in_order)
 {
+    if (p->program == &groups_program)
+        return enqueue_groups(ctx, c, r, p, k, in_order);
     if (p->program == &single_program)
         return enqueue_single(ctx, c, r, p, k, in_order);
     size_t chunk = chunk_elements(ctx, p, r), chunks = div_up(r->count, chunk);

@@ -505,6 +505,11 @@ static const og_size many_chunks_sizes[] = {{16000, 5, 3}};
  * take chunks of two tiles (src/segments.c's long chunks), which the spans
  * of sub-groups, forced by their test switch, walk in two rounds. */
 static const og_size long_chunks_sizes[] = {{40000, 5, 3}};
+/* Segments of a mean of thousands of elements, shorter than the long
+ * chunks (run with work-groups of 256 and vectors of 2), take a work-group
+ * each in one launch (cl/reduce_segments_groups.cl); with one compute unit
+ * a piece is 8192 elements, so the longer ones are read by pieces. */
+static const og_size groups_sizes[] = {{40000, 5, 3}, {33000, 0, 1}};
 #define LARGE_TARGET(n, offsets_type, how, most, size_list)                                   \
     {.name = n, .kind = offsets_type, .run = run_batched, .support = batched_support,         \
      .segments = how, .accepted = &og_look_back_hand_off, .longest = most,                    \
@@ -516,5 +521,7 @@ target og_large_targets[] = {
     LARGE_TARGET("segments_long_chunks", CLREDUCE_UINT32, 1, 40000, long_chunks_sizes),
     LARGE_TARGET("segments_long_chunks_wild_offsets", CLREDUCE_UINT64, 2, 40000,
                  long_chunks_sizes),
+    LARGE_TARGET("segments_groups", CLREDUCE_UINT32, 1, 24000, groups_sizes),
+    LARGE_TARGET("segments_groups_wild_offsets", CLREDUCE_UINT64, 2, 24000, groups_sizes),
 };
 const size_t og_large_target_count = ARRAY_SIZE(og_large_targets);

@@ -147,13 +147,17 @@ typedef enum layout_kind {
     LAYOUT_MARGINS,    /* elements before the first and after the last segment */
     LAYOUT_EMPTY,      /* every segment empty */
     LAYOUT_MEDIUM,     /* 300 to 3000 elements each: a few segments per chunk */
+    LAYOUT_THOUSANDS,  /* 1000 to 7000 elements each, one in 40 of 20000 to
+                        * 150000: a work-group a segment, the long ones by
+                        * pieces (cl/reduce_segments_groups.cl) */
     LAYOUT_EDGES,      /* 0 or 4 to 64 elements each: boundaries on the edges of
                         * the kernels' runs of 4 vectors */
     LAYOUT_COUNT
 } layout_kind;
 
 static const char *const layout_names[] = {"mixed", "tiny", "whole input", "huge among tiny",
-                                           "margins", "all empty", "medium", "run edges"};
+                                           "margins", "all empty", "medium", "thousands",
+                                           "run edges"};
 
 static size_t random_length(void)
 {
@@ -197,6 +201,9 @@ static size_t make_layout(layout_kind kind, size_t count, uint64_t *offsets, siz
             len = tc_rand_below(4);
         else if (kind == LAYOUT_MEDIUM)
             len = 300 + tc_rand_below(2701);
+        else if (kind == LAYOUT_THOUSANDS)
+            len = tc_rand_below(40) == 0 ? 20000 + tc_rand_below(130001)
+                                         : 1000 + tc_rand_below(6001);
         else if (kind == LAYOUT_EDGES)
             len = tc_rand_below(4) == 0 ? 0 : (size_t)4 << tc_rand_below(5);
         else if (kind == LAYOUT_HUGE_TINY)

@@ -6,6 +6,8 @@
 //   rowsN      rows of N elements (offsets i*N)
 //   randomN    segments of lengths uniform in [1, N], the last one cut to fit
 //   fixedN     segments of exactly N elements
+//   halfN      segments of N elements, and from a quarter of the input on one
+//              of half of it
 //   one        one segment of the whole input
 //
 // call_us is the median of cudaEventRecord just before the call to
@@ -37,7 +39,7 @@
 
 namespace {
 
-enum class ShapeKind { Rows, Random, Fixed, One };
+enum class ShapeKind { Rows, Random, Fixed, Half, One };
 
 struct Shape {
     ShapeKind kind;
@@ -54,7 +56,8 @@ bool parse_shape(const std::string &t, Shape &s)
     static const struct {
         const char *prefix;
         ShapeKind kind;
-    } kinds[] = {{"rows", ShapeKind::Rows}, {"random", ShapeKind::Random}, {"fixed", ShapeKind::Fixed}};
+    } kinds[] = {{"rows", ShapeKind::Rows}, {"random", ShapeKind::Random}, {"fixed", ShapeKind::Fixed},
+                   {"half", ShapeKind::Half}};
     for (auto &k : kinds) {
         std::string p = k.prefix;
         size_t n;
@@ -80,6 +83,15 @@ std::vector<int> segment_offsets(const Shape &s, size_t total, uint64_t seed)
         size_t at = 0;
         while (at < total) {
             size_t len = 1 + (size_t)(r.next() % s.length);
+            at = len < total - at ? at + len : total;
+            o.push_back((int)at);
+        }
+    } else if (s.kind == ShapeKind::Half) {
+        size_t at = 0, half = total / 2;
+        while (at < total) {
+            size_t len = at >= total / 4 && half ? half : s.length;
+            if (len == half)
+                half = 0;
             at = len < total - at ? at + len : total;
             o.push_back((int)at);
         }
