@@ -223,7 +223,7 @@ static void fill_specs(clreduce_operator *op)
     for (size_t j = 0; j < k; j++)
         op->scan_sources[j] = op->grid_sources[j];
     op->scan_sources[k] = clreduce_cl_scan_operators;
-    op->scan_program = (program_spec){op->scan_sources, k + 1, operator_scan_kernels, 3, 0};
+    op->scan_program = (program_spec){op->scan_sources, k + 1, operator_scan_kernels, 4, 0};
     op->grid_sources[k] = op->ordered_sources[k] = clreduce_cl_grid_walk;
     k++;
     op->grid_sources[k] = op->ordered_sources[k] = clreduce_cl_grid_accumulators;
@@ -564,7 +564,7 @@ clreduce_status plan_custom_teams(clreduce_ctx *ctx, const request *r, plan *p,
 
 /* ---- scans ------------------------------------------------------------------------ */
 
-static clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
+clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     const clreduce_operator *op = r->custom;
     clreduce_status status = operator_scan_check(ctx, r, op->name);

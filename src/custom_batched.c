@@ -1,7 +1,10 @@
 /* Rows and segments reduced with a user-defined operator: each call is a
  * request of the rows or segments family (rows.c, segments.c) that names
  * the operator, whose plan then takes the operator's own build of the
- * family's kernels (plan_teams() calls custom.c's plan_custom_teams()). */
+ * family's kernels (plan_teams() calls custom.c's plan_custom_teams()).
+ * Rows scanned with one are a family of their own: the plan of its flat
+ * scan (custom.c) and the row launch of the operators past max
+ * (scan_operators.c), from the operator's scan program. */
 #include <stdio.h>
 #include <string.h>
 
@@ -107,6 +110,67 @@ clreduce_status clreduce_reduce_segments_custom_host(clreduce_ctx *ctx, clreduce
     clreduce_operator_retain(op);
     status = segments_host(ctx, &f, &r, data, data2, offsets,
                            facts.has_identity ? NULL : no_identity, results);
+    clreduce_operator_release(op);
+    return status;
+}
+
+/* ---- row scans ------------------------------------------------------------------ */
+
+/* The flat scan's plan (the operator's scan program holds the row kernel),
+ * then both pitches: the input's in elements, the output's in results. */
+static clreduce_status plan_custom_row_scan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    clreduce_status status = custom_scan_plan(ctx, r, p);
+    if (status == CLREDUCE_SUCCESS)
+        status = operator_row_scan_check_pitches(ctx, r);
+    return status;
+}
+
+/* Not in place, as the flat scan: output_offset and output_pitch count
+ * results (the pipeline's OUTPUT_ROWS range, in acc_size units). */
+static const op_family custom_row_scans = {
+    .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
+    .outputs = OUTPUT_ROWS, .in_place = 0, .two_inputs = 0,
+    .plan = plan_custom_row_scan, .enqueue_empty = enqueue_nothing,
+    .enqueue = operator_row_scan_enqueue,
+};
+
+clreduce_status clreduce_scan_rows_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                          clreduce_operator *op, clreduce_scan_kind kind,
+                                          cl_mem input, size_t input_offset, cl_mem input2,
+                                          size_t input2_offset, size_t rows, size_t row_length,
+                                          size_t row_pitch, cl_mem output, size_t output_offset,
+                                          size_t output_pitch, cl_uint num_wait,
+                                          const cl_event *wait, cl_event *done)
+{
+    custom_facts facts;
+    clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", &facts);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    request r = scan_rows_request(queue, CLREDUCE_OP_SUM, facts.type, kind, input, input_offset,
+                                  rows, row_length, row_pitch, output, output_offset,
+                                  output_pitch, num_wait, wait);
+    r.input2 = input2;
+    r.input2_offset = input2_offset;
+    return enqueue_with(ctx, op, &custom_row_scans, &facts, &r, done);
+}
+
+clreduce_status clreduce_scan_rows_custom_host(clreduce_ctx *ctx, clreduce_operator *op,
+                                               clreduce_scan_kind kind, const void *input,
+                                               const void *input2, size_t rows,
+                                               size_t row_length, size_t row_pitch,
+                                               size_t output_pitch, void *output)
+{
+    custom_facts facts;
+    clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", &facts);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    request r = scan_rows_request(NULL, CLREDUCE_OP_SUM, facts.type, kind, NULL, 0, rows,
+                                  row_length, row_pitch, NULL, 0, output_pitch, 0, NULL);
+    r.custom = op;
+    op_family f = family_for(&custom_row_scans, &facts);
+    clreduce_operator_retain(op);
+    status = request_host_two(ctx, &f, &r, input, input2, output);
     clreduce_operator_release(op);
     return status;
 }

@@ -341,8 +341,8 @@ extern const op_family operator_scans;
 extern const op_family operator_row_scans;
 
 /* The kernels of cl/scan_operators.cl: the flat scan's three in the order
- * its launches take them, which custom.c's programs built on a user's
- * operator take alone, then the rows'. */
+ * its launches take them, then the rows' (custom.c's programs built on a
+ * user's operator take all four). */
 extern const char *const operator_scan_kernels[4];
 
 /* The checks of a scan over accumulators that come before its plan: a
@@ -360,6 +360,18 @@ void operator_scan_finish_plan(const clreduce_ctx *ctx, const request *r, plan *
 clreduce_status operator_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
                                       const plan *p, cached_kernel *k, int in_order);
 
+/* The checks of a row scan's pitches over accumulators that come after its
+ * plan: row_pitch, in elements, and output_pitch, in results, each at
+ * least row_length (0: row_length) and spanning rows that fit a size_t. */
+clreduce_status operator_row_scan_check_pitches(clreduce_ctx *ctx, const request *r);
+
+/* The launch of such a row scan (cl/scan_operators.cl's clr_scan_op_rows):
+ * op_family's enqueue. The rows of a second input (r->input2, for a
+ * user-defined operator of two) lie at the first's pitch from
+ * r->input2_offset. */
+clreduce_status operator_row_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                          const plan *p, cached_kernel *k, int in_order);
+
 /* ---- scan_rows.c ----------------------------------------------------------- */
 
 /* The pitches of a row scan's rows as its launches and ranges take them:
@@ -367,6 +379,15 @@ clreduce_status operator_scan_enqueue(clreduce_ctx *ctx, chain *c, const request
  * for the operators past max), each 0 meaning row_length. */
 size_t scan_rows_input_pitch(const request *r);
 size_t scan_rows_output_pitch(const request *r);
+
+/* The request of a row scan: the input range is the span of the input's
+ * rows (0 when it overflows, which the plan reports); the output's span is
+ * the pipeline's (OUTPUT_ROWS). */
+request scan_rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
+                          clreduce_scan_kind kind, cl_mem input, size_t offset, size_t rows,
+                          size_t row_length, size_t row_pitch, cl_mem output,
+                          size_t output_offset, size_t output_pitch, cl_uint num_wait,
+                          const cl_event *wait);
 
 /* ---- rows.c ---------------------------------------------------------------- */
 
@@ -461,6 +482,12 @@ clreduce_status custom_check_operator(clreduce_ctx *ctx, const clreduce_operator
  * operator_segments_program). */
 clreduce_status plan_custom_teams(clreduce_ctx *ctx, const request *r, plan *p,
                                   const char *family, const program_spec *base);
+
+/* The plan of a scan with a user-defined operator (r->custom), flat or of
+ * rows (its scan program holds both): the checks of operator_scan_check(),
+ * an exclusive scan refused without an identity, then the operator's scan
+ * program, output size and -DCLR_RESULT_SIZE. */
+clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, plan *p);
 
 /* ---- program_cache.c ---------------------------------------------------- */
 

@@ -3,17 +3,18 @@
  * and of absolute values, the Euclidean norm, mean and variance) as two
  * operation families of the request pipeline, flat scans and scans of rows
  * (scan_rows.c's calls with those operators), and the launches that
- * user-defined operators' scans (custom.c) share: reduce, scan the groups'
- * aggregates, scan again from them, each range in the elements' order. */
+ * user-defined operators' scans (custom.c, custom_batched.c) share: reduce,
+ * scan the groups' aggregates, scan again from them, each range in the
+ * elements' order; and a work-group per row for rows. */
 #include <stdio.h>
 
 #include "internal.h"
 
 /* ---- program ------------------------------------------------------------------- */
 
-/* The flat scan's kernels first: custom.c's programs take those three. The
- * row kernel shares the built-in operators' program, so that a flat scan
- * and a row scan of one operator, type and kind build it once. */
+/* The flat scan's kernels first, then the rows'. The row kernel shares
+ * the program of the flat scan, so that a flat scan and a row scan of one
+ * operator, type and kind build it once (a user-defined operator's too). */
 const char *const operator_scan_kernels[4] = {"clr_scan_op_reduce", "clr_scan_op_partials",
                                               "clr_scan_op_apply", "clr_scan_op_rows"};
 enum { K_REDUCE = 0, K_PARTIALS = 1, K_APPLY = 2, K_ROWS = 3 };
@@ -116,6 +117,16 @@ const op_family operator_scans = {
 
 /* ---- rows ------------------------------------------------------------------------ */
 
+clreduce_status operator_row_scan_check_pitches(clreduce_ctx *ctx, const request *r)
+{
+    clreduce_status status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch,
+                                              "row_pitch", "elements");
+    if (status == CLREDUCE_SUCCESS)
+        status = rows_check_pitch(ctx, r->rows, r->row_length, r->output_pitch, "output_pitch",
+                                  "results");
+    return status;
+}
+
 /* The flat scan's plan (one program serves both), with dot refused first
  * as unsupported, as the flat scan and the rows' reductions refuse it, and
  * both pitches checked after: the input's in elements, the output's in
@@ -127,18 +138,14 @@ static clreduce_status plan_row_scan(clreduce_ctx *ctx, const request *r, plan *
                          "row scans take one input; op dot has two");
     clreduce_status status = plan_scan(ctx, r, p);
     if (status == CLREDUCE_SUCCESS)
-        status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch",
-                                  "elements");
-    if (status == CLREDUCE_SUCCESS)
-        status = rows_check_pitch(ctx, r->rows, r->row_length, r->output_pitch, "output_pitch",
-                                  "results");
+        status = operator_row_scan_check_pitches(ctx, r);
     return status;
 }
 
 /* One launch: a work-group per row up to the grid of a flat scan, each
  * taking every groups-th row from its own. */
-static clreduce_status enqueue_row_scan(clreduce_ctx *ctx, chain *c, const request *r,
-                                        const plan *p, cached_kernel *k, int in_order)
+clreduce_status operator_row_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                          const plan *p, cached_kernel *k, int in_order)
 {
     (void)in_order;
     size_t cap = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
@@ -146,10 +153,13 @@ static clreduce_status enqueue_row_scan(clreduce_ctx *ctx, chain *c, const reque
     cl_ulong in_off = r->input_offset, rows = r->rows, len = r->row_length,
              pitch = scan_rows_input_pitch(r), out_off = r->output_offset,
              out_pitch = scan_rows_output_pitch(r);
-    /* An operator of one input reads its input again as the second. */
+    /* An operator of one input reads its input again as the second; the
+     * second input of one of two has its rows at the first's pitch. */
+    cl_mem in2 = r->input2 ? r->input2 : r->input;
+    cl_ulong in2_off = r->input2 ? r->input2_offset : in_off;
     kernel_arg args[] = {ARG(r->input), ARG(in_off),    ARG(rows),    ARG(len),
                          ARG(pitch),    ARG(r->output), ARG(out_off), ARG(out_pitch),
-                         ARG(r->input), ARG(in_off)};
+                         ARG(in2),      ARG(in2_off)};
     return enqueue_kernel_args(ctx, c, k, K_ROWS, groups, p->work_group_size, args,
                                sizeof args / sizeof *args);
 }
@@ -160,5 +170,5 @@ const op_family operator_row_scans = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "data",
     .outputs = OUTPUT_ROWS, .in_place = 0, .two_inputs = 0,
     .plan = plan_row_scan, .enqueue_empty = enqueue_nothing,
-    .enqueue = enqueue_row_scan,
+    .enqueue = operator_row_scan_enqueue,
 };

@@ -180,14 +180,11 @@ static const op_family *family_of(clreduce_op op)
     return op_is_extended(op) ? &operator_row_scans : &scan_rows_family;
 }
 
-/* The request of a row scan: the input range is the span of the input's
- * rows (0 when it overflows, which the plan reports); the output's span is
- * the pipeline's (OUTPUT_ROWS). */
-static request scan_rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
-                                 clreduce_scan_kind kind, cl_mem input, size_t offset,
-                                 size_t rows, size_t row_length, size_t row_pitch, cl_mem output,
-                                 size_t output_offset, size_t output_pitch, cl_uint num_wait,
-                                 const cl_event *wait)
+request scan_rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
+                          clreduce_scan_kind kind, cl_mem input, size_t offset, size_t rows,
+                          size_t row_length, size_t row_pitch, cl_mem output,
+                          size_t output_offset, size_t output_pitch, cl_uint num_wait,
+                          const cl_event *wait)
 {
     request r;
     memset(&r, 0, sizeof r);

@@ -91,6 +91,8 @@ int CHECK_FUNCTION(void)
         (void (*)(void))clreduce_reduce_rows_custom_host,
         (void (*)(void))clreduce_reduce_segments_custom,
         (void (*)(void))clreduce_reduce_segments_custom_host,
+        (void (*)(void))clreduce_scan_rows_custom,
+        (void (*)(void))clreduce_scan_rows_custom_host,
     };
     unsigned i;
     for (i = 0; i < sizeof fns / sizeof fns[0]; i++)

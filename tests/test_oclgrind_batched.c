@@ -298,6 +298,90 @@ static int run_custom(const target *t, og_case *c)
     return 1;
 }
 
+/* The case's n elements as rows of t->variant elements, t->padding
+ * poisoned elements apart (and input2 the same of run_custom's reversed
+ * elements), scanned (t->kind) with the operator of its type's size into
+ * rows of one result more between sentinels; every prefix checked against
+ * custom_reference, and every result around the output rows. */
+static int run_custom_scan_rows(const target *t, og_case *c)
+{
+    static unsigned char host[MAX_COUNT * 8], host2[MAX_COUNT * 8], res[(MAX_COUNT + 4) * 32];
+    size_t es = clreduce_type_size(c->type), total = c->offset + c->n + c->tail;
+    clreduce_operator_desc d = custom_descs[es == 8][t->custom == 2];
+    d.input_type = c->type;
+    size_t rs = d.acc_size;
+    size_t length = (size_t)t->variant < c->n ? (size_t)t->variant : c->n;
+    size_t pitch = length + t->padding, rows = (c->n + t->padding) / pitch;
+    size_t out_pitch = length + 1, out_total = c->result_offset + rows * out_pitch + 2;
+    /* The operator first, as in run_custom. */
+    clreduce_operator *op = NULL;
+    clreduce_status st = clreduce_operator_create(g_ctx, &d, &op);
+    if (st != CLREDUCE_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "creating %s: %s: %s", d.name,
+                 clreduce_status_string(st), clreduce_last_error(g_ctx));
+        return 0;
+    }
+    tc_value poison;
+    poison.u64 = UINT64_C(0x7f7f7f7f7f7f7f7f);
+    og_lay_out_input(c, &poison, host);
+    for (size_t i = c->offset; i < c->offset + c->n; i++)
+        if ((i - c->offset) % pitch >= length)
+            memcpy(host + i * es, &poison, es);
+    for (size_t i = 0; i < total; i++)
+        memcpy(host2 + i * es, host + (total - 1 - i) * es, es);
+    memset(res, TC_SENTINEL_BYTE, out_total * rs);
+    cl_mem in = NULL, out = NULL, in2 = NULL;
+    int ok = og_create_buffers(c, host, res, out_total * rs, &in, &out);
+    cl_int err = CL_SUCCESS;
+    if (ok && d.inputs == 2)
+        in2 = og_keep(clCreateBuffer(clreduce_get_cl_context(g_ctx),
+                                     CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, total * es, host2,
+                                     &err));
+    if (!ok || err != CL_SUCCESS) {
+        clreduce_operator_release(op);
+        if (ok)
+            snprintf(c->detail, sizeof c->detail, "creating input2 failed: %s",
+                     clreduce_opencl_error_name(err));
+        return 0;
+    }
+    cl_event done = NULL;
+    st = clreduce_scan_rows_custom(g_ctx, g_queue, op, (clreduce_scan_kind)t->kind, in,
+                                   c->offset, in2, c->offset, rows, length, pitch, out,
+                                   c->result_offset, out_pitch, 0, NULL, &done);
+    clreduce_operator_release(op);
+    err = og_read_output(out, out_total * rs, res, done);
+    if (err != CL_SUCCESS || st != CLREDUCE_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "status %s%s%s, reading the output: %s",
+                 clreduce_status_string(st), st ? ": " : "", st ? clreduce_last_error(g_ctx) : "",
+                 clreduce_opencl_error_name(err));
+        return 0;
+    }
+    for (size_t at = 0; at < out_total; at++) {
+        int in_row = at >= c->result_offset && (at - c->result_offset) / out_pitch < rows &&
+                     (at - c->result_offset) % out_pitch < length;
+        for (size_t k = 0; !in_row && k < rs; k++)
+            if (res[at * rs + k] != TC_SENTINEL_BYTE) {
+                snprintf(c->detail, sizeof c->detail,
+                         "result %zu outside the output rows changed", at);
+                return 0;
+            }
+    }
+    for (size_t r = 0; r < rows; r++)
+        for (size_t j = 0; j < length; j++) {
+            unsigned char want[16];
+            size_t at = (c->offset + r * pitch) * es;
+            custom_reference(es, t->custom == 2, host + at, host2 + at,
+                             t->kind == CLREDUCE_INCLUSIVE ? j + 1 : j, want);
+            if (memcmp(res + (c->result_offset + r * out_pitch + j) * rs, want, rs) != 0) {
+                snprintf(c->detail, sizeof c->detail,
+                         "%s: row %zu of %zu, result %zu differs from the reference", d.name, r,
+                         rows, j);
+                return 0;
+            }
+        }
+    return 1;
+}
+
 /* The case's n elements as rows of t->variant elements (0: one row of
  * all), t->padding poisoned elements apart, scanned (t->kind) in place or
  * into rows of their own; every row checked against the CPU reference, and
@@ -491,6 +575,14 @@ target og_batched_targets[] = {
      .support = batched_support, .segments = 1, .only_op = CLREDUCE_OP_SUM_ABS, .custom = 1},
     {.name = "segments_custom_commutative", .kind = CLREDUCE_UINT32, .run = run_custom,
      .support = batched_support, .segments = 1, .only_op = CLREDUCE_OP_SUM_ABS, .custom = 2},
+    /* Their scans of rows (the operators' row launch): exclusive in order,
+     * inclusive commutative, 20 rows of 10 at the largest size. */
+    {.name = "scan_rows_custom_ordered", .variant = 10, .kind = CLREDUCE_EXCLUSIVE,
+     .run = run_custom_scan_rows, .support = batched_support, .only_op = CLREDUCE_OP_SUM_ABS,
+     .padding = 3, .custom = 1},
+    {.name = "scan_rows_custom_commutative", .variant = 10, .kind = CLREDUCE_INCLUSIVE,
+     .run = run_custom_scan_rows, .support = batched_support, .only_op = CLREDUCE_OP_SUM_ABS,
+     .padding = 3, .custom = 2},
 };
 const size_t og_batched_target_count = ARRAY_SIZE(og_batched_targets);
 

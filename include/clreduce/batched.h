@@ -231,6 +231,63 @@ CLREDUCE_API clreduce_status clreduce_scan_rows_host(clreduce_ctx *ctx, clreduce
                                                      size_t rows, size_t row_length,
                                                      size_t row_pitch, void *output);
 
+/* Enqueues the inclusive or exclusive scan of each of `rows` rows with the
+ * user-defined operator `op` (clreduce/operator.h): row r is `row_length`
+ * elements of op's input_type from element input_offset + r * row_pitch of
+ * `input` and, for an operator of two inputs, the same elements of input2
+ * from input2_offset (its rows at the same row_pitch; NULL for an operator
+ * of one). Its results, accumulators of acc_size bytes as the device lays
+ * out acc_type, are results output_offset + r * output_pitch .. +
+ * row_length - 1 of `output`, result j at byte j * acc_size:
+ *   inclusive: map(x[0], 0) combine ... combine map(x[j], j)
+ *   exclusive: the identity for j == 0, else the inclusive result of j - 1
+ * with the index i of map counting from the row's start, combined strictly
+ * in the elements' order, so that operators that do not commute scan
+ * correctly. Offsets and row_pitch count elements, output_offset and
+ * output_pitch results; a pitch of 0 means row_length. Not in place: the
+ * output rows share no byte with either input's rows; the inputs may
+ * overlap each other. The padding between rows is neither read nor
+ * written. rows 0 or row_length 0 enqueues nothing but a marker when done
+ * is asked. Asynchronous, with a wait list and a completion event, as
+ * clreduce_scan_rows(); op may be released as soon as this returns.
+ * Returns the codes of clreduce_scan_custom() (no variant: one launch scans
+ * each row in a work-group), with CLREDUCE_ERROR_INVALID_ARGUMENT also for
+ * a NULL op, an operator of another context, input2 NULL for an operator of
+ * two inputs or not NULL for one of one, an unknown kind, an exclusive scan
+ * with an operator without identity, a row_pitch or output_pitch below
+ * row_length, and rows whose span ((rows - 1) * pitch + row_length elements
+ * or results) overflows, ends past the end of its buffer or overlaps the
+ * output rows; CLREDUCE_ERROR_BUILD where the kernels do not compile (the
+ * build log in clreduce_last_error()). On any error found before
+ * enqueueing nothing is enqueued and no output is written. */
+CLREDUCE_API clreduce_status clreduce_scan_rows_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                                       clreduce_operator *op,
+                                                       clreduce_scan_kind kind, cl_mem input,
+                                                       size_t input_offset, cl_mem input2,
+                                                       size_t input2_offset, size_t rows,
+                                                       size_t row_length, size_t row_pitch,
+                                                       cl_mem output, size_t output_offset,
+                                                       size_t output_pitch, cl_uint num_wait,
+                                                       const cl_event *wait, cl_event *done);
+
+/* Blocking convenience: scans the rows of host memory `input` (and
+ * `input2`, for an operator of two inputs; NULL for one), laid out as for
+ * clreduce_scan_rows_custom() from element 0, into `output`, whose rows
+ * are output_pitch results apart from result 0 ((rows - 1) * output_pitch +
+ * row_length results of acc_size bytes; output_pitch 0: row_length); the
+ * padding of `output` is not written, and its span shares no byte with the
+ * inputs'. Uses a queue owned by the context. rows 0 or row_length 0 does
+ * nothing.
+ * Returns the codes of clreduce_scan_rows_custom(); on error `output` is
+ * untouched. */
+CLREDUCE_API clreduce_status clreduce_scan_rows_custom_host(clreduce_ctx *ctx,
+                                                            clreduce_operator *op,
+                                                            clreduce_scan_kind kind,
+                                                            const void *input,
+                                                            const void *input2, size_t rows,
+                                                            size_t row_length, size_t row_pitch,
+                                                            size_t output_pitch, void *output);
+
 #ifdef __cplusplus
 }
 #endif

@@ -214,6 +214,9 @@ CLREDUCE_API clreduce_status clreduce_reduce_custom_host(clreduce_ctx *ctx, clre
  * CLREDUCE_ERROR_BUILD where the kernels do not compile (the build log in
  * clreduce_last_error()). On any error found before enqueueing nothing is
  * enqueued and no result is written.
+ *
+ * clreduce_scan_rows_custom() scans rows with an operator (in
+ * clreduce/batched.h, after clreduce_scan_rows()).
  * ------------------------------------------------------------------------- */
 
 /* Enqueues one reduction with op per row: `rows` rows of `row_length`

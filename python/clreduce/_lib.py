@@ -89,6 +89,9 @@ _PROTOTYPES = {
                   c_void_p]),
     "clreduce_scan_custom_host": (
         _status, [_handle, _handle, _enum, _enum, c_void_p, c_void_p, c_size_t, c_void_p]),
+    "clreduce_scan_rows_custom_host": (
+        _status, [_handle, _handle, _enum, c_void_p, c_void_p, c_size_t, c_size_t, c_size_t,
+                  c_size_t, c_void_p]),
     "clreduce_check_support": (_status, [_handle, _enum, _enum, _enum]),
     "clreduce_check_scan_support": (_status, [_handle, _enum, _enum, _enum]),
     "clreduce_auto_variant": (_enum, [_handle, _enum]),

@@ -216,3 +216,28 @@ class Operator(_Handle):
             None if y is None else y.ctypes.data, x.size, out.ctypes.data),
             "clreduce_scan_custom_host", context._h)
         return out
+
+    def scan_rows(self, x, y=None, kind="inclusive"):
+        """The scan of every row of the 2-D array x (and of the same rows
+        of y), each combined in its order: an array of x.shape values of
+        acc_dtype; i in map counts from each row's start. "inclusive":
+        element [r, j] holds the reduction of row r's elements 0 to j;
+        "exclusive": of elements 0 to j - 1 (the identity first).
+        Blocking."""
+        x2 = np.asarray(x)
+        if x2.ndim != 2:
+            raise _invalid(f"x must have 2 dimensions, not {x2.ndim}")
+        if y is not None and np.shape(y) != x2.shape:
+            raise _invalid(f"y has shape {np.shape(y)}, x {x2.shape}")
+        rows, length = x2.shape
+        x, y = self._operands(x2, y)
+        kind_code = _lookup("scan_kind", "scan kind", kind)
+        out = np.empty((rows, length), self.acc_dtype)
+        if out.size == 0:
+            return out
+        handle, context = self._h, self._context
+        _check(self._lib.clreduce_scan_rows_custom_host(
+            context._h, handle, kind_code, x.ctypes.data, None if y is None else y.ctypes.data,
+            rows, length, length, length, out.ctypes.data), "clreduce_scan_rows_custom_host",
+            context._h)
+        return out

@@ -181,6 +181,26 @@ def test_rows_in_order(affine, shape):
         assert tuple(map(int, got[r])) == affine_reference(a[r], c[r], "inclusive")[1], r
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (3, 33), (40, 257)])
+def test_scan_rows_in_order(affine, shape):
+    """Every row of a non-commutative operator scanned in its order."""
+    a = random_array(np.uint64, shape[0] * shape[1], seed=shape[1] + 11).reshape(shape)
+    c = random_array(np.uint64, shape[0] * shape[1], seed=shape[1] + 13).reshape(shape)
+    for kind in ("inclusive", "exclusive"):
+        got = affine.scan_rows(a, c, kind)
+        assert got.dtype == AFFINE and got.shape == shape
+        for r in range(shape[0]):
+            want = affine_reference(a[r], c[r], kind)[0]
+            assert [tuple(map(int, e)) for e in got[r]] == want, (kind, r)
+
+
+def test_scan_rows_refused(float_sum):
+    with pytest.raises(clreduce.InvalidArgumentError):
+        float_sum.scan_rows(np.ones(10, np.float32))
+    with pytest.raises(clreduce.InvalidArgumentError, match="scan kind"):
+        float_sum.scan_rows(np.ones((2, 5), np.float32), kind="sideways")
+
+
 def test_segments(stats, float_sum):
     x = random_array(np.float64, 5000, seed=9)
     offsets = [0, 0, 1, 40, 40, 4097, 5000]
