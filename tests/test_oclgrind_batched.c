@@ -232,25 +232,39 @@ static void custom_reference(size_t es, int commutative, const unsigned char *x,
 /* The case as rows or segments with the operator of its type's size (the
  * second input of 8-byte types: the first's elements reversed, at the same
  * offset), every result checked against custom_reference. */
+/* The case's operator (custom_descs, by its element size and t->custom;
+ * its description in *d), or NULL with c->detail set. Created before the
+ * case's buffers: its creation creates and releases two buffers, whose
+ * slots the case's buffers then take, not one the library creates and a
+ * kernel writes (see og_keep). */
+static clreduce_operator *create_case_operator(const target *t, og_case *c,
+                                               clreduce_operator_desc *d)
+{
+    size_t es = clreduce_type_size(c->type);
+    *d = custom_descs[es == 8][t->custom == 2];
+    d->input_type = c->type;
+    clreduce_operator *op = NULL;
+    clreduce_status st = clreduce_operator_create(g_ctx, d, &op);
+    if (st != CLREDUCE_SUCCESS) {
+        snprintf(c->detail, sizeof c->detail, "creating %s: %s: %s", d->name,
+                 clreduce_status_string(st), clreduce_last_error(g_ctx));
+        return NULL;
+    }
+    return op;
+}
+
 static int run_custom(const target *t, og_case *c)
 {
     static og_batch b;
     static unsigned char host[MAX_COUNT * 8], host2[MAX_COUNT * 8],
         res[(MAX_COUNT + 4) * 16];
     size_t es = clreduce_type_size(c->type);
-    clreduce_operator_desc d = custom_descs[es == 8][t->custom == 2];
-    d.input_type = c->type;
-    size_t rs = d.acc_size;
-    /* The operator first: its creation creates and releases two buffers,
-     * whose slots the case's buffers then take, not one the library creates
-     * and a kernel writes (see og_keep). */
-    clreduce_operator *op = NULL;
-    clreduce_status st = clreduce_operator_create(g_ctx, &d, &op);
-    if (st != CLREDUCE_SUCCESS) {
-        snprintf(c->detail, sizeof c->detail, "creating %s: %s: %s", d.name,
-                 clreduce_status_string(st), clreduce_last_error(g_ctx));
+    clreduce_operator_desc d;
+    clreduce_operator *op = create_case_operator(t, c, &d);
+    if (!op)
         return 0;
-    }
+    size_t rs = d.acc_size;
+    clreduce_status st;
     tc_value poison;
     poison.u64 = UINT64_C(0x7f7f7f7f7f7f7f7f);
     int ok = lay_out_batch(t, c, &poison, host, &b);
@@ -307,20 +321,15 @@ static int run_custom_scan_rows(const target *t, og_case *c)
 {
     static unsigned char host[MAX_COUNT * 8], host2[MAX_COUNT * 8], res[(MAX_COUNT + 4) * 32];
     size_t es = clreduce_type_size(c->type), total = c->offset + c->n + c->tail;
-    clreduce_operator_desc d = custom_descs[es == 8][t->custom == 2];
-    d.input_type = c->type;
+    clreduce_operator_desc d;
+    clreduce_operator *op = create_case_operator(t, c, &d);
+    if (!op)
+        return 0;
     size_t rs = d.acc_size;
     size_t length = (size_t)t->variant < c->n ? (size_t)t->variant : c->n;
     size_t pitch = length + t->padding, rows = (c->n + t->padding) / pitch;
     size_t out_pitch = length + 1, out_total = c->result_offset + rows * out_pitch + 2;
-    /* The operator first, as in run_custom. */
-    clreduce_operator *op = NULL;
-    clreduce_status st = clreduce_operator_create(g_ctx, &d, &op);
-    if (st != CLREDUCE_SUCCESS) {
-        snprintf(c->detail, sizeof c->detail, "creating %s: %s: %s", d.name,
-                 clreduce_status_string(st), clreduce_last_error(g_ctx));
-        return 0;
-    }
+    clreduce_status st;
     tc_value poison;
     poison.u64 = UINT64_C(0x7f7f7f7f7f7f7f7f);
     og_lay_out_input(c, &poison, host);
