@@ -337,9 +337,14 @@ static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const reque
 #define PIECES_PER_UNIT 8
 #define PIECE_MIN 4096
 
+/* Not on PoCL, where settings that ask for one launch would otherwise
+ * give it: PoCL 3.1 ran the launch without end (both of its threads inside
+ * the kernel) for double arrays of 1000 elements in work-groups of 64, where
+ * Intel's runtime, Oclgrind and the H200 ran it. */
 static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    if (p->program != &segments_program || !r->rows || context_segment_passes(ctx) == 2)
+    if (p->program != &segments_program || !r->rows || context_segment_passes(ctx) == 2 ||
+        ctx->info.vendor == VENDOR_POCL)
         return 0;
     size_t mean = r->count / r->rows, bytes = mean * p->element_size;
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
