@@ -304,21 +304,27 @@ static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const reque
     return takes_warps(ctx, p, r) ? tile * warps_rounds(ctx, div_up(r->count, tile)) : tile;
 }
 
-/* A work-group a segment (reduce_segments_groups.cl) where the launch may
- * be single (context_segment_passes) and the mean segment holds
+/* A work-group a segment (reduce_segments_groups.cl) where the launch may be
+ * single (context_segment_passes) and the mean segment holds
  * GROUPS_MEAN_MIN_BYTES to GROUPS_MEAN_MAX_BYTES and is shorter than the
- * teams' long chunks (LONG_CHUNKS, above): each work-group reads its
- * segment whole, and segments longer than a piece are read by the pieces'
- * work-groups. On the H200 (bench/results/h200-2026-12-04-a.md, sums
- * unless said) it took float segments of 1-10^4 elements in 75 us rather
- * than 94 at 2^26 elements and in 255 rather than 303 at 2^28, arrays of
- * 4000 in 75 rather than 94 and 254 rather than 304, arrays of 2000 in 83
- * rather than 97; double arrays of 1000 in 152 rather than 192, double min
- * and max of arrays of 4000 in 141-142 rather than 225-226. In the
- * searches for the bounds, arrays of 1000 floats (4 KB) took 7-18% longer
- * so at 2^26 and 2^28, and double arrays of 500 3% longer; 8 KB gained in
- * both types, so the threshold lies between. Above 256 KB and 4 chunks
- * the long chunks stay: segments of 1-10^7 took 12-16% longer so. */
+ * teams' long chunks (LONG_CHUNKS, above), a bound NVIDIA GPUs lift (see
+ * below): each work-group reads its segment whole, and segments longer than a
+ * piece are read by the pieces' work-groups. On the H200
+ * (bench/results/h200-2026-12-04-a.md, sums unless said) it took float
+ * segments of 1-10^4 elements in 75 us rather than 94 at 2^26 elements and in
+ * 255 rather than 303 at 2^28, arrays of 4000 in 75 rather than 94 and 254
+ * rather than 304, arrays of 2000 in 83 rather than 97; double arrays of 1000
+ * in 152 rather than 192, double min and max of arrays of 4000 in 141-142
+ * rather than 225-226. In the searches for the bounds, arrays of 1000 floats
+ * (4 KB) took 7-18% longer so at 2^26 and 2^28, and double arrays of 500 3%
+ * longer; 8 KB gained in both types, so the threshold lies between. Above 256
+ * KB the long chunks stay: segments of 1-10^7 took 12-16% longer so. Between
+ * the long chunks and 256 KB the layout was timed on NVIDIA GPUs only, and is
+ * taken there only. On the H200 (h200-2026-12-04-b.md, against the long
+ * chunks) it took float segments of 1-10^5 in 85 us rather than 93 at 2^26 and
+ * 267 rather than 274 at 2^28, arrays of 65536 in 74 rather than 86 and 249
+ * rather than 269, double arrays of 16000 and 32000 in 133-143 rather than
+ * 145-156 at 2^26; int32 max of segments of 1-10^5 took 92 rather than 86. */
 #define GROUPS_MEAN_MIN_BYTES 6144
 #define GROUPS_MEAN_MAX_BYTES 262144
 
@@ -348,8 +354,10 @@ static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r
         return 0;
     size_t mean = r->count / r->rows, bytes = mean * p->element_size;
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
+    int nvidia_gpu =
+        ctx->info.vendor == VENDOR_NVIDIA && (ctx->info.type & CL_DEVICE_TYPE_GPU);
     return bytes >= GROUPS_MEAN_MIN_BYTES && bytes <= GROUPS_MEAN_MAX_BYTES &&
-           mean < LONG_CHUNKS * chunk;
+           (mean < LONG_CHUNKS * chunk || nvidia_gpu);
 }
 
 static size_t piece_elements(const clreduce_ctx *ctx, const request *r)

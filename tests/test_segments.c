@@ -152,12 +152,14 @@ typedef enum layout_kind {
                         * pieces (cl/reduce_segments_groups.cl) */
     LAYOUT_EDGES,      /* 0 or 4 to 64 elements each: boundaries on the edges of
                         * the kernels' runs of 4 vectors */
+    LAYOUT_LONG,       /* 30000 to 64000 elements each: past the long chunks,
+                        * a work-group a segment on NVIDIA GPUs in float */
     LAYOUT_COUNT
 } layout_kind;
 
 static const char *const layout_names[] = {"mixed", "tiny", "whole input", "huge among tiny",
                                            "margins", "all empty", "medium", "thousands",
-                                           "run edges"};
+                                           "run edges", "long"};
 
 static size_t random_length(void)
 {
@@ -204,6 +206,8 @@ static size_t make_layout(layout_kind kind, size_t count, uint64_t *offsets, siz
         else if (kind == LAYOUT_THOUSANDS)
             len = tc_rand_below(40) == 0 ? 20000 + tc_rand_below(130001)
                                          : 1000 + tc_rand_below(6001);
+        else if (kind == LAYOUT_LONG)
+            len = 30000 + tc_rand_below(34001);
         else if (kind == LAYOUT_EDGES)
             len = tc_rand_below(4) == 0 ? 0 : (size_t)4 << tc_rand_below(5);
         else if (kind == LAYOUT_HUGE_TINY)
@@ -280,7 +284,6 @@ static void test_layouts(void **state)
     assert_int_equal(layouts_failures(1), 0);
 }
 
-/* Whether g_ctx's device is PoCL's. */
 /* The layouts again, for float and double, in a context whose settings
  * fix the launches (clreduce_settings' segment_passes): `passes` 1, a
  * single kernel where the device allows it, or 2, a kernel for the chunks'
