@@ -1,21 +1,18 @@
-/* unit.custom_rows: rows and segments reduced and rows scanned with
- * user-defined operators (clreduce_reduce_rows_custom,
- * clreduce_reduce_segments_custom, clreduce_scan_rows_custom and their
- * _host forms) against a CPU reference, every result compared bit for bit:
- * a struct accumulator of 12 bytes (min, max, count of floats), an index
- * sum (commutative, reads i), a 2x2 integer matrix product that reads i
- * and an affine map of two inputs (neither commutes: the order of elements
- * is checked), a weighted sum of two inputs, and "first element" (no
- * identity). Rows of 1 to 10^5 + 3 elements, pitched rows with poisoned
- * padding, rows long enough to be cut into parts, segments of awkward
- * lengths mixed with empty and tiny ones, 32- and 64-bit offsets at an
+/* unit.custom_rows: rows and segments reduced with user-defined operators
+ * (clreduce_reduce_rows_custom, clreduce_reduce_segments_custom and their _host
+ * forms) against a CPU reference, every result compared bit for bit: a struct
+ * accumulator of 12 bytes (min, max, count of floats), an index sum
+ * (commutative, reads i), a 2x2 integer matrix product that reads i and an
+ * affine map of two inputs (neither commutes: the order of elements is
+ * checked), a weighted sum of two inputs, and "first element" (no identity),
+ * all in test_common_custom.c. Rows of 1 to 10^5 + 3 elements, pitched rows
+ * with poisoned padding, rows long enough to be cut into parts, segments of
+ * awkward lengths mixed with empty and tiny ones, 32- and 64-bit offsets at an
  * offset; the inputs at offsets between poisoned elements and the results
- * between sentinels. Empty rows and segments (the identity, filled or
- * copied, on in-order and out-of-order queues; zero bytes or a refusal
- * without identity), and bad arguments refused with nothing written. Rows
- * of 1 to 4097 elements scanned inclusive and, with an identity, exclusive
- * (each prefix compared), the output's rows pitched with their padding and
- * the results around them checked untouched.
+ * between sentinels. Empty rows and segments (the identity, filled or copied,
+ * on in-order and out-of-order queues; zero bytes or a refusal without
+ * identity), and bad arguments refused with nothing written. The row scans of
+ * the same operators are unit.custom_scan_rows.
  *
  * CLREDUCE_TEST_SEED=n repeats a run's random data; CLREDUCE_TEST_FILTER=glob
  * runs only the matching tests. */
@@ -31,273 +28,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_common.h"
+#include "test_common_custom.h"
 
 static clreduce_ctx *g_ctx;
 static cl_command_queue g_queue;
 
-#define IN_OFFSET 5
-#define IN2_OFFSET 2
-#define RESULT_OFFSET 3
 #define OFFSETS_OFFSET 1
-#define MAX_ACC 32
 /* Elements of one case at most: keeps the suite quick on two CPU cores. */
 #define MAX_ELEMENTS ((size_t)3 << 20)
 
-/* ---- the operators and their CPU references ----------------------------------------- */
-
-/* An operator under test: its description and the same on the host, with
- * accumulators as bytes of the device's layout. */
-typedef struct host_op {
-    clreduce_operator_desc desc;
-    size_t es; /* bytes of an input element */
-    void (*fill)(void *data, size_t n);
-    void (*identity)(void *acc); /* NULL: none */
-    void (*map)(const void *x, const void *y, uint64_t i, void *acc);
-    void (*combine)(void *a, const void *b); /* a = combine(a, b) */
-    uint64_t poison;                         /* an element that changes any result */
-} host_op;
-
-typedef struct stats {
-    float lo, hi;
-    uint32_t count;
-} stats;
-
-static void stats_fill(void *data, size_t n)
-{
-    float *x = data;
-    for (size_t i = 0; i < n; i++)
-        x[i] = (float)tc_rand_below(4000) * 0.25f - 499.875f; /* never zero */
-}
-static void stats_identity(void *acc) { *(stats *)acc = (stats){INFINITY, -INFINITY, 0}; }
-static void stats_map(const void *x, const void *y, uint64_t i, void *acc)
-{
-    (void)y;
-    (void)i;
-    float v = *(const float *)x;
-    *(stats *)acc = (stats){v, v, 1};
-}
-static void stats_combine(void *a, const void *b)
-{
-    stats *p = a;
-    const stats *q = b;
-    *p = (stats){fminf(p->lo, q->lo), fmaxf(p->hi, q->hi), p->count + q->count};
-}
-
-static void ints_fill(void *data, size_t n)
-{
-    uint32_t *x = data;
-    for (size_t i = 0; i < n; i++)
-        x[i] = (uint32_t)tc_rand64();
-}
-static void longs_fill(void *data, size_t n)
-{
-    uint64_t *x = data;
-    for (size_t i = 0; i < n; i++)
-        x[i] = tc_rand64();
-}
-
-static void isum_identity(void *acc) { *(uint64_t *)acc = 0; }
-static void isum_map(const void *x, const void *y, uint64_t i, void *acc)
-{
-    (void)y;
-    *(uint64_t *)acc = (uint64_t)*(const uint32_t *)x * (i + 1);
-}
-static void sum_combine(void *a, const void *b) { *(uint64_t *)a += *(const uint64_t *)b; }
-
-typedef struct mat {
-    uint32_t a, b, c, d;
-} mat;
-
-static void mat_identity(void *acc) { *(mat *)acc = (mat){1, 0, 0, 1}; }
-/* [[1 + p q, p], [q, 1]]: determinant 1, so that products never collapse. */
-static void mat_map(const void *x, const void *y, uint64_t i, void *acc)
-{
-    (void)y;
-    uint32_t v = *(const uint32_t *)x, p = v & 255, q = (v >> 8 & 255) + (uint32_t)i;
-    *(mat *)acc = (mat){1 + p * q, p, q, 1};
-}
-static void mat_combine(void *a, const void *b)
-{
-    mat p = *(mat *)a, q = *(const mat *)b;
-    *(mat *)a = (mat){p.a * q.a + p.b * q.c, p.a * q.b + p.b * q.d, p.c * q.a + p.d * q.c,
-                      p.c * q.b + p.d * q.d};
-}
-
-typedef struct affine {
-    uint64_t a, c;
-} affine;
-
-static void affine_identity(void *acc) { *(affine *)acc = (affine){1, 0}; }
-static void affine_map(const void *x, const void *y, uint64_t i, void *acc)
-{
-    (void)i;
-    *(affine *)acc = (affine){*(const uint64_t *)x | 1, *(const uint64_t *)y};
-}
-/* v -> a v + c, then b's map. */
-static void affine_combine(void *a, const void *b)
-{
-    affine p = *(affine *)a, q = *(const affine *)b;
-    *(affine *)a = (affine){q.a * p.a, q.a * p.c + q.c};
-}
-
-static void wdot_map(const void *x, const void *y, uint64_t i, void *acc)
-{
-    *(uint64_t *)acc = *(const uint64_t *)x * *(const uint64_t *)y + i;
-}
-
-static void first_map(const void *x, const void *y, uint64_t i, void *acc)
-{
-    (void)y;
-    (void)i;
-    *(int32_t *)acc = *(const int32_t *)x;
-}
-static void first_combine(void *a, const void *b)
-{
-    (void)a;
-    (void)b;
-}
-
-static const host_op op_stats = {
-    {.name = "stats", .input_type = CLREDUCE_FLOAT, .inputs = 1, .acc_type = "stats",
-     .acc_source = "typedef struct { float lo, hi; uint count; } stats;",
-     .acc_size = sizeof(stats), .acc_align = _Alignof(stats),
-     .identity = "(stats){INFINITY, -INFINITY, 0}", .map = "(stats){x, x, 1}",
-     .combine = "(stats){fmin(a.lo, b.lo), fmax(a.hi, b.hi), a.count + b.count}",
-     .commutative = 1},
-    4, stats_fill, stats_identity, stats_map, stats_combine, 0x7149f2cau /* 1e30f */};
-
-static const host_op op_isum = {
-    {.name = "isum", .input_type = CLREDUCE_UINT32, .inputs = 1, .acc_type = "ulong",
-     .acc_size = 8, .acc_align = 8, .identity = "0", .map = "(ulong)x * (i + 1)",
-     .combine = "a + b", .commutative = 1},
-    4, ints_fill, isum_identity, isum_map, sum_combine, 0x7f7f7f7fu};
-
-static const host_op op_mat = {
-    {.name = "matprod", .input_type = CLREDUCE_UINT32, .inputs = 1, .acc_type = "mat",
-     .acc_source = "typedef struct { uint a, b, c, d; } mat;\n"
-                   "mat mat_mul(mat p, mat q)\n"
-                   "{\n"
-                   "    return (mat){p.a * q.a + p.b * q.c, p.a * q.b + p.b * q.d,\n"
-                   "                 p.c * q.a + p.d * q.c, p.c * q.b + p.d * q.d};\n"
-                   "}\n",
-     .acc_size = sizeof(mat), .acc_align = _Alignof(mat), .identity = "(mat){1, 0, 0, 1}",
-     .map = "(mat){1 + (x & 255) * ((x >> 8 & 255) + (uint)i), x & 255,\n"
-            "      (x >> 8 & 255) + (uint)i, 1}",
-     .combine = "mat_mul(a, b)"},
-    4, ints_fill, mat_identity, mat_map, mat_combine, 0x7f7f7f7fu};
-
-static const host_op op_affine = {
-    {.name = "affine", .input_type = CLREDUCE_UINT64, .inputs = 2, .acc_type = "affine",
-     .acc_source = "typedef struct { ulong a, c; } affine;", .acc_size = sizeof(affine),
-     .acc_align = _Alignof(affine), .identity = "(affine){1, 0}", .map = "(affine){x | 1, y}",
-     .combine = "(affine){b.a * a.a, b.a * a.c + b.c}"},
-    8, longs_fill, affine_identity, affine_map, affine_combine, UINT64_C(0x7f7f7f7f7f7f7f7f)};
-
-static const host_op op_wdot = {
-    {.name = "wdot", .input_type = CLREDUCE_UINT64, .inputs = 2, .acc_type = "ulong",
-     .acc_size = 8, .acc_align = 8, .identity = "0", .map = "x * y + i", .combine = "a + b",
-     .commutative = 1},
-    8, longs_fill, isum_identity, wdot_map, sum_combine, UINT64_C(0x7f7f7f7f7f7f7f7f)};
-
-static const host_op op_first = {
-    {.name = "first", .input_type = CLREDUCE_INT32, .inputs = 1, .acc_type = "int",
-     .acc_size = 4, .acc_align = 4, .map = "x", .combine = "a"},
-    4, ints_fill, NULL, first_map, first_combine, 0x7f7f7f7fu};
-
-/* The reduction of n elements of x (and y) into acc; what the device writes
- * for no element: the identity, or zero bytes without one. */
-static void reference(const host_op *h, const unsigned char *x, const unsigned char *y, size_t n,
-                      void *acc)
-{
-    memset(acc, 0, h->desc.acc_size);
-    if (n == 0) {
-        if (h->identity)
-            h->identity(acc);
-        return;
-    }
-    h->map(x, y, 0, acc);
-    unsigned char next[MAX_ACC];
-    for (size_t i = 1; i < n; i++) {
-        h->map(x + i * h->es, y ? y + i * h->es : NULL, i, next);
-        h->combine(acc, next);
-    }
-}
-
-static clreduce_operator *create_or_fail(const host_op *h)
-{
-    clreduce_operator *op = NULL;
-    clreduce_status st = clreduce_operator_create(g_ctx, &h->desc, &op);
-    if (st != CLREDUCE_SUCCESS)
-        print_error("creating operator %s: %s: %s\n", h->desc.name, clreduce_status_string(st),
-                    clreduce_last_error(g_ctx));
-    assert_int_equal(st, CLREDUCE_SUCCESS);
-    return op;
-}
-
 /* ---- one call --------------------------------------------------------------------------- */
-
-/* A batched call: rows (offsets NULL) or segments. The inputs x (and y)
- * hold `span` elements as laid out from element 0 (padding included). */
-typedef struct batch {
-    size_t rows, length, pitch;   /* rows; pitch as passed (0: length) */
-    const uint64_t *offsets;      /* segments: segments + 1, or NULL */
-    size_t segments;
-    clreduce_type offsets_type;
-    size_t span;                  /* elements of the input(s) */
-    cl_command_queue queue;       /* NULL: g_queue */
-} batch;
-
-static size_t results_of(const batch *b) { return b->offsets ? b->segments : b->rows; }
-
-/* Where result r's elements lie in x: from *start, *n of them. */
-static void range_of(const batch *b, size_t r, size_t *start, size_t *n)
-{
-    if (b->offsets) {
-        *start = (size_t)b->offsets[r];
-        *n = (size_t)(b->offsets[r + 1] - b->offsets[r]);
-    } else {
-        *start = r * (b->pitch ? b->pitch : b->length);
-        *n = b->length;
-    }
-}
-
-/* A buffer of `lead` poisoned elements, then the elements of data that lie
- * in the batch's ranges (every other one poisoned), then three more. */
-static cl_mem input_buffer(const host_op *h, const batch *b, const unsigned char *data,
-                           size_t lead)
-{
-    size_t total = lead + b->span + 3, es = h->es;
-    unsigned char *host = malloc(total * es);
-    assert_non_null(host);
-    for (size_t i = 0; i < total; i++)
-        memcpy(host + i * es, &h->poison, es);
-    for (size_t r = 0; r < results_of(b); r++) {
-        size_t start, n;
-        range_of(b, r, &start, &n);
-        memcpy(host + (lead + start) * es, data + start * es, n * es);
-    }
-    cl_mem m = tc_make_buffer(g_ctx, total * es, host);
-    free(host);
-    return m;
-}
 
 /* Compares results[0 .. count) with the reference; prints the first few
  * wrong ones and fails. */
-static void check_results(const char *what, const host_op *h, const batch *b,
+static void check_results(const char *what, const tcc_op *h, const tcc_batch *b,
                           const unsigned char *x, const unsigned char *y,
                           const unsigned char *results)
 {
     size_t as = h->desc.acc_size, wrong = 0;
-    unsigned char want[MAX_ACC];
-    for (size_t r = 0; r < results_of(b); r++) {
+    unsigned char want[TCC_MAX_ACC];
+    for (size_t r = 0; r < tcc_results_of(b); r++) {
         size_t start, n;
-        range_of(b, r, &start, &n);
-        reference(h, x + start * h->es, y ? y + start * h->es : NULL, n, want);
+        tcc_range_of(b, r, &start, &n);
+        tcc_reference(h, x + start * h->es, y ? y + start * h->es : NULL, n, want);
         if (memcmp(results + r * as, want, as) == 0)
             continue;
         if (wrong++ < 5) {
-            char got_hex[2 * MAX_ACC + 1], want_hex[2 * MAX_ACC + 1];
+            char got_hex[2 * TCC_MAX_ACC + 1], want_hex[2 * TCC_MAX_ACC + 1];
             for (size_t k = 0; k < as; k++) {
                 snprintf(got_hex + 2 * k, 3, "%02x", results[r * as + k]);
                 snprintf(want_hex + 2 * k, 3, "%02x", want[k]);
@@ -308,23 +65,23 @@ static void check_results(const char *what, const host_op *h, const batch *b,
     }
     if (wrong)
         print_error("%s: %s: %zu of %zu results wrong\n", what, h->desc.name, wrong,
-                    results_of(b));
+                    tcc_results_of(b));
     assert_int_equal(wrong, 0);
 }
 
 /* Runs the batch on the device, the input(s) at offsets between poison,
- * the offsets at OFFSETS_OFFSET, the results at RESULT_OFFSET between
+ * the offsets at OFFSETS_OFFSET, the results at TCC_RESULT_OFFSET between
  * sentinels, and checks every result and sentinel. */
-static void run_device(const char *what, const host_op *h, clreduce_operator *op, const batch *b,
-                       const unsigned char *x, const unsigned char *y)
+static void run_device(const char *what, const tcc_op *h, clreduce_operator *op,
+                       const tcc_batch *b, const unsigned char *x, const unsigned char *y)
 {
-    size_t as = h->desc.acc_size, count = results_of(b);
-    size_t rtotal = RESULT_OFFSET + count + 2;
+    size_t as = h->desc.acc_size, count = tcc_results_of(b);
+    size_t rtotal = TCC_RESULT_OFFSET + count + 2;
     unsigned char *res = malloc(rtotal * as);
     assert_non_null(res);
     memset(res, TC_SENTINEL_BYTE, rtotal * as);
-    cl_mem in = input_buffer(h, b, x, IN_OFFSET);
-    cl_mem in2 = y ? input_buffer(h, b, y, IN2_OFFSET) : NULL;
+    cl_mem in = tcc_input_buffer(g_ctx, h, b, x, TCC_IN_OFFSET);
+    cl_mem in2 = y ? tcc_input_buffer(g_ctx, h, b, y, TCC_IN2_OFFSET) : NULL;
     cl_mem out = tc_make_buffer(g_ctx, rtotal * as, res);
     cl_mem ob = NULL;
     cl_event done = NULL;
@@ -342,12 +99,13 @@ static void run_device(const char *what, const host_op *h, clreduce_operator *op
         }
         ob = tc_make_buffer(g_ctx, ototal * os, offs);
         free(offs);
-        st = clreduce_reduce_segments_custom(g_ctx, q, op, in, IN_OFFSET, in2, IN2_OFFSET,
+        st = clreduce_reduce_segments_custom(g_ctx, q, op, in, TCC_IN_OFFSET, in2, TCC_IN2_OFFSET,
                                              b->span, ob, OFFSETS_OFFSET, b->offsets_type, count,
-                                             out, RESULT_OFFSET, 0, NULL, &done);
+                                             out, TCC_RESULT_OFFSET, 0, NULL, &done);
     } else {
-        st = clreduce_reduce_rows_custom(g_ctx, q, op, in, IN_OFFSET, in2, IN2_OFFSET, b->rows,
-                                         b->length, b->pitch, out, RESULT_OFFSET, 0, NULL, &done);
+        st = clreduce_reduce_rows_custom(g_ctx, q, op, in, TCC_IN_OFFSET, in2, TCC_IN2_OFFSET,
+                                         b->rows, b->length, b->pitch, out, TCC_RESULT_OFFSET, 0,
+                                         NULL, &done);
     }
     if (st != CLREDUCE_SUCCESS)
         print_error("%s: %s: %s: %s\n", what, h->desc.name, clreduce_status_string(st),
@@ -355,12 +113,12 @@ static void run_device(const char *what, const host_op *h, clreduce_operator *op
     assert_int_equal(st, CLREDUCE_SUCCESS);
     tc_read_buffer(q, out, res, rtotal * as, 1, &done);
     clReleaseEvent(done);
-    size_t changed = tc_first_changed_outside(res, rtotal, RESULT_OFFSET, count, as);
+    size_t changed = tc_first_changed_outside(res, rtotal, TCC_RESULT_OFFSET, count, as);
     if (changed != SIZE_MAX)
         print_error("%s: %s: result buffer element %zu outside the results changed\n", what,
                     h->desc.name, changed);
     assert_true(changed == SIZE_MAX);
-    check_results(what, h, b, x, y, res + RESULT_OFFSET * as);
+    check_results(what, h, b, x, y, res + TCC_RESULT_OFFSET * as);
     if (ob)
         clReleaseMemObject(ob);
     clReleaseMemObject(out);
@@ -371,10 +129,10 @@ static void run_device(const char *what, const host_op *h, clreduce_operator *op
 }
 
 /* Runs the batch through the _host form (inputs dense from element 0). */
-static void run_host(const char *what, const host_op *h, clreduce_operator *op, const batch *b,
+static void run_host(const char *what, const tcc_op *h, clreduce_operator *op, const tcc_batch *b,
                      const unsigned char *x, const unsigned char *y)
 {
-    size_t as = h->desc.acc_size, count = results_of(b);
+    size_t as = h->desc.acc_size, count = tcc_results_of(b);
     unsigned char *res = malloc((count + 1) * as);
     assert_non_null(res);
     clreduce_status st;
@@ -399,28 +157,14 @@ static void run_host(const char *what, const host_op *h, clreduce_operator *op, 
     free(res);
 }
 
-/* Random inputs of n elements for h (y NULL for one input). */
-static void make_inputs(const host_op *h, size_t n, unsigned char **x, unsigned char **y)
-{
-    *x = malloc((n ? n : 1) * h->es);
-    assert_non_null(*x);
-    h->fill(*x, n);
-    *y = NULL;
-    if (h->desc.inputs == 2) {
-        *y = malloc((n ? n : 1) * h->es);
-        assert_non_null(*y);
-        h->fill(*y, n);
-    }
-}
-
 /* ---- rows ---------------------------------------------------------------------------- */
 
 static const size_t row_lengths[] = {1, 31, 33, 255, 257, 4097, 100003};
 static const size_t row_counts[] = {1, 7, 300};
 
-static void rows_of(const host_op *h, int host_too)
+static void rows_of(const tcc_op *h, int host_too)
 {
-    clreduce_operator *op = create_or_fail(h);
+    clreduce_operator *op = tcc_create_or_fail(g_ctx, h);
     size_t cases = 0;
     for (size_t li = 0; li < ARRAY_SIZE(row_lengths); li++) {
         for (size_t ri = 0; ri < ARRAY_SIZE(row_counts); ri++) {
@@ -429,9 +173,9 @@ static void rows_of(const host_op *h, int host_too)
             size_t span = (rows - 1) * (pitch ? pitch : length) + length;
             if (span > MAX_ELEMENTS)
                 continue;
-            batch b = {.rows = rows, .length = length, .pitch = pitch, .span = span};
+            tcc_batch b = {.rows = rows, .length = length, .pitch = pitch, .span = span};
             unsigned char *x, *y;
-            make_inputs(h, span, &x, &y);
+            tcc_make_inputs(h, span, &x, &y);
             char what[96];
             snprintf(what, sizeof what, "%zu rows of %zu, pitch %zu", rows, length, pitch);
             run_device(what, h, op, &b, x, y);
@@ -444,10 +188,10 @@ static void rows_of(const host_op *h, int host_too)
     }
     /* Two long rows: several work-groups per row, their parts' accumulators
      * combined by a second launch. */
-    batch b = {.rows = 2, .length = TC_LARGE_COUNT, .pitch = TC_LARGE_COUNT + 1,
+    tcc_batch b = {.rows = 2, .length = TC_LARGE_COUNT, .pitch = TC_LARGE_COUNT + 1,
                .span = 2 * TC_LARGE_COUNT + 1};
     unsigned char *x, *y;
-    make_inputs(h, b.span, &x, &y);
+    tcc_make_inputs(h, b.span, &x, &y);
     run_device("2 rows of 2^20 + 7", h, op, &b, x, y);
     free(y);
     free(x);
@@ -459,42 +203,42 @@ static void test_rows_struct(void **state)
 {
     (void)state;
     tc_seed_for("rows_struct");
-    rows_of(&op_stats, 1);
+    rows_of(&tcc_op_stats, 1);
 }
 
 static void test_rows_index_sum(void **state)
 {
     (void)state;
     tc_seed_for("rows_index_sum");
-    rows_of(&op_isum, 0);
+    rows_of(&tcc_op_isum, 0);
 }
 
 static void test_rows_matrix_product(void **state)
 {
     (void)state;
     tc_seed_for("rows_matrix_product");
-    rows_of(&op_mat, 1);
+    rows_of(&tcc_op_mat, 1);
 }
 
 static void test_rows_affine(void **state)
 {
     (void)state;
     tc_seed_for("rows_affine");
-    rows_of(&op_affine, 1);
+    rows_of(&tcc_op_affine, 1);
 }
 
 static void test_rows_weighted(void **state)
 {
     (void)state;
     tc_seed_for("rows_weighted");
-    rows_of(&op_wdot, 0);
+    rows_of(&tcc_op_wdot, 0);
 }
 
 static void test_rows_first(void **state)
 {
     (void)state;
     tc_seed_for("rows_first");
-    rows_of(&op_first, 1);
+    rows_of(&tcc_op_first, 1);
 }
 
 /* ---- segments ------------------------------------------------------------------------ */
@@ -529,18 +273,18 @@ static size_t make_layout(layout_kind kind, int empty_ok, uint64_t **offsets, si
     return (size_t)o[n] + 2;
 }
 
-static void segments_of(const host_op *h, int host_too)
+static void segments_of(const tcc_op *h, int host_too)
 {
-    clreduce_operator *op = create_or_fail(h);
+    clreduce_operator *op = tcc_create_or_fail(g_ctx, h);
     for (layout_kind kind = 0; kind < LAYOUTS; kind++) {
         for (int wide = 0; wide < 2; wide++) {
             uint64_t *offsets;
             size_t segments;
             size_t count = make_layout(kind, h->identity != NULL, &offsets, &segments);
-            batch b = {.offsets = offsets, .segments = segments,
+            tcc_batch b = {.offsets = offsets, .segments = segments,
                        .offsets_type = wide ? CLREDUCE_UINT64 : CLREDUCE_UINT32, .span = count};
             unsigned char *x, *y;
-            make_inputs(h, count, &x, &y);
+            tcc_make_inputs(h, count, &x, &y);
             char what[96];
             snprintf(what, sizeof what, "%zu segments (%s) of %zu elements, %s offsets",
                      segments, layout_names[kind], count, wide ? "64-bit" : "32-bit");
@@ -559,42 +303,42 @@ static void test_segments_struct(void **state)
 {
     (void)state;
     tc_seed_for("segments_struct");
-    segments_of(&op_stats, 1);
+    segments_of(&tcc_op_stats, 1);
 }
 
 static void test_segments_index_sum(void **state)
 {
     (void)state;
     tc_seed_for("segments_index_sum");
-    segments_of(&op_isum, 0);
+    segments_of(&tcc_op_isum, 0);
 }
 
 static void test_segments_matrix_product(void **state)
 {
     (void)state;
     tc_seed_for("segments_matrix_product");
-    segments_of(&op_mat, 1);
+    segments_of(&tcc_op_mat, 1);
 }
 
 static void test_segments_affine(void **state)
 {
     (void)state;
     tc_seed_for("segments_affine");
-    segments_of(&op_affine, 1);
+    segments_of(&tcc_op_affine, 1);
 }
 
 static void test_segments_weighted(void **state)
 {
     (void)state;
     tc_seed_for("segments_weighted");
-    segments_of(&op_wdot, 0);
+    segments_of(&tcc_op_wdot, 0);
 }
 
 static void test_segments_first(void **state)
 {
     (void)state;
     tc_seed_for("segments_first");
-    segments_of(&op_first, 1);
+    segments_of(&tcc_op_first, 1);
 }
 
 /* ---- empty rows and segments --------------------------------------------------------------- */
@@ -607,7 +351,7 @@ static void test_empty(void **state)
 {
     (void)state;
     tc_seed_for("empty");
-    const host_op *ops[] = {&op_stats, &op_mat};
+    const tcc_op *ops[] = {&tcc_op_stats, &tcc_op_mat};
     static const size_t counts[] = {1, 5, 1000};
     unsigned char x[64];
     memset(x, 0, sizeof x);
@@ -615,13 +359,13 @@ static void test_empty(void **state)
     if (tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
         ooo = tc_create_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
     for (size_t oi = 0; oi < ARRAY_SIZE(ops); oi++) {
-        clreduce_operator *op = create_or_fail(ops[oi]);
+        clreduce_operator *op = tcc_create_or_fail(g_ctx, ops[oi]);
         for (size_t ci = 0; ci < ARRAY_SIZE(counts); ci++) {
             size_t n = counts[ci];
             uint64_t *zeros = calloc(n + 1, sizeof *zeros);
             assert_non_null(zeros);
-            batch rows = {.rows = n, .length = 0, .span = 1};
-            batch segs = {.offsets = zeros, .segments = n, .offsets_type = CLREDUCE_UINT64,
+            tcc_batch rows = {.rows = n, .length = 0, .span = 1};
+            tcc_batch segs = {.offsets = zeros, .segments = n, .offsets_type = CLREDUCE_UINT64,
                           .span = 0};
             run_device("rows of no element", ops[oi], op, &rows, x, NULL);
             run_host("rows of no element", ops[oi], op, &rows, x, NULL);
@@ -648,7 +392,7 @@ static void test_no_identity(void **state)
 {
     (void)state;
     tc_seed_for("no_identity");
-    clreduce_operator *op = create_or_fail(&op_first);
+    clreduce_operator *op = tcc_create_or_fail(g_ctx, &tcc_op_first);
     int32_t data[16];
     for (int i = 0; i < 16; i++)
         data[i] = 1000 + i;
@@ -705,191 +449,17 @@ static void test_no_identity(void **state)
     clreduce_operator_release(op);
 }
 
-/* ---- row scans ------------------------------------------------------------------------- */
-
-static const size_t scan_lengths[] = {1, 31, 33, 255, 257, 4097};
-static const size_t scan_row_counts[] = {1, 3, 100};
-
-/* The expected output of a row scan of b: `total` results of sentinel
- * bytes, row r's prefixes from result lead + r * out_pitch. */
-static unsigned char *scan_expected(const host_op *h, const batch *b, clreduce_scan_kind kind,
-                                    size_t out_pitch, size_t lead, size_t total,
-                                    const unsigned char *x, const unsigned char *y)
-{
-    size_t as = h->desc.acc_size, es = h->es;
-    unsigned char *want = malloc(total * as), acc[MAX_ACC], next[MAX_ACC];
-    assert_non_null(want);
-    memset(want, TC_SENTINEL_BYTE, total * as);
-    for (size_t r = 0; r < b->rows; r++) {
-        size_t start, n;
-        range_of(b, r, &start, &n);
-        unsigned char *o = want + (lead + r * out_pitch) * as;
-        for (size_t j = 0; j < n; j++) {
-            const unsigned char *xj = x + (start + j) * es, *yj = y ? y + (start + j) * es : NULL;
-            h->map(xj, yj, j, next);
-            if (kind == CLREDUCE_EXCLUSIVE) {
-                if (j == 0)
-                    h->identity(acc);
-                memcpy(o + j * as, acc, as);
-                h->combine(acc, next);
-            } else {
-                if (j == 0)
-                    memcpy(acc, next, as);
-                else
-                    h->combine(acc, next);
-                memcpy(o + j * as, acc, as);
-            }
-        }
-    }
-    return want;
-}
-
-/* Compares `total` results with the expected ones, padding and sentinels
- * included; prints the first few that differ and fails. */
-static void check_scan(const char *what, const host_op *h, const unsigned char *got,
-                       const unsigned char *want, size_t total)
-{
-    size_t as = h->desc.acc_size, wrong = 0;
-    for (size_t k = 0; k < total; k++) {
-        if (memcmp(got + k * as, want + k * as, as) == 0)
-            continue;
-        if (wrong++ < 5)
-            print_error("%s: %s: result %zu of the buffer differs (first bytes %02x, want "
-                        "%02x)\n",
-                        what, h->desc.name, k, got[k * as], want[k * as]);
-    }
-    if (wrong)
-        print_error("%s: %s: %zu of %zu results wrong\n", what, h->desc.name, wrong, total);
-    assert_int_equal(wrong, 0);
-}
-
-/* Scans the rows of b with op on the device (the inputs between poison at
- * IN_OFFSET and IN2_OFFSET, the output at RESULT_OFFSET between sentinels,
- * rows out_pitch results apart) and through the _host form when host_too,
- * and checks every result and every byte around them. */
-static void run_scan(const char *what, const host_op *h, clreduce_operator *op, const batch *b,
-                     clreduce_scan_kind kind, size_t out_pitch, int host_too,
-                     const unsigned char *x, const unsigned char *y)
-{
-    size_t as = h->desc.acc_size, opitch = out_pitch ? out_pitch : b->length;
-    size_t out_span = (b->rows - 1) * opitch + b->length, total = RESULT_OFFSET + out_span + 2;
-    unsigned char *want = scan_expected(h, b, kind, opitch, RESULT_OFFSET, total, x, y);
-    unsigned char *got = malloc(total * as);
-    assert_non_null(got);
-    memset(got, TC_SENTINEL_BYTE, total * as);
-    cl_mem in = input_buffer(h, b, x, IN_OFFSET);
-    cl_mem in2 = y ? input_buffer(h, b, y, IN2_OFFSET) : NULL;
-    cl_mem out = tc_make_buffer(g_ctx, total * as, got);
-    cl_event done = NULL;
-    clreduce_status st = clreduce_scan_rows_custom(g_ctx, g_queue, op, kind, in, IN_OFFSET, in2,
-                                                   IN2_OFFSET, b->rows, b->length, b->pitch,
-                                                   out, RESULT_OFFSET, out_pitch, 0, NULL,
-                                                   &done);
-    if (st != CLREDUCE_SUCCESS)
-        print_error("%s: %s: %s: %s\n", what, h->desc.name, clreduce_status_string(st),
-                    clreduce_last_error(g_ctx));
-    assert_int_equal(st, CLREDUCE_SUCCESS);
-    tc_read_buffer(g_queue, out, got, total * as, 1, &done);
-    clReleaseEvent(done);
-    check_scan(what, h, got, want, total);
-    if (host_too) {
-        /* The same rows dense from element 0, the output from result 0. */
-        memset(got, TC_SENTINEL_BYTE, total * as);
-        st = clreduce_scan_rows_custom_host(g_ctx, op, kind, x, y, b->rows, b->length, b->pitch,
-                                            out_pitch, got);
-        if (st != CLREDUCE_SUCCESS)
-            print_error("%s (host): %s: %s: %s\n", what, h->desc.name,
-                        clreduce_status_string(st), clreduce_last_error(g_ctx));
-        assert_int_equal(st, CLREDUCE_SUCCESS);
-        check_scan(what, h, got, want + RESULT_OFFSET * as, out_span + 2);
-    }
-    clReleaseMemObject(out);
-    if (in2)
-        clReleaseMemObject(in2);
-    clReleaseMemObject(in);
-    free(got);
-    free(want);
-}
-
-/* Every shape of scan_lengths and scan_row_counts, inclusive and (with an
- * identity) exclusive, the pitches padded or dense by turns. */
-static void scan_rows_of(const host_op *h)
-{
-    clreduce_operator *op = create_or_fail(h);
-    size_t cases = 0;
-    for (size_t li = 0; li < ARRAY_SIZE(scan_lengths); li++) {
-        for (size_t ri = 0; ri < ARRAY_SIZE(scan_row_counts); ri++) {
-            size_t length = scan_lengths[li], rows = scan_row_counts[ri];
-            size_t pitch = (li + ri) % 2 ? length + 3 : 0;
-            size_t out_pitch = (li + ri) % 3 ? length + 2 : 0;
-            size_t span = (rows - 1) * (pitch ? pitch : length) + length;
-            batch b = {.rows = rows, .length = length, .pitch = pitch, .span = span};
-            unsigned char *x, *y;
-            make_inputs(h, span, &x, &y);
-            for (int kind = 0; kind < 2; kind++) {
-                if (kind == CLREDUCE_EXCLUSIVE && !h->identity)
-                    continue;
-                char what[128];
-                snprintf(what, sizeof what, "%s scan of %zu rows of %zu, pitches %zu and %zu",
-                         clreduce_scan_kind_name((clreduce_scan_kind)kind), rows, length, pitch,
-                         out_pitch);
-                run_scan(what, h, op, &b, (clreduce_scan_kind)kind, out_pitch,
-                         rows * length < 20000, x, y);
-                cases++;
-            }
-            free(y);
-            free(x);
-        }
-    }
-    print_message("%s: %zu row scans\n", h->desc.name, cases);
-    clreduce_operator_release(op);
-}
-
-static void test_scan_rows_struct(void **state)
-{
-    (void)state;
-    tc_seed_for("scan_rows_struct");
-    scan_rows_of(&op_stats);
-}
-
-static void test_scan_rows_matrix_product(void **state)
-{
-    (void)state;
-    tc_seed_for("scan_rows_matrix_product");
-    scan_rows_of(&op_mat);
-}
-
-static void test_scan_rows_affine(void **state)
-{
-    (void)state;
-    tc_seed_for("scan_rows_affine");
-    scan_rows_of(&op_affine);
-}
-
-static void test_scan_rows_weighted(void **state)
-{
-    (void)state;
-    tc_seed_for("scan_rows_weighted");
-    scan_rows_of(&op_wdot);
-}
-
-static void test_scan_rows_first(void **state)
-{
-    (void)state;
-    tc_seed_for("scan_rows_first");
-    scan_rows_of(&op_first);
-}
-
 /* ---- bad arguments ---------------------------------------------------------------------- */
 
 static void test_bad_arguments(void **state)
 {
     (void)state;
-    clreduce_operator *one = create_or_fail(&op_isum), *two = create_or_fail(&op_affine);
+    clreduce_operator *one = tcc_create_or_fail(g_ctx, &tcc_op_isum),
+                      *two = tcc_create_or_fail(g_ctx, &tcc_op_affine);
     clreduce_ctx *other_ctx = NULL;
     assert_int_equal(clreduce_create_default(&other_ctx), CLREDUCE_SUCCESS);
     clreduce_operator *stranger = NULL;
-    assert_int_equal(clreduce_operator_create(other_ctx, &op_isum.desc, &stranger),
+    assert_int_equal(clreduce_operator_create(other_ctx, &tcc_op_isum.desc, &stranger),
                      CLREDUCE_SUCCESS);
     float in_data[64];
     unsigned char out_bytes[64];
@@ -990,115 +560,10 @@ static void test_bad_arguments(void **state)
     clreduce_operator_release(one);
 }
 
-/* Row scans refused with nothing written: no operator, no identity for an
- * exclusive scan, the output over the input (no scan is in place), pitches
- * below the row length, results past the output's end, the inputs of the
- * wrong operator, and the same checks of the host form. */
-static void test_scan_rows_errors(void **state)
-{
-    (void)state;
-    clreduce_operator *one = create_or_fail(&op_isum), *two = create_or_fail(&op_affine),
-                      *none = create_or_fail(&op_first);
-    float in_data[64];
-    unsigned char out_bytes[64];
-    tc_guarded g;
-    tc_make_guarded(g_ctx, g_queue, in_data, 64, out_bytes, sizeof out_bytes, &g);
-    cl_mem in = g.input, out = g.output;
-#define WORDS(...) ((const char *const[]){__VA_ARGS__, NULL})
-#define SCAN(op_, kind_, in2_, rows_, len_, pitch_, out_, out_off_, out_pitch_)                 \
-    clreduce_scan_rows_custom(g_ctx, g_queue, op_, kind_, in, 1, in2_, 0, rows_, len_, pitch_,  \
-                              out_, out_off_, out_pitch_, 0, NULL, &done)
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: NULL op", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
-                      WORDS("op"), SCAN(NULL, CLREDUCE_INCLUSIVE, NULL, 2, 4, 0, out, 0, 0));
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: exclusive without identity",
-                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("identity"),
-                      SCAN(none, CLREDUCE_EXCLUSIVE, NULL, 2, 4, 0, out, 0, 0));
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: unknown kind", CLREDUCE_ERROR_INVALID_ARGUMENT,
-                      g_ctx, WORDS("kind"), SCAN(one, (clreduce_scan_kind)7, NULL, 2, 4, 0, out,
-                                                 0, 0));
-    /* The output in the input buffer: over the rows, or the same range. */
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: output over the rows",
-                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("overlap"),
-                      SCAN(one, CLREDUCE_INCLUSIVE, NULL, 2, 4, 0, in, 2, 0));
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: in place", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
-                      WORDS("overlap"),
-                      clreduce_scan_rows_custom(g_ctx, g_queue, one, CLREDUCE_INCLUSIVE, in, 0,
-                                                NULL, 0, 2, 4, 0, in, 0, 0, 0, NULL, &done));
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: row_pitch below length",
-                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("row_pitch"),
-                      SCAN(one, CLREDUCE_INCLUSIVE, NULL, 2, 4, 3, out, 0, 0));
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: output_pitch below length",
-                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("output_pitch"),
-                      SCAN(one, CLREDUCE_INCLUSIVE, NULL, 2, 4, 0, out, 0, 3));
-    /* out holds 64 bytes: 8 results of isum's 8 bytes; 2 rows of 4 from
-     * result 1 end at result 9. */
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: results past the end",
-                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("results"),
-                      SCAN(one, CLREDUCE_INCLUSIVE, NULL, 2, 4, 0, out, 1, 0));
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: output pitch past the end",
-                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("results"),
-                      SCAN(one, CLREDUCE_INCLUSIVE, NULL, 2, 3, 0, out, 0, 6));
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: past the input's end",
-                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("input"),
-                      SCAN(one, CLREDUCE_INCLUSIVE, NULL, 9, 8, 0, out, 0, 0));
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: input2 for one input",
-                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("input2"),
-                      SCAN(one, CLREDUCE_INCLUSIVE, in, 2, 4, 0, out, 0, 0));
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: no input2 for two", CLREDUCE_ERROR_INVALID_ARGUMENT,
-                      g_ctx, WORDS("input2"),
-                      SCAN(two, CLREDUCE_INCLUSIVE, NULL, 2, 2, 0, out, 0, 0));
-    /* affine's elements are 8 bytes: in holds 32, and 2 rows of 2 at pitch
-     * 14 from element 20 of input2 end at element 36. */
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: input2 past its end",
-                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("input2"),
-                      clreduce_scan_rows_custom(g_ctx, g_queue, two, CLREDUCE_INCLUSIVE, in, 0,
-                                                in, 20, 2, 2, 14, out, 0, 0, 0, NULL, &done));
-    TC_EXPECT_FAILURE(&g, g_ctx, "scan rows: output over input2",
-                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("input2"),
-                      clreduce_scan_rows_custom(g_ctx, g_queue, two, CLREDUCE_INCLUSIVE, out, 0,
-                                                in, 0, 1, 2, 0, in, 0, 0, 0, NULL, &done));
-    /* Host forms. */
-    uint64_t values[16] = {0};
-    unsigned char host_out[64];
-    memset(host_out, TC_SENTINEL_BYTE, sizeof host_out);
-    tc_check_status_and_message("host scan rows: NULL op",
-                                clreduce_scan_rows_custom_host(g_ctx, NULL, CLREDUCE_INCLUSIVE,
-                                                               values, NULL, 2, 4, 0, 0,
-                                                               host_out),
-                                CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("op"));
-    tc_check_status_and_message("host scan rows: exclusive without identity",
-                                clreduce_scan_rows_custom_host(g_ctx, none, CLREDUCE_EXCLUSIVE,
-                                                               values, NULL, 2, 4, 0, 0,
-                                                               host_out),
-                                CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("identity"));
-    tc_check_status_and_message("host scan rows: output over the input",
-                                clreduce_scan_rows_custom_host(g_ctx, one, CLREDUCE_INCLUSIVE,
-                                                               values, NULL, 2, 4, 0, 0, values),
-                                CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("overlap"));
-    tc_check_status_and_message("host scan rows: output_pitch below length",
-                                clreduce_scan_rows_custom_host(g_ctx, one, CLREDUCE_INCLUSIVE,
-                                                               values, NULL, 2, 4, 0, 2,
-                                                               host_out),
-                                CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("output_pitch"));
-    tc_check_status_and_message("host scan rows: no input2 for two",
-                                clreduce_scan_rows_custom_host(g_ctx, two, CLREDUCE_INCLUSIVE,
-                                                               values, NULL, 2, 2, 0, 0,
-                                                               host_out),
-                                CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("input2"));
-    for (size_t k = 0; k < sizeof host_out; k++)
-        assert_int_equal(host_out[k], TC_SENTINEL_BYTE);
-#undef SCAN
-#undef WORDS
-    tc_release_guarded(&g);
-    clreduce_operator_release(none);
-    clreduce_operator_release(two);
-    clreduce_operator_release(one);
-}
-
 int main(void)
 {
     g_ctx = tc_start("unit.custom_rows", &g_queue, NULL);
-    struct CMUnitTest tests[24];
+    struct CMUnitTest tests[15];
     size_t nt = 0;
     tc_add_test(tests, &nt, "bad_arguments", test_bad_arguments, NULL);
     tc_add_test(tests, &nt, "empty", test_empty, NULL);
@@ -1115,12 +580,6 @@ int main(void)
     tc_add_test(tests, &nt, "segments_affine", test_segments_affine, NULL);
     tc_add_test(tests, &nt, "segments_weighted", test_segments_weighted, NULL);
     tc_add_test(tests, &nt, "segments_first", test_segments_first, NULL);
-    tc_add_test(tests, &nt, "scan_rows_struct", test_scan_rows_struct, NULL);
-    tc_add_test(tests, &nt, "scan_rows_matrix_product", test_scan_rows_matrix_product, NULL);
-    tc_add_test(tests, &nt, "scan_rows_affine", test_scan_rows_affine, NULL);
-    tc_add_test(tests, &nt, "scan_rows_weighted", test_scan_rows_weighted, NULL);
-    tc_add_test(tests, &nt, "scan_rows_first", test_scan_rows_first, NULL);
-    tc_add_test(tests, &nt, "scan_rows_errors", test_scan_rows_errors, NULL);
     int failed = tc_run_tests("unit.custom_rows", tests, nt);
     return tc_finish(g_ctx, failed, g_queue, NULL);
 }
