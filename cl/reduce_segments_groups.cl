@@ -1,18 +1,23 @@
 /*
  * reduce_segments_groups.cl — one reduction per segment of a CSR layout, a
- * work-group per segment, in a single launch, for sum, min and max: segment
- * s is elements [offsets[s], offsets[s + 1]) of the input.
+ * work-group per segment or a work-item per segment, in a single launch,
+ * for sum, min and max: segment s is elements [offsets[s], offsets[s + 1])
+ * of the input.
  *
  * Where segments are a few thousand elements long, a work-group that reads
  * one segment whole, with nothing to find and nothing to hand on, keeps
  * more loads in flight than chunks of elements cut across segments
- * (reduce_segments_single.cl). But one work-group must never be left
- * crawling through a segment of millions, which the host cannot rule out
- * where it does not read the offsets. So the launch has two kinds of
- * work-groups:
- *   - segment groups, the first `segments` work-groups: group s reduces
- *     segment s where it is `piece` elements long or shorter, and leaves
- *     it otherwise;
+ * (reduce_segments_single.cl); where they are a few dozen, a work-item
+ * that reads one whole does (clr_reduce_segment_items). But one
+ * work-group must never be left crawling through a segment of millions,
+ * which the host cannot rule out where it does not read the offsets. So
+ * each launch has two kinds of work-groups:
+ *   - segment groups, the first ones: in clr_reduce_segment_groups, group
+ *     s reduces segment s; in clr_reduce_segment_items, group g's
+ *     work-items reduce segments g * CLR_WG .. g * CLR_WG + CLR_WG - 1, one
+ *     each, where it holds CLR_ITEM_MAX elements or fewer, and the
+ *     work-group reduces the others of them one after the other. Either
+ *     leaves a segment longer than `piece` elements;
  *   - piece groups, the others: piece h is elements [h * piece, (h + 1) *
  *     piece) of the input, and its work-group finds the segment that holds
  *     the piece's first element. Where that segment is long (longer than a
@@ -29,23 +34,28 @@
  * wait for nothing.
  *
  * Every result is combined in an order fixed by the offsets, the count and
- * the tuning: bitwise the same run to run. Offsets are read clamped to
- * [0, count], and a segment that ends before it starts is empty. A
- * segment is written by its segment group where it is short, else by the
- * piece its last element lies in: offsets that decrease give unspecified
- * results (some not written at all), never a read or a write out of
- * bounds, two writes of one result, or a wait without end (every piece
- * publishes whatever the offsets).
+ * the tuning: bitwise the same run to run. A work-item adds its segment's
+ * elements in order (CLR_ITEM_MAX of them at most). Offsets are read
+ * clamped to [0, count], and a segment that ends before it starts is
+ * empty. A segment is written by its segment group where it is short, else
+ * by the piece its last element lies in: offsets that decrease give
+ * unspecified results (some not written at all), never a read or a write
+ * out of bounds, two writes of one result, or a wait without end (every
+ * piece publishes whatever the offsets).
  *
  * Compile-time parameters: those of types.cl, subgroup.cl,
  * workgroup_reduce.cl, team.cl, segment_chunks.cl, device_order.cl,
- * tile_state.cl and segment_carries.cl.
+ * tile_state.cl and segment_carries.cl; for clr_reduce_segment_items,
+ * CLR_ITEM_MAX (elements of a segment a work-item reduces alone) and
+ * CLR_ITEM_LOADS (its vector loads in flight), defined for it alone.
  *
- * Kernel (offsets and counts 64-bit):
+ * Kernels (offsets and counts 64-bit), the same arguments:
  *   clr_reduce_segment_groups(in, in_off, count, offsets, offsets_off,
  *                             segments, out, out_off, piece, scratch, epoch)
- * launched with segments + ceil(count / piece) work-groups; scratch:
- * contract.h's look-back scratch, a slot per piece; epoch: the launch's.
+ * launched with segments + ceil(count / piece) work-groups, and
+ *   clr_reduce_segment_items(...)
+ * with ceil(segments / CLR_WG) + ceil(count / piece); scratch: contract.h's
+ * look-back scratch, a slot per piece; epoch: the launch's.
  */
 
 /* Segment s's elements [*b, *e), clamped; e == b where it is empty. */
@@ -95,44 +105,28 @@ T clr_group_range(global const T *in, ulong b, ulong e, local T *l)
     return clr_team_reduce(l, clr_op(s, clr_acc_result(acc)), CLR_WG);
 }
 
-CLR_KERNEL clr_reduce_segment_groups(global const T *restrict in, ulong in_off, ulong count,
-                                     global const OT *restrict offsets, ulong offsets_off,
-                                     ulong segments, global T *restrict out, ulong out_off,
-                                     ulong piece, global uchar *scratch, uint epoch)
+/* The part of a piece group, h its ticket of `pieces`: elements [h *
+ * piece, (h + 1) * piece) of the input, as the head of this file says. */
+void clr_segment_piece(global const T *in, ulong count, global const OT *offsets, ulong segments,
+                       global T *out, ulong piece, ulong pieces, global uchar *scratch,
+                       uint epoch, local T *l, local uint *l_piece, local uint *search)
 {
-    local T l[CLR_WG];
-    local uint l_piece, search;
-    in += in_off;
-    offsets += offsets_off;
-    out += out_off;
-    ulong group = get_group_id(0);
     ulong b, e;
-    if (group < segments) {
-        clr_segment_range(offsets, group, count, &b, &e);
-        if (e - b > piece)
-            return; /* the pieces take it */
-        T v = clr_group_range(in, b, e, l);
-        if (clr_wg_is_leader())
-            out[group] = v;
-        return;
-    }
-
-    ulong pieces = get_num_groups(0) - segments;
     if (get_local_id(0) == 0) {
         volatile global uint *counter = (volatile global uint *)scratch;
         uint t = atomic_inc(counter);
         if (t == pieces - 1)
             atomic_xchg(counter, 0u); /* every ticket is drawn */
-        l_piece = t;
+        *l_piece = t;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    ulong h = l_piece;
+    ulong h = *l_piece;
     ulong lo = h * piece;
     ulong hi = min(count, lo + piece);
     clr_tiles d = clr_tiles_at(scratch);
 
     /* Segment j - 1 holds element lo (offset j is the first past lo). */
-    ulong j = clr_wg_lower_bound(offsets, 0, segments + 1, lo + 1, count, &search);
+    ulong j = clr_wg_lower_bound(offsets, 0, segments + 1, lo + 1, count, search);
     int long_one = 0;
     if (j >= 1 && j - 1 < segments) {
         clr_segment_range(offsets, j - 1, count, &b, &e);
@@ -157,3 +151,115 @@ CLR_KERNEL clr_reduce_segment_groups(global const T *restrict in, ulong in_off, 
     if (clr_wg_is_leader())
         out[j - 1] = clr_op(clr_op(first, before), part);
 }
+
+CLR_KERNEL clr_reduce_segment_groups(global const T *restrict in, ulong in_off, ulong count,
+                                     global const OT *restrict offsets, ulong offsets_off,
+                                     ulong segments, global T *restrict out, ulong out_off,
+                                     ulong piece, global uchar *scratch, uint epoch)
+{
+    local T l[CLR_WG];
+    local uint l_piece, search;
+    in += in_off;
+    offsets += offsets_off;
+    out += out_off;
+    ulong group = get_group_id(0);
+    if (group < segments) {
+        ulong b, e;
+        clr_segment_range(offsets, group, count, &b, &e);
+        if (e - b > piece)
+            return; /* the pieces take it */
+        T v = clr_group_range(in, b, e, l);
+        if (clr_wg_is_leader())
+            out[group] = v;
+        return;
+    }
+    clr_segment_piece(in, count, offsets, segments, out, piece, get_num_groups(0) - segments,
+                      scratch, epoch, l, &l_piece, &search);
+}
+
+#ifdef CLR_ITEM_MAX
+/* The reduction of in[b .. e) by one work-item, in order: the elements up
+ * to the first vector boundary, the vectors (CLR_ITEM_LOADS of them in
+ * flight, each guarded: the identity past the range), then the elements
+ * after the last whole vector. Vectors rather than elements: with a
+ * work-item's elements one at a time, arrays of 32, 64 and 128 floats took
+ * twice as long as arrays of 100 on the H200. */
+T clr_item_range(global const T *in, ulong b, ulong e)
+{
+    global const T *p = in + b;
+    ulong n = e - b;
+    T a = CLR_IDENTITY;
+#if CLR_VEC > 1
+    uint lead = (uint)(((ulong)p & (sizeof(VT) - 1)) / sizeof(T));
+    ulong h = min(n, (ulong)((CLR_VEC - lead) & (CLR_VEC - 1)));
+    ulong nv = (n - h) / CLR_VEC, t = h + nv * CLR_VEC;
+    T x0[CLR_VEC - 1], x1[CLR_VEC - 1];
+    _Pragma("unroll") for (uint u = 0; u < CLR_VEC - 1; u++)
+        x0[u] = u < h ? p[u] : (T)(CLR_IDENTITY);
+    _Pragma("unroll") for (uint u = 0; u < CLR_VEC - 1; u++)
+        a = clr_op(a, x0[u]);
+    global const VT *v = (global const VT *)(p + h);
+    for (ulong k = 0; k < nv; k += CLR_ITEM_LOADS) {
+        VT x[CLR_ITEM_LOADS];
+        _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
+            x[u] = k + u < nv ? clr_load_vec(v + k + u) : (VT)(CLR_IDENTITY);
+        _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
+            a = clr_op(a, clr_hreduce(x[u]));
+    }
+    _Pragma("unroll") for (uint u = 0; u < CLR_VEC - 1; u++)
+        x1[u] = t + u < n ? p[t + u] : (T)(CLR_IDENTITY);
+    _Pragma("unroll") for (uint u = 0; u < CLR_VEC - 1; u++)
+        a = clr_op(a, x1[u]);
+#else
+    for (ulong i = 0; i < n; i += CLR_ITEM_LOADS) {
+        T x[CLR_ITEM_LOADS];
+        _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
+            x[u] = i + u < n ? p[i + u] : (T)(CLR_IDENTITY);
+        _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
+            a = clr_op(a, x[u]);
+    }
+#endif
+    return a;
+}
+
+CLR_KERNEL clr_reduce_segment_items(global const T *restrict in, ulong in_off, ulong count,
+                                    global const OT *restrict offsets, ulong offsets_off,
+                                    ulong segments, global T *restrict out, ulong out_off,
+                                    ulong piece, global uchar *scratch, uint epoch)
+{
+    local T l[CLR_WG];
+    local uint l_piece, search, l_count, l_list[CLR_WG];
+    in += in_off;
+    offsets += offsets_off;
+    out += out_off;
+    ulong group = get_group_id(0), item_groups = (segments + CLR_WG - 1) / CLR_WG;
+    if (group < item_groups) {
+        uint lid = (uint)get_local_id(0);
+        ulong s = group * CLR_WG + lid, b, e;
+        ulong item_max = min((ulong)CLR_ITEM_MAX, piece);
+        if (lid == 0)
+            l_count = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (s < segments) {
+            clr_segment_range(offsets, s, count, &b, &e);
+            if (e - b <= item_max)
+                out[s] = clr_item_range(in, b, e);
+            else if (e - b <= piece)
+                l_list[atomic_inc(&l_count)] = lid; /* the work-group's, below */
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint m = l_count;
+        for (uint k = 0; k < m; k++) {
+            ulong t = group * CLR_WG + l_list[k];
+            clr_segment_range(offsets, t, count, &b, &e);
+            T v = clr_group_range(in, b, e, l);
+            if (clr_wg_is_leader())
+                out[t] = v;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        return;
+    }
+    clr_segment_piece(in, count, offsets, segments, out, piece, get_num_groups(0) - item_groups,
+                      scratch, epoch, l, &l_piece, &search);
+}
+#endif /* CLR_ITEM_MAX */

@@ -43,6 +43,12 @@ static const char *const groups_kernels[] = {"clr_reduce_segment_groups"};
 static const program_spec groups_program = {
     groups_sources, sizeof groups_sources / sizeof *groups_sources, groups_kernels, 1, 1};
 
+/* Sum, min and max by a work-item a segment, in one launch, the same
+ * source (reduce_segments_groups.cl), where takes_items() says so. */
+static const char *const items_kernels[] = {"clr_reduce_segment_items"};
+static const program_spec items_program = {
+    groups_sources, sizeof groups_sources / sizeof *groups_sources, items_kernels, 1, 1};
+
 /* The operators of cl/operators.cl: their accumulators in place of the
  * sub-group and work-group layers. */
 static const char *const operator_segments_sources[] = {
@@ -88,7 +94,7 @@ const program_spec operator_segments_program = {
 static int plain_program(const plan *p)
 {
     return p->program == &segments_program || p->program == &single_program ||
-           p->program == &groups_program;
+           p->program == &groups_program || p->program == &items_program;
 }
 
 static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
@@ -360,6 +366,34 @@ static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r
            (mean < LONG_CHUNKS * chunk || nvidia_gpu);
 }
 
+/* A work-item a segment (clr_reduce_segment_items) where the launch may be
+ * single and the mean segment holds ITEMS_MEAN_MAX_BYTES or fewer: a
+ * work-item reads a segment of ITEM_MAX elements or fewer whole,
+ * ITEM_LOADS vector loads in flight, its work-group the longer ones up to a
+ * piece, the pieces' work-groups those longer still. On the H200 (float
+ * sums, against the chunks' teams: bench/results/h200-2026-12-04-c.md) it
+ * took segments of 1-10 elements in 174 us rather than 249 at 2^26 and 657
+ * rather than 940 at 2^28, segments of 1-100 in 107 rather than 192 and
+ * 348 rather than 711, arrays of 32 to 128 in 100-107 rather than 150-173
+ * at 2^26; arrays of 16 in 105 rather than 110; doubles and int32 likewise
+ * (arrays of 16 int32: sum 109 rather than 107). */
+#define ITEMS_MEAN_MAX_BYTES 512
+/* Not where the build options name a test switch of the chunks' layouts
+ * (cl/segment_runs.cl, cl/segment_warps.cl) or this one, which the tests
+ * give to reach the chunks' short segments. */
+#define TEST_CHUNKS "CLR_TEST_SEGMENT_"
+#define ITEM_MAX 256
+#define ITEM_LOADS 2
+
+static int takes_items(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    if (p->program != &segments_program || !r->rows || r->rows > UINT32_MAX ||
+        context_segment_passes(ctx) == 2 || ctx->info.vendor == VENDOR_POCL ||
+        (ctx->settings.build_options && strstr(ctx->settings.build_options, TEST_CHUNKS)))
+        return 0;
+    return r->count / r->rows * p->element_size <= ITEMS_MEAN_MAX_BYTES;
+}
+
 static size_t piece_elements(const clreduce_ctx *ctx, const request *r)
 {
     size_t want = div_up(r->count, (size_t)ctx->info.compute_units * PIECES_PER_UNIT);
@@ -410,6 +444,14 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     status = plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
     if (status == CLREDUCE_SUCCESS)
         tune_8_bytes(ctx, p);
+    if (status == CLREDUCE_SUCCESS && takes_items(ctx, p, r)) {
+        p->program = &items_program;
+        defines_add(&p->family_defines, "CLR_ITEM_MAX", ITEM_MAX);
+        defines_add(&p->family_defines, "CLR_ITEM_LOADS", ITEM_LOADS);
+        if (!ctx->settings.work_group_size && p->work_group_size > GROUPS_WG)
+            p->work_group_size = GROUPS_WG;
+        return status;
+    }
     if (status == CLREDUCE_SUCCESS && takes_groups(ctx, p, r)) {
         p->program = &groups_program;
         if (!ctx->settings.work_group_size && p->work_group_size > GROUPS_WG)
@@ -483,14 +525,18 @@ static clreduce_status enqueue_single(clreduce_ctx *ctx, chain *c, const request
     return status;
 }
 
-/* The launch of a work-group a segment and a work-group a piece, with a
- * ticket and a slot per piece in the queue's look-back scratch. */
+/* The launch of a work-group a segment (or of work-groups of a work-item
+ * a segment) and a work-group a piece, with a ticket and a slot per piece
+ * in the queue's look-back scratch. */
 static clreduce_status enqueue_groups(clreduce_ctx *ctx, chain *c, const request *r,
                                       const plan *p, cached_kernel *k, int in_order)
 {
     /* At most PIECES_PER_UNIT pieces a compute unit, and a segment a
-     * GROUPS_MEAN_MIN elements or more: the grid's size fits. */
+     * GROUPS_MEAN_MIN elements or more, or 2^32 segments at most: the
+     * grid's size fits. */
     size_t piece = piece_elements(ctx, r), pieces = div_up(r->count, piece);
+    size_t segment_groups =
+        p->program == &items_program ? div_up(r->rows, p->work_group_size) : r->rows;
     lookback_lease lease;
     clreduce_status status = lookback_scratch_acquire(ctx, c->queue, in_order,
                                                       lookback_scratch_size(pieces), &lease);
@@ -502,7 +548,7 @@ static clreduce_status enqueue_groups(clreduce_ctx *ctx, chain *c, const request
     kernel_arg args[] = {ARG(r->input),    ARG(in_off),   ARG(count),     ARG(r->index),
                          ARG(offsets_off), ARG(segments), ARG(r->output), ARG(out_off),
                          ARG(piece64),     ARG(lease.buffer), ARG(epoch)};
-    status = enqueue_kernel_args(ctx, c, k, 0, r->rows + pieces, p->work_group_size, args,
+    status = enqueue_kernel_args(ctx, c, k, 0, segment_groups + pieces, p->work_group_size, args,
                                  sizeof args / sizeof *args);
     lookback_scratch_release(&lease);
     return status;
@@ -511,7 +557,7 @@ static clreduce_status enqueue_groups(clreduce_ctx *ctx, chain *c, const request
 static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
                                         const plan *p, cached_kernel *k, int in_order)
 {
-    if (p->program == &groups_program)
+    if (p->program == &groups_program || p->program == &items_program)
         return enqueue_groups(ctx, c, r, p, k, in_order);
     if (p->program == &single_program)
         return enqueue_single(ctx, c, r, p, k, in_order);

@@ -611,6 +611,10 @@ static const og_size long_chunks_sizes[] = {{40000, 5, 3}};
  * each in one launch (cl/reduce_segments_groups.cl); with one compute unit
  * a piece is 8192 elements, so the longer ones are read by pieces. */
 static const og_size groups_sizes[] = {{40000, 5, 3}, {33000, 0, 1}};
+/* Segments of a mean of a few dozen elements take a work-item each in one
+ * launch (clr_reduce_segment_items), those of 257 to 400 elements its
+ * work-group; with wild offsets, pieces take the long ones. */
+static const og_size items_sizes[] = {{20000, 5, 3}};
 #define LARGE_TARGET(n, offsets_type, how, most, size_list)                                   \
     {.name = n, .kind = offsets_type, .run = run_batched, .support = batched_support,         \
      .segments = how, .accepted = &og_look_back_hand_off, .longest = most,                    \
@@ -624,5 +628,7 @@ target og_large_targets[] = {
                  long_chunks_sizes),
     LARGE_TARGET("segments_groups", CLREDUCE_UINT32, 1, 24000, groups_sizes),
     LARGE_TARGET("segments_groups_wild_offsets", CLREDUCE_UINT64, 2, 24000, groups_sizes),
+    LARGE_TARGET("segments_items", CLREDUCE_UINT32, 1, 400, items_sizes),
+    LARGE_TARGET("segments_items_wild_offsets", CLREDUCE_UINT64, 2, 400, items_sizes),
 };
 const size_t og_large_target_count = ARRAY_SIZE(og_large_targets);

@@ -154,12 +154,16 @@ typedef enum layout_kind {
                         * the kernels' runs of 4 vectors */
     LAYOUT_LONG,       /* 30000 to 64000 elements each: past the long chunks,
                         * a work-group a segment on NVIDIA GPUs in float */
+    LAYOUT_ITEMS,      /* 0 to 40 elements each, one in 100 of 257 to 2000 and
+                        * one in 5000 of 5000 to 100000: a work-item a
+                        * segment, its work-group the longer ones, the
+                        * pieces those longer than a piece */
     LAYOUT_COUNT
 } layout_kind;
 
 static const char *const layout_names[] = {"mixed", "tiny", "whole input", "huge among tiny",
                                            "margins", "all empty", "medium", "thousands",
-                                           "run edges", "long"};
+                                           "run edges", "long", "items"};
 
 static size_t random_length(void)
 {
@@ -208,6 +212,12 @@ static size_t make_layout(layout_kind kind, size_t count, uint64_t *offsets, siz
                                          : 1000 + tc_rand_below(6001);
         else if (kind == LAYOUT_LONG)
             len = 30000 + tc_rand_below(34001);
+        else if (kind == LAYOUT_ITEMS) {
+            size_t r = tc_rand_below(5000);
+            len = r == 0 ? 5000 + tc_rand_below(95001)
+                  : r <= 50 ? 257 + tc_rand_below(1744)
+                            : tc_rand_below(41);
+        }
         else if (kind == LAYOUT_EDGES)
             len = tc_rand_below(4) == 0 ? 0 : (size_t)4 << tc_rand_below(5);
         else if (kind == LAYOUT_HUGE_TINY)
@@ -293,7 +303,9 @@ static void test_layouts(void **state)
  * short segments are taken by runs of elements (cl/segment_runs.cl), or
  * chunks of segments two elements long or more on average by the spans of
  * the sub-groups (cl/segment_warps.cl; a work-item is a sub-group of one
- * where the device has none), which the tuning gives NVIDIA GPUs only.
+ * where the device has none), which the tuning gives NVIDIA GPUs only; the
+ * switches also keep short segments from a work-item each (src/segments.c),
+ * which the single launch gives them otherwise.
  * Float runs scan their partials by sub-group shuffles where the device
  * has them (Intel's CPU runtime), doubles in local memory. Every program here is built for
  * its test alone (on PoCL from a cold cache three types took 143 s by
@@ -410,13 +422,15 @@ static int large_layout_failures(const char *tag, const op_type *cases, size_t n
     return failures;
 }
 
-/* Short segments of a large input on a GPU: where the tuning takes
- * segments by runs (NVIDIA), a mean of 16 elements or less in an input of
- * 8 wide chunks a compute unit or more is taken by teams in wide chunks
- * (src/segments.c), which the layouts above are too small to reach.
+/* Short segments of a large input on a GPU. NVIDIA GPUs take a mean of
+ * 128 floats or 64 doubles or less a work-item a segment, and with the
+ * tests' switch of the chunks (CLR_TEST_SEGMENT_CHUNKS), where the tuning
+ * takes segments by runs, a mean of 16 elements or less in an input of 8
+ * wide chunks a compute unit or more by teams in wide chunks
+ * (src/segments.c): both, which the layouts above are too small to reach.
  * Segments of 0 to 16 elements over 2^26 + 5 elements: float, int32 and
- * double. Skipped on other devices, which take no wide chunks (on PoCL the
- * test took 21 s). */
+ * double. Skipped on other devices, which take neither by themselves (on
+ * PoCL the test took 21 s). */
 static void test_wide_chunks(void **state)
 {
     (void)state;
@@ -440,8 +454,21 @@ static void test_wide_chunks(void **state)
         {CLREDUCE_OP_SUM, CLREDUCE_FLOAT}, {CLREDUCE_OP_MIN, CLREDUCE_FLOAT},
         {CLREDUCE_OP_MAX, CLREDUCE_FLOAT}, {CLREDUCE_OP_SUM, CLREDUCE_INT32},
         {CLREDUCE_OP_SUM, CLREDUCE_DOUBLE}, {CLREDUCE_OP_MAX, CLREDUCE_DOUBLE}};
-    int failures = large_layout_failures("wide chunks", cases, ARRAY_SIZE(cases), count,
+    int failures = large_layout_failures("short segments", cases, ARRAY_SIZE(cases), count,
                                          offsets, segments, data);
+    clreduce_settings settings;
+    clreduce_default_settings(&settings);
+    settings.build_options = "-DCLR_TEST_SEGMENT_CHUNKS=1";
+    clreduce_ctx *base = g_ctx, *chunks = NULL;
+    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
+                                                   clreduce_get_cl_device(base), &settings,
+                                                   &chunks),
+                     CLREDUCE_SUCCESS);
+    g_ctx = chunks;
+    failures += large_layout_failures("wide chunks", cases, ARRAY_SIZE(cases), count, offsets,
+                                      segments, data);
+    g_ctx = base;
+    clreduce_destroy(chunks);
     free(data);
     free(offsets);
     assert_int_equal(failures, 0);
