@@ -384,6 +384,20 @@ static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r
 #define TEST_CHUNKS "CLR_TEST_SEGMENT_"
 #define ITEM_MAX 256
 #define ITEM_LOADS 2
+/* Double min and max, whose teams were slow there, up to a mean of
+ * ITEMS_MINMAX_64_MAX_BYTES, ITEM_MAX_WIDE elements a work-item: on the H200
+ * (2^26 elements, h200-2026-12-04-d.md) the max of arrays of 128 and 250
+ * took 240 and 251 us rather than 406 and 404, of segments of 1-500 271
+ * rather than 432; their sums took 11-26% longer so, and float sums of
+ * means of 250 to 1000 elements from 3% less to 13% more, so those keep
+ * the teams. */
+#define ITEMS_MINMAX_64_MAX_BYTES 2048
+#define ITEM_MAX_WIDE 1024
+
+static int items_minmax_64(const request *r)
+{
+    return r->type == CLREDUCE_DOUBLE && (r->op == CLREDUCE_OP_MIN || r->op == CLREDUCE_OP_MAX);
+}
 
 static int takes_items(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
@@ -391,7 +405,8 @@ static int takes_items(const clreduce_ctx *ctx, const plan *p, const request *r)
         context_segment_passes(ctx) == 2 || ctx->info.vendor == VENDOR_POCL ||
         (ctx->settings.build_options && strstr(ctx->settings.build_options, TEST_CHUNKS)))
         return 0;
-    return r->count / r->rows * p->element_size <= ITEMS_MEAN_MAX_BYTES;
+    size_t most = items_minmax_64(r) ? ITEMS_MINMAX_64_MAX_BYTES : ITEMS_MEAN_MAX_BYTES;
+    return r->count / r->rows * p->element_size <= most;
 }
 
 static size_t piece_elements(const clreduce_ctx *ctx, const request *r)
@@ -446,7 +461,8 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
         tune_8_bytes(ctx, p);
     if (status == CLREDUCE_SUCCESS && takes_items(ctx, p, r)) {
         p->program = &items_program;
-        defines_add(&p->family_defines, "CLR_ITEM_MAX", ITEM_MAX);
+        defines_add(&p->family_defines, "CLR_ITEM_MAX",
+                    items_minmax_64(r) ? ITEM_MAX_WIDE : ITEM_MAX);
         defines_add(&p->family_defines, "CLR_ITEM_LOADS", ITEM_LOADS);
         if (!ctx->settings.work_group_size && p->work_group_size > GROUPS_WG)
             p->work_group_size = GROUPS_WG;

@@ -158,12 +158,14 @@ typedef enum layout_kind {
                         * one in 5000 of 5000 to 100000: a work-item a
                         * segment, its work-group the longer ones, the
                         * pieces those longer than a piece */
+    LAYOUT_HUNDREDS,   /* 0 to 400 elements each, one in 100 of 1025 to 3000:
+                        * a work-item a segment for double min and max */
     LAYOUT_COUNT
 } layout_kind;
 
 static const char *const layout_names[] = {"mixed", "tiny", "whole input", "huge among tiny",
                                            "margins", "all empty", "medium", "thousands",
-                                           "run edges", "long", "items"};
+                                           "run edges", "long", "items", "hundreds"};
 
 static size_t random_length(void)
 {
@@ -212,6 +214,8 @@ static size_t make_layout(layout_kind kind, size_t count, uint64_t *offsets, siz
                                          : 1000 + tc_rand_below(6001);
         else if (kind == LAYOUT_LONG)
             len = 30000 + tc_rand_below(34001);
+        else if (kind == LAYOUT_HUNDREDS)
+            len = tc_rand_below(100) == 0 ? 1025 + tc_rand_below(1976) : tc_rand_below(401);
         else if (kind == LAYOUT_ITEMS) {
             size_t r = tc_rand_below(5000);
             len = r == 0 ? 5000 + tc_rand_below(95001)
