@@ -349,6 +349,17 @@ static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const reque
 #define PIECES_PER_UNIT 8
 #define PIECE_MIN 4096
 
+/* Double min and max, the NaN and signed-zero keys of 8 bytes, whose teams
+ * are slow for means of a few hundred elements (below): a work-item a
+ * segment up to a mean of MINMAX_64_GROUPS_BYTES, a work-group a segment
+ * from there. */
+#define MINMAX_64_GROUPS_BYTES 3072
+
+static int minmax_64(const request *r)
+{
+    return r->type == CLREDUCE_DOUBLE && (r->op == CLREDUCE_OP_MIN || r->op == CLREDUCE_OP_MAX);
+}
+
 /* Not on PoCL, where settings that ask for one launch would otherwise
  * give it: PoCL 3.1 ran the launch without end (both of its threads inside
  * the kernel) for double arrays of 1000 elements in work-groups of 64, where
@@ -362,7 +373,8 @@ static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
     int nvidia_gpu =
         ctx->info.vendor == VENDOR_NVIDIA && (ctx->info.type & CL_DEVICE_TYPE_GPU);
-    return bytes >= GROUPS_MEAN_MIN_BYTES && bytes <= GROUPS_MEAN_MAX_BYTES &&
+    size_t least = minmax_64(r) ? MINMAX_64_GROUPS_BYTES : GROUPS_MEAN_MIN_BYTES;
+    return bytes >= least && bytes <= GROUPS_MEAN_MAX_BYTES &&
            (mean < LONG_CHUNKS * chunk || nvidia_gpu);
 }
 
@@ -384,20 +396,18 @@ static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r
 #define TEST_CHUNKS "CLR_TEST_SEGMENT_"
 #define ITEM_MAX 256
 #define ITEM_LOADS 2
-/* Double min and max, whose teams were slow there, up to a mean of
- * ITEMS_MINMAX_64_MAX_BYTES, ITEM_MAX_WIDE elements a work-item: on the H200
- * (2^26 elements, h200-2026-12-04-d.md) the max of arrays of 128 and 250
- * took 240 and 251 us rather than 406 and 404, of segments of 1-500 271
- * rather than 432; their sums took 11-26% longer so, and float sums of
- * means of 250 to 1000 elements from 3% less to 13% more, so those keep
- * the teams. */
-#define ITEMS_MINMAX_64_MAX_BYTES 2048
+/* Double min and max (minmax_64()), whose teams were slow there, up to a
+ * mean of MINMAX_64_GROUPS_BYTES, ITEM_MAX_WIDE elements a work-item: on
+ * the H200 (2^26 elements, h200-2026-12-04-d.md) the max of arrays of 128
+ * and 250 took 240 and 251 us rather than 406 and 404, of segments of
+ * 1-500 271 rather than 432; their sums took 11-26% longer so, and float
+ * sums of means of 250 to 1000 elements from 3% less to 13% more, so those
+ * keep the teams. A work-group a segment (h200-2026-12-04-e.md) took
+ * their min and max of arrays of 500 and 700 and segments of 1-1000 in
+ * 236-277 us rather than 337-356, but arrays of 300 (2400 bytes) in
+ * 395-398 rather than 379-382: the bound between the two, 3 KB, lies
+ * where neither was timed. */
 #define ITEM_MAX_WIDE 1024
-
-static int items_minmax_64(const request *r)
-{
-    return r->type == CLREDUCE_DOUBLE && (r->op == CLREDUCE_OP_MIN || r->op == CLREDUCE_OP_MAX);
-}
 
 static int takes_items(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
@@ -405,7 +415,7 @@ static int takes_items(const clreduce_ctx *ctx, const plan *p, const request *r)
         context_segment_passes(ctx) == 2 || ctx->info.vendor == VENDOR_POCL ||
         (ctx->settings.build_options && strstr(ctx->settings.build_options, TEST_CHUNKS)))
         return 0;
-    size_t most = items_minmax_64(r) ? ITEMS_MINMAX_64_MAX_BYTES : ITEMS_MEAN_MAX_BYTES;
+    size_t most = minmax_64(r) ? MINMAX_64_GROUPS_BYTES : ITEMS_MEAN_MAX_BYTES;
     return r->count / r->rows * p->element_size <= most;
 }
 
@@ -462,7 +472,7 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     if (status == CLREDUCE_SUCCESS && takes_items(ctx, p, r)) {
         p->program = &items_program;
         defines_add(&p->family_defines, "CLR_ITEM_MAX",
-                    items_minmax_64(r) ? ITEM_MAX_WIDE : ITEM_MAX);
+                    minmax_64(r) ? ITEM_MAX_WIDE : ITEM_MAX);
         defines_add(&p->family_defines, "CLR_ITEM_LOADS", ITEM_LOADS);
         if (!ctx->settings.work_group_size && p->work_group_size > GROUPS_WG)
             p->work_group_size = GROUPS_WG;
