@@ -169,8 +169,13 @@ CLR_KERNEL clr_reduce_segment_groups(global const T *restrict in, ulong in_off, 
         if (e - b > piece)
             return; /* the pieces take it */
         T v = clr_group_range(in, b, e, l);
+        /* Volatile, so that the compiler cannot merge it with the piece
+         * groups' store of a result into one block that both kinds of
+         * work-group reach behind different barriers: PoCL 3.1 (LLVM 15)
+         * compiled that shared tail into a tree loop without exit
+         * (clr_group_range's), and the launch ran without end. */
         if (clr_wg_is_leader())
-            out[group] = v;
+            ((volatile global T *)out)[group] = v;
         return;
     }
     clr_segment_piece(in, count, offsets, segments, out, piece, get_num_groups(0) - segments,

@@ -360,14 +360,12 @@ static int minmax_64(const request *r)
     return r->type == CLREDUCE_DOUBLE && (r->op == CLREDUCE_OP_MIN || r->op == CLREDUCE_OP_MAX);
 }
 
-/* Not on PoCL, where settings that ask for one launch would otherwise
- * give it: PoCL 3.1 ran the launch without end (both of its threads inside
- * the kernel) for double arrays of 1000 elements in work-groups of 64, where
- * Intel's runtime, Oclgrind and the H200 ran it. */
+/* On PoCL too, since the segment groups' store is volatile
+ * (reduce_segments_groups.cl says why): before, PoCL 3.1 ran the launch
+ * without end for double arrays of 1000 elements in work-groups of 64. */
 static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    if (p->program != &segments_program || !r->rows || context_segment_passes(ctx) == 2 ||
-        ctx->info.vendor == VENDOR_POCL)
+    if (p->program != &segments_program || !r->rows || context_segment_passes(ctx) == 2)
         return 0;
     size_t mean = r->count / r->rows, bytes = mean * p->element_size;
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
