@@ -143,6 +143,18 @@ class Operator(_Handle):
                            f"{x.dtype.name}")
         return x, y
 
+    def _row_operands(self, x, y):
+        """x and y as _operands() gives them, for calls on rows: x must be
+        2-D and y, where given, of its shape; with x's rows and length."""
+        x2 = np.asarray(x)
+        if x2.ndim != 2:
+            raise _invalid(f"x must have 2 dimensions, not {x2.ndim}")
+        if y is not None and np.shape(y) != x2.shape:
+            raise _invalid(f"y has shape {np.shape(y)}, x {x2.shape}")
+        rows, length = x2.shape
+        x, y = self._operands(x2, y)
+        return x, y, rows, length
+
     def reduce(self, x, y=None, variant="auto"):
         """The reduction of the elements of x (and y) in C order: one value
         of acc_dtype (a NumPy scalar, a record, or an array for a vector).
@@ -162,13 +174,7 @@ class Operator(_Handle):
         rows of y): an array of x.shape[0] values of acc_dtype; i in map
         counts from each row's start. Rows of length 0 give the identity.
         Blocking."""
-        x2 = np.asarray(x)
-        if x2.ndim != 2:
-            raise _invalid(f"x must have 2 dimensions, not {x2.ndim}")
-        if y is not None and np.shape(y) != x2.shape:
-            raise _invalid(f"y has shape {np.shape(y)}, x {x2.shape}")
-        rows, length = x2.shape
-        x, y = self._operands(x2, y)
+        x, y, rows, length = self._row_operands(x, y)
         out = np.empty(rows, self.acc_dtype)
         if rows == 0:
             return out
@@ -224,13 +230,7 @@ class Operator(_Handle):
         element [r, j] holds the reduction of row r's elements 0 to j;
         "exclusive": of elements 0 to j - 1 (the identity first).
         Blocking."""
-        x2 = np.asarray(x)
-        if x2.ndim != 2:
-            raise _invalid(f"x must have 2 dimensions, not {x2.ndim}")
-        if y is not None and np.shape(y) != x2.shape:
-            raise _invalid(f"y has shape {np.shape(y)}, x {x2.shape}")
-        rows, length = x2.shape
-        x, y = self._operands(x2, y)
+        x, y, rows, length = self._row_operands(x, y)
         kind_code = _lookup("scan_kind", "scan kind", kind)
         out = np.empty((rows, length), self.acc_dtype)
         if out.size == 0:

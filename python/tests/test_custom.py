@@ -201,6 +201,17 @@ def test_scan_rows_refused(float_sum):
         float_sum.scan_rows(np.ones((2, 5), np.float32), kind="sideways")
 
 
+def test_row_calls_refused(affine):
+    a = np.ones((3, 4), np.uint64)
+    for call in (affine.reduce_rows, affine.scan_rows):
+        with pytest.raises(clreduce.InvalidArgumentError, match="2 dimensions"):
+            call(np.ones(12, np.uint64), np.ones(12, np.uint64))
+        with pytest.raises(clreduce.InvalidArgumentError, match="y has shape"):
+            call(a, np.ones((4, 3), np.uint64))
+        with pytest.raises(clreduce.InvalidArgumentError, match="2 input"):
+            call(a)
+
+
 def test_segments(stats, float_sum):
     x = random_array(np.float64, 5000, seed=9)
     offsets = [0, 0, 1, 40, 40, 4097, 5000]
