@@ -28,9 +28,11 @@ extern "C" {
  * each call: several rows per work-group for short rows, one sub-group or
  * one work-group per row as rows grow, several work-groups per row when the
  * rows are too few to fill the device; segments are cut into equal chunks
- * of elements, whatever their lengths, so that neither a single huge
- * segment nor millions of tiny ones leave most of the device idle (their
- * speeds, measured, are in bench/results/).
+ * of elements, whatever their lengths, or on NVIDIA GPUs, where their mean
+ * length is short or a few thousand elements, given a work-item or a
+ * work-group each, the longest read by equal pieces of the input: so that
+ * neither a single huge segment nor millions of tiny ones leave most of
+ * the device idle (their speeds, measured, are in bench/results/).
  *
  * Every result is combined in an order fixed by the shape (row length and
  * count, or the offsets), the device and the tuning: the same input gives
