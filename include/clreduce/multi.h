@@ -198,8 +198,8 @@ CLREDUCE_API clreduce_status clreduce_reduce_rows_multi_host(clreduce_ctx *ctx,
  * with that operator alone. The same input and offsets give the same bits
  * every time on the same device and tuning.
  *
- * The work is cut by elements, not by segments, as for one operator: a
- * work-group takes a chunk of elements, whose segments its teams of
+ * The work is cut by elements, not by segments, as for one operator off
+ * NVIDIA GPUs: a work-group takes a chunk of elements, whose segments its teams of
  * work-items reduce (sized from the chunk's mean segment length), and a
  * segment longer than a chunk is combined from the chunks it spans.
  * ------------------------------------------------------------------------- */
