@@ -27,12 +27,13 @@
 #include <string.h>
 
 #include "test_common_rows.h"
+#include "test_segments_layouts.h"
 
 static clreduce_ctx *g_ctx;
 static cl_command_queue g_queue;
 
 #define MAX_ELEMENTS ((size_t)2 << 20)
-#define MAX_SEGMENTS ((size_t)200000)
+#define MAX_SEGMENTS TSL_MAX_SEGMENTS
 #define OFFSETS_POISON UINT64_C(0xFFFFFFFFFFFFFFF0)
 
 /* m of clreduce/batched.h for a segment of n elements:
@@ -137,109 +138,6 @@ static int check_segments(const char *tag, const seg_case *c, const void *data)
                       c->offset, c->offsets_offset, c->result_offset);
 }
 
-/* ---- layouts ------------------------------------------------------------------------ */
-
-typedef enum layout_kind {
-    LAYOUT_MIXED,      /* empty, tiny, medium and huge segments mixed */
-    LAYOUT_TINY,       /* 0 to 3 elements each */
-    LAYOUT_WHOLE,      /* one segment over the whole input */
-    LAYOUT_HUGE_TINY,  /* one huge segment among tiny ones */
-    LAYOUT_MARGINS,    /* elements before the first and after the last segment */
-    LAYOUT_EMPTY,      /* every segment empty */
-    LAYOUT_MEDIUM,     /* 300 to 3000 elements each: a few segments per chunk */
-    LAYOUT_THOUSANDS,  /* 1000 to 7000 elements each, one in 40 of 20000 to
-                        * 150000: a work-group a segment, the long ones by
-                        * pieces (cl/reduce_segments_groups.cl) */
-    LAYOUT_EDGES,      /* 0 or 4 to 64 elements each: boundaries on the edges of
-                        * the kernels' runs of 4 vectors */
-    LAYOUT_LONG,       /* 30000 to 64000 elements each: past the long chunks,
-                        * a work-group a segment on NVIDIA GPUs in float */
-    LAYOUT_ITEMS,      /* 0 to 40 elements each, one in 100 of 257 to 2000 and
-                        * one in 5000 of 5000 to 100000: a work-item a
-                        * segment, its work-group the longer ones, the
-                        * pieces those longer than a piece */
-    LAYOUT_HUNDREDS,   /* 0 to 400 elements each, one in 100 of 1025 to 3000:
-                        * a work-item a segment for double min and max */
-    LAYOUT_COUNT
-} layout_kind;
-
-static const char *const layout_names[] = {"mixed", "tiny", "whole input", "huge among tiny",
-                                           "margins", "all empty", "medium", "thousands",
-                                           "run edges", "long", "items", "hundreds"};
-
-static size_t random_length(void)
-{
-    size_t r = tc_rand_below(100);
-    if (r < 35)
-        return 0;
-    if (r < 75)
-        return 1 + tc_rand_below(8);
-    if (r < 95)
-        return 9 + tc_rand_below(5000);
-    return 5000 + tc_rand_below(200000);
-}
-
-/* Fills offsets[0 .. *segments] for about `count` elements; returns the
- * count the segments may reach. */
-static size_t make_layout(layout_kind kind, size_t count, uint64_t *offsets, size_t *segments)
-{
-    size_t s = 0, at = 0;
-    switch (kind) {
-    case LAYOUT_WHOLE:
-        offsets[0] = 0;
-        offsets[1] = count;
-        *segments = 1;
-        return count;
-    case LAYOUT_EMPTY:
-        *segments = 1000;
-        for (size_t i = 0; i <= 1000; i++)
-            offsets[i] = count / 2;
-        return count;
-    case LAYOUT_MARGINS:
-        at = 1 + tc_rand_below(count / 4 < 10000 ? count / 4 : 10000);
-        break;
-    default:
-        break;
-    }
-    offsets[s] = at;
-    size_t huge_at = count / 8;
-    while (s + 1 < MAX_SEGMENTS) {
-        size_t len;
-        if (kind == LAYOUT_TINY)
-            len = tc_rand_below(4);
-        else if (kind == LAYOUT_MEDIUM)
-            len = 300 + tc_rand_below(2701);
-        else if (kind == LAYOUT_THOUSANDS)
-            len = tc_rand_below(40) == 0 ? 20000 + tc_rand_below(130001)
-                                         : 1000 + tc_rand_below(6001);
-        else if (kind == LAYOUT_LONG)
-            len = 30000 + tc_rand_below(34001);
-        else if (kind == LAYOUT_HUNDREDS)
-            len = tc_rand_below(100) == 0 ? 1025 + tc_rand_below(1976) : tc_rand_below(401);
-        else if (kind == LAYOUT_ITEMS) {
-            size_t r = tc_rand_below(5000);
-            len = r == 0 ? 5000 + tc_rand_below(95001)
-                  : r <= 50 ? 257 + tc_rand_below(1744)
-                            : tc_rand_below(41);
-        }
-        else if (kind == LAYOUT_EDGES)
-            len = tc_rand_below(4) == 0 ? 0 : (size_t)4 << tc_rand_below(5);
-        else if (kind == LAYOUT_HUGE_TINY)
-            len = at >= huge_at && at < huge_at + 4 ? count / 2 : tc_rand_below(4);
-        else
-            len = random_length();
-        size_t limit = kind != LAYOUT_MARGINS ? count
-                       : count > 28000        ? count - 7000
-                                              : count * 3 / 4;
-        if (at + len > limit)
-            break;
-        at += len;
-        offsets[++s] = at;
-    }
-    *segments = s;
-    return count;
-}
-
 /* ---- tests ------------------------------------------------------------------------------ */
 
 /* Every layout and operator, with 32- and 64-bit offsets, in g_ctx, for
@@ -255,7 +153,7 @@ static int layouts_failures(int all_types)
     static const size_t counts[] = {1000, 300007, 1000003};
     for (int kind = 0; kind < LAYOUT_COUNT; kind++) {
         for (size_t ci = 0; ci < ARRAY_SIZE(counts); ci++) {
-            size_t segments, count = make_layout((layout_kind)kind, counts[ci], offsets,
+            size_t segments, count = tsl_make_layout((layout_kind)kind, counts[ci], offsets,
                                                  &segments);
             for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
                 clreduce_type type = tc_all_types[ti];
@@ -274,7 +172,7 @@ static int layouts_failures(int all_types)
                     tcr_fill_for_op(op, type, data, count, (size_t)cases);
                     poison_outside(&c, data);
                     char tag[64];
-                    snprintf(tag, sizeof tag, "layout %s", layout_names[kind]);
+                    snprintf(tag, sizeof tag, "layout %s", tsl_layout_names[kind]);
                     failures += !check_segments(tag, &c, data);
                     cases++;
                 }
@@ -560,14 +458,14 @@ static void test_float_bound(void **state)
             if (!tc_type_supported(g_ctx, type))
                 continue;
             size_t segments;
-            make_layout((layout_kind)kind, count, offsets, &segments);
+            tsl_make_layout((layout_kind)kind, count, offsets, &segments);
             tcr_fill_mixed_magnitudes(type, data, count);
             seg_case c = {CLREDUCE_OP_SUM, type, count, offsets, segments, CLREDUCE_UINT64,
                           1, 0, 0, NULL, 1};
             tcr_outcome o;
             run_segments(&c, data, &o);
             failures += !tcr_report_bound(&o, "%s %s, %zu segments", tc_type_name(type),
-                                          layout_names[kind], segments);
+                                          tsl_layout_names[kind], segments);
         }
     free(data);
     free(offsets);
@@ -590,7 +488,7 @@ static void test_special_values(void **state)
         if (!tc_type_supported(g_ctx, type))
             continue;
         size_t segments;
-        make_layout(LAYOUT_MIXED, count, offsets, &segments);
+        tsl_make_layout(LAYOUT_MIXED, count, offsets, &segments);
         for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++) {
             clreduce_op op = tc_all_ops[oi];
             tc_fill_random(type, data, count);
@@ -634,7 +532,7 @@ static void test_host(void **state)
     int32_t *got = malloc(MAX_SEGMENTS * sizeof *got);
     assert_true(data && offsets && offsets32 && got);
     size_t segments;
-    make_layout(LAYOUT_MIXED, count, offsets, &segments);
+    tsl_make_layout(LAYOUT_MIXED, count, offsets, &segments);
     for (size_t i = 0; i <= segments; i++)
         offsets32[i] = (uint32_t)offsets[i];
     tc_fill_random(CLREDUCE_INT32, data, count);
@@ -714,7 +612,7 @@ static void determinism_in(clreduce_ctx *ctx)
     g_ctx = ctx;
     for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
         size_t segments;
-        make_layout(kinds[k], count, offsets, &segments);
+        tsl_make_layout(kinds[k], count, offsets, &segments);
         tc_fill_random(CLREDUCE_FLOAT, data, count);
         seg_case c = {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, count, offsets, segments,
                       CLREDUCE_UINT32, 0, 0, 0, NULL, 1};
@@ -723,7 +621,8 @@ static void determinism_in(clreduce_ctx *ctx)
         c.offset = 3;
         c.offsets_offset = 2;
         run_segments(&c, data, &runs[1]);
-        tcr_assert_same_results(runs, 2, segments * sizeof(float), "%s", layout_names[kinds[k]]);
+        tcr_assert_same_results(runs, 2, segments * sizeof(float), "%s",
+                                tsl_layout_names[kinds[k]]);
     }
     g_ctx = base;
     free(data);
@@ -760,7 +659,7 @@ static int out_of_order_case(cl_command_queue q, int round, size_t i, void *data
     uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
     assert_non_null(offsets);
     size_t segments;
-    make_layout((layout_kind)i, QUEUE_COUNT, offsets, &segments);
+    tsl_make_layout((layout_kind)i, QUEUE_COUNT, offsets, &segments);
     tc_fill_random(CLREDUCE_INT64, data, QUEUE_COUNT);
     seg_case c = {CLREDUCE_OP_SUM, CLREDUCE_INT64, QUEUE_COUNT, offsets, segments,
                   CLREDUCE_UINT64, 1, 1, 1, q, 1};
@@ -792,7 +691,7 @@ static void test_bad_offsets_on_device(void **state)
     tc_fill_random(CLREDUCE_FLOAT, data, count);
     size_t segments;
     for (int variant = 0; variant < 4; variant++) {
-        make_layout(LAYOUT_MIXED, count, offsets, &segments);
+        tsl_make_layout(LAYOUT_MIXED, count, offsets, &segments);
         for (size_t s = 0; s <= segments; s++) {
             switch (variant) {
             case 0: offsets[s] = (s * 7919) % (count + 1000); break; /* wild, some past count */
