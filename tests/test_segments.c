@@ -325,10 +325,11 @@ static int large_layout_failures(const char *tag, const op_type *cases, size_t n
 }
 
 /* Short segments of a large input on a GPU. NVIDIA GPUs take a mean of
- * 128 floats or 64 doubles or less a work-item a segment, and with the
- * tests' switch of the chunks (CLR_TEST_SEGMENT_CHUNKS), where the tuning
- * takes segments by runs, a mean of 16 elements or less in an input of 8
- * wide chunks a compute unit or more by teams in wide chunks
+ * 512 bytes or less (3 KB for double min and max) a work-item a segment,
+ * and with the tests' switch of the chunks (CLR_TEST_SEGMENT_CHUNKS),
+ * where the tuning takes segments by runs, a mean of 16 elements or less
+ * in an input of 8 wide chunks a compute unit or more by teams in wide
+ * chunks
  * (src/segments.c): both, which the layouts above are too small to reach.
  * Segments of 0 to 16 elements over 2^26 + 5 elements: float, int32 and
  * double. Skipped on other devices, which take neither by themselves (on
