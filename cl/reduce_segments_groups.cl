@@ -200,11 +200,13 @@ T clr_fold16(T a, CLR_CAT(T, 16) x) { return clr_fold8(clr_fold8(a, x.lo), x.hi)
 
 /* The reduction of in[b .. e) by one work-item, its elements combined one
  * after the other in order, whatever the range's alignment: loaded as the
- * elements up to the first vector boundary, the vectors (CLR_ITEM_LOADS of
- * them in flight, each guarded: the identity past the range), then the
- * elements after the last whole vector. Vectors rather than elements: with
- * a work-item's elements loaded one at a time, arrays of 32, 64 and 128
- * floats took twice as long as arrays of 100 on the H200. */
+ * elements up to the first vector boundary, the vectors, then the elements
+ * after the last whole vector. The first CLR_ITEM_LOADS vectors are loaded
+ * with the elements on either side, each load guarded (the identity past
+ * the range), so that a short segment waits for one round of loads; the
+ * vectors past them CLR_ITEM_LOADS at a time. Vectors rather than
+ * elements: with a work-item's elements loaded one at a time, arrays of
+ * 32, 64 and 128 floats took twice as long as arrays of 100 on the H200. */
 T clr_item_range(global const T *in, ulong b, ulong e)
 {
     global const T *p = in + b;
@@ -214,21 +216,25 @@ T clr_item_range(global const T *in, ulong b, ulong e)
     uint lead = (uint)(((ulong)p & (sizeof(VT) - 1)) / sizeof(T));
     ulong h = min(n, (ulong)((CLR_VEC - lead) & (CLR_VEC - 1)));
     ulong nv = (n - h) / CLR_VEC, t = h + nv * CLR_VEC;
+    global const VT *v = (global const VT *)(p + h);
     T x0[CLR_VEC - 1], x1[CLR_VEC - 1];
+    VT x[CLR_ITEM_LOADS];
     _Pragma("unroll") for (uint u = 0; u < CLR_VEC - 1; u++)
         x0[u] = u < h ? p[u] : (T)(CLR_IDENTITY);
+    _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
+        x[u] = u < nv ? clr_load_vec(v + u) : (VT)(CLR_IDENTITY);
+    _Pragma("unroll") for (uint u = 0; u < CLR_VEC - 1; u++)
+        x1[u] = t + u < n ? p[t + u] : (T)(CLR_IDENTITY);
     _Pragma("unroll") for (uint u = 0; u < CLR_VEC - 1; u++)
         a = clr_op(a, x0[u]);
-    global const VT *v = (global const VT *)(p + h);
-    for (ulong k = 0; k < nv; k += CLR_ITEM_LOADS) {
-        VT x[CLR_ITEM_LOADS];
+    _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
+        a = clr_fold(a, x[u]);
+    for (ulong k = CLR_ITEM_LOADS; k < nv; k += CLR_ITEM_LOADS) {
         _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
             x[u] = k + u < nv ? clr_load_vec(v + k + u) : (VT)(CLR_IDENTITY);
         _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
             a = clr_fold(a, x[u]);
     }
-    _Pragma("unroll") for (uint u = 0; u < CLR_VEC - 1; u++)
-        x1[u] = t + u < n ? p[t + u] : (T)(CLR_IDENTITY);
     _Pragma("unroll") for (uint u = 0; u < CLR_VEC - 1; u++)
         a = clr_op(a, x1[u]);
 #else

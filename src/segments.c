@@ -387,14 +387,22 @@ static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r
  * 348 rather than 711, arrays of 32 to 128 in 100-107 rather than 150-173
  * at 2^26; arrays of 16 in 105 rather than 110; doubles and int32 likewise
  * (arrays of 16 int32: sum 109 rather than 107). Timed with each vector
- * added as a pairwise tree, not in order as now. */
+ * added as a pairwise tree, not in order as now, which took the same time
+ * (h200-2026-12-04-f.md). There, loading the elements on either side of
+ * the vectors with the first ITEM_LOADS vectors rather than after them,
+ * and 4 vectors in flight rather than 2, took segments of 1-10 floats in
+ * 146 us rather than 170, of 1-30 in 101 rather than 129-132, arrays of 16
+ * in 90 rather than 106-110; arrays of 32 and 64 the same, of 128 110-120
+ * rather than 107-111; doubles and int32 from 1% slower to 15% faster. With 8
+ * vectors in flight, floats took up to 10% longer than with 4 and doubles
+ * up to 7% less (one run). */
 #define ITEMS_MEAN_MAX_BYTES 512
 /* Not where the build options name a test switch of the chunks' layouts
  * (cl/segment_runs.cl, cl/segment_warps.cl) or this one, which the tests
  * give to reach the chunks' short segments. */
 #define TEST_CHUNKS "CLR_TEST_SEGMENT_"
 #define ITEM_MAX 256
-#define ITEM_LOADS 2
+#define ITEM_LOADS 4
 /* Double min and max (minmax_64()), whose teams were slow there, up to a
  * mean of MINMAX_64_GROUPS_BYTES, ITEM_MAX_WIDE elements a work-item: on
  * the H200 (2^26 elements, h200-2026-12-04-d.md) the max of arrays of 128
