@@ -137,6 +137,30 @@ clr_a clr_item_result(clr_v acc, int any, global const T *restrict in,
 
 /* This work-item's share of in[0 .. n) (and in2[0 .. n)) as an accumulator:
  * the bulk as vectors, the last n % CLR_VEC elements one per work-item. */
+#if CLR_X_IS_ARG
+/* argmin and argmax keep operators.cl's whole-vector accumulator, and
+ * load the vector of its best key again at the end. On the H200 (2^28
+ * elements, h200-2026-12-04-g.md) the argmax of floats took 254-256 us
+ * rather than 259-265 with a key and a tag a lane (a max: 249), of
+ * doubles 489 rather than 570 (a max: 483); argmin 1-2% less. */
+#define CLR_ADD_W(x, y, t, k) clr_w_add(&w, (x), (t));
+
+clr_a clr_thread_reduce(global const T *restrict in, global const T *restrict in2, ulong n)
+{
+    clr_share share = clr_grid_share(n / CLR_VEC);
+    int any = share.first < share.end;
+    clr_w w;
+    clr_w_init(&w, any ? CLR_LOAD_ANY(in, share.first) : (VT)0);
+    CLR_WALK_ALL(CLR_ADD_W, share)
+    clr_a a = clr_a_identity();
+    if (any) {
+        ulong vector = clr_w_vector(w, share.first, share.stride);
+        a = clr_w_result(w, CLR_LOAD_ANY(in, vector), vector);
+    }
+    return clr_a_combine(a, clr_item_tail(in, in2, n));
+}
+#undef CLR_ADD_W
+#else
 clr_a clr_thread_reduce(global const T *restrict in, global const T *restrict in2, ulong n)
 {
     clr_share share = clr_grid_share(n / CLR_VEC);
@@ -145,6 +169,7 @@ clr_a clr_thread_reduce(global const T *restrict in, global const T *restrict in
     CLR_WALK_ALL(CLR_ADD, share)
     return clr_a_combine(clr_item_result(acc, any, in, in2, share), clr_item_tail(in, in2, n));
 }
+#endif
 
 /* Work-group reduction of the work-items' accumulators: a tree in local
  * memory; the result in every work-item. */

@@ -126,6 +126,48 @@ static int run_multi(const target *t, og_case *c)
     return 1;
 }
 
+/* Every one-input operator past max the type takes, one call each, its
+ * result in element 1 of a buffer of sentinels three results long, checked
+ * against the CPU reference, the bytes beside it untouched: the flat
+ * operators' kernels (reduce_operators.cl). Sum, min and max have targets
+ * of their own (test_oclgrind_flat.c). */
+static int run_operators(const target *t, og_case *c)
+{
+    clreduce_op set[CLREDUCE_MULTI_MAX];
+    size_t k = operators_of(c->type, set);
+    for (size_t j = 0; j < k; j++) {
+        if (set[j] == CLREDUCE_OP_SUM || set[j] == CLREDUCE_OP_MIN || set[j] == CLREDUCE_OP_MAX)
+            continue;
+        size_t size = clreduce_result_size(set[j], c->type), bytes = 3 * size;
+        static unsigned char res[3 * 32];
+        cl_mem in, out;
+        if (!prepare(c, res, bytes, &in, &out))
+            return 0;
+        cl_event done = NULL;
+        clreduce_status st =
+            clreduce_reduce(g_ctx, g_queue, set[j], c->type, (clreduce_variant)t->variant, in,
+                            c->offset, c->n, out, 1, 0, NULL, &done);
+        if (!call_succeeded(c, st, og_read_output(out, bytes, res, done))) {
+            char detail[sizeof c->detail];
+            snprintf(detail, sizeof detail, "%s", c->detail);
+            snprintf(c->detail, sizeof c->detail, "%s: %.400s", tc_op_name(set[j]), detail);
+            return 0;
+        }
+        char why[256] = "";
+        if (!multi_result_matches(c, set[j], res + size, why, sizeof why)) {
+            snprintf(c->detail, sizeof c->detail, "%s: %s", tc_op_name(set[j]), why);
+            return 0;
+        }
+        for (size_t i = 0; i < bytes; i++)
+            if ((i < size || i >= 2 * size) && res[i] != TC_SENTINEL_BYTE) {
+                snprintf(c->detail, sizeof c->detail, "%s: byte %zu beside the result changed",
+                         tc_op_name(set[j]), i);
+                return 0;
+            }
+    }
+    return 1;
+}
+
 /* The records of `count` ranges of the case's elements (range r from
  * element starts[r], lengths[r] long) at res, each checked against the CPU
  * reference of its range, and the bytes past `written` records up to
@@ -242,6 +284,11 @@ target og_multi_targets[] = {
     {.name = "multi_single_pass", .variant = CLREDUCE_SINGLE_PASS, .run = run_multi,
      .support = multi_support, .fills_part_of_a_buffer = 1, .accepted = &multi_hand_off,
      .multi = 1},
+    /* One operator a call: argmin and argmax load a vector again at the
+     * end of a work-item's walk (grid_accumulators.cl), which the single
+     * pass shares. */
+    {.name = "operators_grid_stride", .variant = CLREDUCE_GRID_STRIDE, .run = run_operators,
+     .support = multi_support, .multi = 1},
     {.name = "multi_rows", .variant = CLREDUCE_GRID_STRIDE, .run = run_rows_multi,
      .support = multi_support, .multi = 1},
     {.name = "multi_segments", .variant = CLREDUCE_GRID_STRIDE, .run = run_segments_multi,
