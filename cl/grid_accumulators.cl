@@ -17,6 +17,8 @@
  *                                 walk of `share` (norm2 walks it again
  *                                 where its squares need scaling)
  *   clr_thread_reduce(in, in2, n) the work-item's whole share of in[0 .. n)
+ *                                 (argmin and argmax: through clr_w, one
+ *                                 key a work-item, not operators.cl's clr_v)
  *   clr_wg_reduce_a(l, v)         the work-group's reduction of v (l: local
  *                                 room for CLR_WG accumulators); the result
  *                                 in every work-item
@@ -41,6 +43,12 @@
 #define clr_thread_reduce CLR_X_SLOT(clr_thread_reduce)
 #define clr_wg_reduce_a CLR_X_SLOT(clr_wg_reduce_a)
 #define clr_combine_partials CLR_X_SLOT(clr_combine_partials)
+#define clr_w CLR_X_SLOT(clr_w)
+#define clr_w_best CLR_X_SLOT(clr_w_best)
+#define clr_w_init CLR_X_SLOT(clr_w_init)
+#define clr_w_add CLR_X_SLOT(clr_w_add)
+#define clr_w_vector CLR_X_SLOT(clr_w_vector)
+#define clr_w_result CLR_X_SLOT(clr_w_result)
 #endif
 
 #if CLR_X_TWO_INPUTS
@@ -135,16 +143,80 @@ clr_a clr_item_result(clr_v acc, int any, global const T *restrict in,
 #define CLR_ADD(x, y, t, k) acc = clr_v_add(acc, (x), (y), (t));
 #endif
 
-/* This work-item's share of in[0 .. n) (and in2[0 .. n)) as an accumulator:
- * the bulk as vectors, the last n % CLR_VEC elements one per work-item. */
 #if CLR_X_IS_ARG
-/* argmin and argmax keep operators.cl's whole-vector accumulator, and
- * load the vector of its best key again at the end. On the H200 (2^28
+/* A work-item's accumulator of argmin or argmax over its walk: one key,
+ * the best of the vectors' best lanes, and the tag of the add that brought
+ * it (the first of equal keys); the lane is found at the end, in that
+ * vector loaded again (clr_w_result). Per element it takes a key and a
+ * share of a tree over the vector's lanes, where clr_v takes a key, a
+ * comparison and two selections. The same result as clr_v's: the best key,
+ * the smallest index among its elements. */
+typedef struct clr_w {
+    KT key;
+    TG tag;
+} clr_w;
+
+KT clr_w_best(KVT k)
+{
+#if CLR_VEC == 1
+    return k;
+#else
+    KT l[CLR_VEC];
+    CLR_X_VSTORE(k, l);
+    for (uint w = CLR_VEC / 2; w > 0; w >>= 1)
+        for (uint j = 0; j < w; j++)
+            l[j] = CLR_X_BETTER(l[j + w], l[j]) ? l[j + w] : l[j];
+    return l[0];
+#endif
+}
+
+/* Through a pointer rather than by value: Oclgrind 21.10 could not run the
+ * kernel where a function returning this struct was inlined (LLVM's
+ * noalias.scope.decl, which it does not know). */
+void clr_w_init(clr_w *w, VT first)
+{
+    w->key = clr_w_best(clr_x_keyv(first));
+    w->tag = 0;
+}
+
+void clr_w_add(clr_w *w, VT x, TG tag)
+{
+    KT k = clr_w_best(clr_x_keyv(x));
+    if (CLR_X_BETTER(k, w->key)) {
+        w->key = k;
+        w->tag = tag;
+    }
+}
+
+/* The element vector of w's tag, as clr_v_result() finds it. */
+ulong clr_w_vector(clr_w w, ulong first, ulong stride)
+{
+    return first + (ulong)(w.tag / CLR_UNROLL) * stride + (ulong)(w.tag % CLR_UNROLL) * CLR_WG;
+}
+
+/* The result of w, of one add or more: `again` is the element vector
+ * `vector` of its tag, loaded again. */
+clr_a clr_w_result(clr_w w, VT again, ulong vector)
+{
+    KT l[CLR_VEC];
+    CLR_X_VSTORE(clr_x_keyv(again), l);
+    uint lane = 0;
+    for (uint j = CLR_VEC; j-- > 0;)
+        if (l[j] == w.key)
+            lane = j;
+    clr_a a = {.key = w.key, .index = vector * CLR_VEC + lane};
+    return a;
+}
+
+/* argmin and argmax keep clr_w rather than operators.cl's clr_v, and load
+ * the vector of its best key again at the end. On the H200 (2^28
  * elements, h200-2026-12-04-g.md) the argmax of floats took 254-256 us
  * rather than 259-265 with a key and a tag a lane (a max: 249), of
  * doubles 489 rather than 570 (a max: 483); argmin 1-2% less. */
 #define CLR_ADD_W(x, y, t, k) clr_w_add(&w, (x), (t));
 
+/* This work-item's share of in[0 .. n) as an accumulator: the bulk as
+ * vectors, the last n % CLR_VEC elements one per work-item. */
 clr_a clr_thread_reduce(global const T *restrict in, global const T *restrict in2, ulong n)
 {
     clr_share share = clr_grid_share(n / CLR_VEC);
@@ -161,6 +233,8 @@ clr_a clr_thread_reduce(global const T *restrict in, global const T *restrict in
 }
 #undef CLR_ADD_W
 #else
+/* This work-item's share of in[0 .. n) (and in2[0 .. n)) as an accumulator:
+ * the bulk as vectors, the last n % CLR_VEC elements one per work-item. */
 clr_a clr_thread_reduce(global const T *restrict in, global const T *restrict in2, ulong n)
 {
     clr_share share = clr_grid_share(n / CLR_VEC);

@@ -29,9 +29,6 @@
  *                                  first + (t / CLR_UNROLL) * stride
  *                                        + (t % CLR_UNROLL) * CLR_WG
  *                                  (only argmin/argmax read this)
- * and for argmin and argmax a second one, for a walk that can load a vector
- * again: clr_w, one key and one tag for all lanes (clr_w_init, clr_w_add,
- * clr_w_vector, clr_w_result).
  *
  * Compile-time parameters: CLR_OP (a CLR_OP_* code past CLR_OP_MAX; also
  * CLR_OP_SUM, _MIN and _MAX, which reduce_multi.cl reduces with the others:
@@ -114,12 +111,6 @@
 #define clr_v_add CLR_X_SLOT(clr_v_add)
 #define clr_v_add_at CLR_X_SLOT(clr_v_add_at)
 #define clr_v_result CLR_X_SLOT(clr_v_result)
-#define clr_w CLR_X_SLOT(clr_w)
-#define clr_w_best CLR_X_SLOT(clr_w_best)
-#define clr_w_init CLR_X_SLOT(clr_w_init)
-#define clr_w_add CLR_X_SLOT(clr_w_add)
-#define clr_w_vector CLR_X_SLOT(clr_w_vector)
-#define clr_w_result CLR_X_SLOT(clr_w_result)
 #define clr_x_norm_exponent CLR_X_SLOT(clr_x_norm_exponent)
 #define clr_x_norm_amax CLR_X_SLOT(clr_x_norm_amax)
 #define clr_x_norm_add_scaled CLR_X_SLOT(clr_x_norm_add_scaled)
@@ -350,70 +341,6 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
     }
     CLR_X_REDUCE_LANES(a)
     return a[0];
-}
-
-/* A second vector accumulator, for a walk that can load a vector again:
- * one key, the best of the vectors' best lanes, and the tag of the add that
- * brought it (the first of equal keys); the lane is found at the end, in
- * that vector loaded again (clr_w_result). Per element it takes a key and a
- * share of a tree over the vector's lanes, where clr_v takes a key, a
- * comparison and two selections. The same result as clr_v's: the best key,
- * the smallest index among its elements. */
-typedef struct clr_w {
-    KT key;
-    TG tag;
-} clr_w;
-
-KT clr_w_best(KVT k)
-{
-#if CLR_VEC == 1
-    return k;
-#else
-    KT l[CLR_VEC];
-    CLR_X_VSTORE(k, l);
-    for (uint w = CLR_VEC / 2; w > 0; w >>= 1)
-        for (uint j = 0; j < w; j++)
-            l[j] = CLR_X_BETTER(l[j + w], l[j]) ? l[j + w] : l[j];
-    return l[0];
-#endif
-}
-
-/* Through a pointer rather than by value: Oclgrind 21.10 could not run the
- * kernel where a function returning this struct was inlined (LLVM's
- * noalias.scope.decl, which it does not know). */
-void clr_w_init(clr_w *w, VT first)
-{
-    w->key = clr_w_best(clr_x_keyv(first));
-    w->tag = 0;
-}
-
-void clr_w_add(clr_w *w, VT x, TG tag)
-{
-    KT k = clr_w_best(clr_x_keyv(x));
-    if (CLR_X_BETTER(k, w->key)) {
-        w->key = k;
-        w->tag = tag;
-    }
-}
-
-/* The element vector of w's tag, as clr_v_result() finds it. */
-ulong clr_w_vector(clr_w w, ulong first, ulong stride)
-{
-    return first + (ulong)(w.tag / CLR_UNROLL) * stride + (ulong)(w.tag % CLR_UNROLL) * CLR_WG;
-}
-
-/* The result of w, of one add or more: `again` is the element vector
- * `vector` of its tag, loaded again. */
-clr_a clr_w_result(clr_w w, VT again, ulong vector)
-{
-    KT l[CLR_VEC];
-    CLR_X_VSTORE(clr_x_keyv(again), l);
-    uint lane = 0;
-    for (uint j = CLR_VEC; j-- > 0;)
-        if (l[j] == w.key)
-            lane = j;
-    clr_a a = {.key = w.key, .index = vector * CLR_VEC + lane};
-    return a;
 }
 
 /* ---- minmax (min, max) ---------------------------------------------------------- */
