@@ -133,12 +133,7 @@ const tcc_op tcc_op_isum = {
 
 const tcc_op tcc_op_mat = {
     {.name = "matprod", .input_type = CLREDUCE_UINT32, .inputs = 1, .acc_type = "mat",
-     .acc_source = "typedef struct { uint a, b, c, d; } mat;\n"
-                   "mat mat_mul(mat p, mat q)\n"
-                   "{\n"
-                   "    return (mat){p.a * q.a + p.b * q.c, p.a * q.b + p.b * q.d,\n"
-                   "                 p.c * q.a + p.d * q.c, p.c * q.b + p.d * q.d};\n"
-                   "}\n",
+     .acc_source = TCC_MAT_SOURCE,
      .acc_size = sizeof(mat), .acc_align = _Alignof(mat), .identity = "(mat){1, 0, 0, 1}",
      .map = "(mat){1 + (x & 255) * ((x >> 8 & 255) + (uint)i), x & 255,\n"
             "      (x >> 8 & 255) + (uint)i, 1}",

@@ -38,6 +38,15 @@ extern const tcc_op tcc_op_stats;
 extern const tcc_op tcc_op_isum;
 /* A 2x2 integer matrix product that reads i: does not commute. */
 extern const tcc_op tcc_op_mat;
+/* Its accumulator and product in OpenCL C (mat, mat_mul), which unit.custom's
+ * flat matrix product shares. */
+#define TCC_MAT_SOURCE                                                                     \
+    "typedef struct { uint a, b, c, d; } mat;\n"                                            \
+    "mat mat_mul(mat p, mat q)\n"                                                           \
+    "{\n"                                                                                   \
+    "    return (mat){p.a * q.a + p.b * q.c, p.a * q.b + p.b * q.d,\n"                      \
+    "                 p.c * q.a + p.d * q.c, p.c * q.b + p.d * q.d};\n"                     \
+    "}\n"
 /* An affine map of two inputs: does not commute. */
 extern const tcc_op tcc_op_affine;
 /* A weighted sum of two inputs. */

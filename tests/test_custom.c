@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "test_common.h"
+#include "test_common_custom.h"
 
 static clreduce_ctx *g_ctx;
 static cl_command_queue g_queue;
@@ -268,12 +269,7 @@ typedef struct mat {
 static const clreduce_operator_desc mat_desc = {
     .name = "matprod", .input_type = CLREDUCE_UINT32, .inputs = 1,
     .acc_type = "mat",
-    .acc_source = "typedef struct { uint a, b, c, d; } mat;\n"
-                  "mat mat_mul(mat p, mat q)\n"
-                  "{\n"
-                  "    return (mat){p.a * q.a + p.b * q.c, p.a * q.b + p.b * q.d,\n"
-                  "                 p.c * q.a + p.d * q.c, p.c * q.b + p.d * q.d};\n"
-                  "}\n",
+    .acc_source = TCC_MAT_SOURCE,
     .acc_size = sizeof(mat), .acc_align = _Alignof(mat),
     .identity = "(mat){1, 0, 0, 1}",
     /* [[1 + p q, p], [q, 1]] = [[1, p], [0, 1]] [[1, 0], [q, 1]]: of
