@@ -106,7 +106,7 @@ static clreduce_status reduce_plan(clreduce_ctx *ctx, const request *r, plan *p)
     clreduce_variant v = r->variant == CLREDUCE_AUTO ? clreduce_auto_variant(ctx, p->type)
                                                      : (clreduce_variant)r->variant;
     p->variant = v;
-    tuning_for_operators(&ctx->info, &ctx->settings, &r->op, 1, p->type, &p->t);
+    tuning_for_operators(&ctx->info, &ctx->settings, &r->op, 1, p->type, 0, &p->t);
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
     p->program = &programs[v];

@@ -110,8 +110,9 @@ void tuning_for_device(const device_info *info, size_t element_size,
 }
 
 /* Changes to the table's tuning for min and max, the operators past max and
- * several operators in one pass, where the caller set none. Measured on the
- * H200 (float, 2^28 elements unless said):
+ * several operators in one pass, where the caller set none (`batched`: one
+ * result per row or segment). Measured on the H200 (float, 2^28 elements
+ * unless said):
  *  - max, in a sweep of 4-16 loads x 4-16 work-groups per compute unit,
  *    ran fastest with 4 loads and 4 work-groups; then min and max, timed in
  *    turn, ran back to back 5% faster than with 8 work-groups at 2^24
@@ -127,21 +128,33 @@ void tuning_for_device(const device_info *info, size_t element_size,
  *    (1.12x), and fewer loads or more groups were slower (2026-12-02);
  *    once min and max shared an accumulator (multi_walk.cl's twins), a
  *    sweep of 256-1024 x 8-16 loads x 1-4 groups found none faster than
- *    these, 1.07-1.08x (2026-12-03).
- *    Every set of two or more operators takes these values; sets other
- *    than those four are untimed.
- * Other types and devices are unmeasured and keep the table's. */
+ *    these, 1.07-1.08x (2026-12-03). Rows and segments of floats take them
+ *    too.
+ *  - the same four over a range of the other types (2026-12-04,
+ *    bench/results/h200-2026-12-04-h.md): int32 and uint32 took 4-5% less
+ *    time at 2^28 and 10-12% less at 2^24 with the float values than with
+ *    the table's, double, int64 and uint64 3-7% and 6-19% less with 256
+ *    work-items x 8 loads x 4 work-groups (the best of a sweep of 256-512
+ *    x 4-16 x 2-4 for double). Over rows and segments those values were
+ *    up to 20% slower for several shapes (segments of 1-1000, arrays of
+ *    1000), so batched calls of those types keep the table's.
+ *    Sets other than those four are untimed.
+ * Other devices are unmeasured and keep the table's. */
 void tuning_for_operators(const device_info *info, const clreduce_settings *overrides,
-                          const clreduce_op *ops, size_t count, clreduce_type type, tuning *t)
+                          const clreduce_op *ops, size_t count, clreduce_type type, int batched,
+                          tuning *t)
 {
-    if (info->vendor != VENDOR_NVIDIA || type != CLREDUCE_FLOAT)
+    if (info->vendor != VENDOR_NVIDIA)
         return;
     unsigned groups = 0, loads = 0;
     size_t wg = 0;
-    if (count > 1) {
-        wg = 512;
-        loads = 16;
-        groups = 2;
+    if (count > 1 && (type == CLREDUCE_FLOAT || !batched)) {
+        int wide = clreduce_type_size(type) == 8;
+        wg = wide ? 256 : 512;
+        loads = wide ? 8 : 16;
+        groups = wide ? 4 : 2;
+    } else if (count > 1 || type != CLREDUCE_FLOAT) {
+        return;
     } else if (ops[0] == CLREDUCE_OP_MIN || ops[0] == CLREDUCE_OP_MAX ||
                ops[0] == CLREDUCE_OP_MINMAX || ops[0] == CLREDUCE_OP_DOT) {
         groups = 4;

@@ -504,11 +504,12 @@ CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clredu
  * to CLREDUCE_MULTI_MAX as clreduce_reduce_multi() takes them (of one
  * input, none twice, each defined for the type). They are those of
  * clreduce_get_tuning() but where the library tunes operators of their own
- * on this device and the settings leave the value to it (on NVIDIA GPUs,
- * float: min, max, minmax and dot take 4 work-groups per compute unit,
- * mean_var 16 loads, several operators 512 work-items x 16 loads x 2
- * work-groups). A call whose operators' accumulators do not fit the
- * device's local memory at that work-group size takes a smaller one. */
+ * on this device and the settings leave the value to it (on NVIDIA GPUs:
+ * alone, float min, max, minmax and dot take 4 work-groups per compute
+ * unit, float mean_var 16 loads; several operators of a 4-byte type 512
+ * work-items x 16 loads x 2 work-groups, of an 8-byte type 256 x 8 x 4).
+ * A call whose operators' accumulators do not fit the device's local
+ * memory at that work-group size takes a smaller one. */
 CLREDUCE_API clreduce_status clreduce_get_operators_tuning(const clreduce_ctx *ctx,
                                                            const clreduce_op *ops, size_t num_ops,
                                                            clreduce_type type,
