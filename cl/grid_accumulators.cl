@@ -212,7 +212,10 @@ clr_a clr_w_result(clr_w w, VT again, ulong vector)
  * the vector of its best key again at the end. On the H200 (2^28
  * elements, h200-2026-12-04-g.md) the argmax of floats took 254-256 us
  * rather than 259-265 with a key and a tag a lane (a max: 249), of
- * doubles 489 rather than 570 (a max: 483); argmin 1-2% less. */
+ * doubles 489 rather than 570 (a max: 483); argmin 1-2% less. Beside
+ * other operators (reduce_multi_slot.cl) and in the team walks of rows
+ * and segments it was up to 24% slower, in all shapes timed but one
+ * (h200-2026-12-04-h.md): those keep clr_v. */
 #define CLR_ADD_W(x, y, t, k) clr_w_add(&w, (x), (t));
 
 /* This work-item's share of in[0 .. n) as an accumulator: the bulk as

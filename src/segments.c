@@ -395,7 +395,8 @@ static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r
  * in 90 rather than 106-110; arrays of 32 and 64 the same, of 128 110-120
  * rather than 107-111; doubles and int32 from 1% slower to 15% faster. With 8
  * vectors in flight, floats took up to 10% longer than with 4 and doubles
- * up to 7% less (one run). */
+ * up to 7% less (one run); timed again over more shapes (h200-2026-12-04-h.md),
+ * 8 took doubles and int64 from 7% less time to 5% more. */
 #define ITEMS_MEAN_MAX_BYTES 512
 /* Not where the build options name a test switch of the chunks' layouts
  * (cl/segment_runs.cl, cl/segment_warps.cl) or this one, which the tests

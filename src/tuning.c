@@ -136,8 +136,8 @@ void tuning_for_device(const device_info *info, size_t element_size,
  *    the table's, double, int64 and uint64 3-7% and 6-19% less with 256
  *    work-items x 8 loads x 4 work-groups (the best of a sweep of 256-512
  *    x 4-16 x 2-4 for double). Over rows and segments those values were
- *    up to 20% slower for several shapes (segments of 1-1000, arrays of
- *    1000), so batched calls of those types keep the table's.
+ *    up to 28% slower for several shapes (segments of 1-1000 and 1-10^5,
+ *    arrays of 1000), so batched calls of those types keep the table's.
  *    Sets other than those four are untimed.
  * Other devices are unmeasured and keep the table's. */
 void tuning_for_operators(const device_info *info, const clreduce_settings *overrides,
