@@ -148,10 +148,10 @@ static case_shape shape_of_case(size_t k)
 
 /* Whether multi.h lets a floating-point result of op on ctx differ in its
  * last bits from the call alone: a SUM on a CPU device whose sub-groups
- * come from cl_khr_subgroups; any sum-like operator on an NVIDIA GPU whose
- * work-group size, loads and groups per compute unit the context's
- * settings leave to the library (g_ctx; the tuned contexts pin them). The
- * CPU reference checks those results then. */
+ * come from cl_khr_subgroups; any sum-like operator (float or double) on an
+ * NVIDIA GPU whose work-group size, loads and groups per compute unit the
+ * context's settings leave to the library (g_ctx; the tuned contexts pin
+ * them). The CPU reference checks those results then. */
 static int float_result_may_differ(const clreduce_ctx *ctx, clreduce_op op)
 {
     int sum_like = op == CLREDUCE_OP_SUM || op == CLREDUCE_OP_SUM_ABS ||

@@ -29,13 +29,15 @@
  *    a work_group_size setting of 1024 with 48 KiB), the multi call takes
  *    theirs, and a floating-point SUM may differ in its last bits (within
  *    the numerical contract of clreduce.h);
- *  - on NVIDIA GPUs, float operators take tunings of their own where the
+ *  - on NVIDIA GPUs, operators take tunings of their own where the
  *    context's settings leave work_group_size, loads_per_work_item and
  *    groups_per_compute_unit to the library: several operators in one pass
- *    one shape, MEAN_VAR alone another (they ran faster so), so a float
- *    SUM, SUM_ABS, SUM_SQUARES, NORM2 or MEAN_VAR may differ in its last
- *    bits from the call alone (within the numerical contract of
- *    clreduce.h); a context that sets all three gets the same bits;
+ *    one shape for 4-byte types and another for 8-byte types (over rows
+ *    and segments, for float only), float MEAN_VAR alone another (they ran
+ *    faster so), so a float or double SUM, SUM_ABS, SUM_SQUARES, NORM2 or
+ *    MEAN_VAR may differ in its last bits from the call alone (within the
+ *    numerical contract of clreduce.h); a context that sets all three gets
+ *    the same bits;
  *  - on a CPU device whose sub-groups come from cl_khr_subgroups (Intel's
  *    CPU runtime), a floating-point SUM is combined over each work-group by
  *    a tree in local memory where the call alone uses sub-group shuffles
