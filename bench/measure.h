@@ -133,17 +133,22 @@ typedef struct segments_setup {
     /* Rows or segments by several operators at once
      * (clreduce_reduce_rows_multi, clreduce_reduce_segments_multi): the
      * operators (nmulti 0: one operator a call), the record and each
-     * result's place in it, and the reference of the operators past
-     * CLREDUCE_OP_MAX of each checked row or segment. */
+     * result's place in it. */
     const clreduce_op *multi;
     size_t nmulti, record, at[CLREDUCE_MULTI_MAX];
+    /* Whether the operators past CLREDUCE_OP_MAX are measured (alone or
+     * among several), and then their reference of each checked row or
+     * segment. */
+    int operators;
     operator_reference *want_ops;
 } segments_setup;
 
 /* The setup of shape sh over ds; for rows and segments, by the operators
- * multi[0 .. nmulti) in one call each when nmulti is not 0. */
+ * multi[0 .. nmulti) in one call each when nmulti is not 0, or with room
+ * and references for the operators past CLREDUCE_OP_MAX alone where
+ * `operators` is not 0. */
 void segments_setup_create(const bench_device *d, const dataset *ds, const shape *sh,
-                           uint64_t seed, const clreduce_op *multi, size_t nmulti,
+                           uint64_t seed, const clreduce_op *multi, size_t nmulti, int operators,
                            segments_setup *s);
 void segments_setup_release(segments_setup *s);
 

@@ -22,10 +22,19 @@ static size_t result_count(const segments_setup *s)
     return n ? n : 1;
 }
 
-/* Bytes of the results: their elements, or a record per row. */
-static size_t result_bytes(const segments_setup *s, size_t esize)
+/* Bytes of one result of op: an element for sum, min and max, else the
+ * layout of clreduce.h. */
+static size_t result_size(clreduce_op op, clreduce_type type)
 {
-    return s->nmulti ? (s->segments ? s->segments : 1) * s->record : result_count(s) * esize;
+    return op <= CLREDUCE_OP_MAX ? clreduce_type_size(type) : clreduce_result_size(op, type);
+}
+
+/* Bytes of the results: one of op's a segment (or every element of scanned
+ * rows), or a record per row. */
+static size_t result_bytes(const segments_setup *s, clreduce_op op, clreduce_type type)
+{
+    return s->nmulti ? (s->segments ? s->segments : 1) * s->record
+                     : result_count(s) * result_size(op, type);
 }
 
 /* Where segment i's result lies among them. */
@@ -35,11 +44,12 @@ static size_t result_index(const segments_setup *s, size_t i)
 }
 
 void segments_setup_create(const bench_device *d, const dataset *ds, const shape *sh,
-                           uint64_t seed, const clreduce_op *multi, size_t nmulti,
+                           uint64_t seed, const clreduce_op *multi, size_t nmulti, int operators,
                            segments_setup *s)
 {
     memset(s, 0, sizeof *s);
     s->shape = sh;
+    s->operators = (operators || nmulti) && sh->kind != SHAPE_SCAN_ROWS;
     if (nmulti && sh->kind != SHAPE_SCAN_ROWS) {
         s->multi = multi;
         s->nmulti = nmulti;
@@ -68,14 +78,21 @@ void segments_setup_create(const bench_device *d, const dataset *ds, const shape
         if (packed != offsets)
             free(packed);
     }
-    s->results = clCreateBuffer(d->context, CL_MEM_READ_WRITE, result_bytes(s, ds->esize), NULL,
-                                &err);
+    /* Room for the widest result of any operator. */
+    size_t widest = ds->esize;
+    for (int op = 0; s->operators && op < CLREDUCE_OP_COUNT; op++)
+        if (result_size((clreduce_op)op, ds->type) > widest)
+            widest = result_size((clreduce_op)op, ds->type);
+    s->results = clCreateBuffer(d->context, CL_MEM_READ_WRITE,
+                                s->nmulti ? result_bytes(s, CLREDUCE_OP_SUM, ds->type)
+                                          : result_count(s) * widest,
+                                NULL, &err);
     check_cl(err, "clCreateBuffer (results)");
 
     /* The reference of every checked segment, from the input's first copy. */
     s->checked = shape_checked(s->segments, seed, &s->nchecked);
     s->want = xmalloc((s->nchecked ? s->nchecked : 1) * sizeof *s->want);
-    if (s->nmulti)
+    if (s->operators)
         s->want_ops = xmalloc((s->nchecked ? s->nchecked : 1) * sizeof *s->want_ops);
     unsigned char *input = xmalloc(ds->count * ds->esize);
     check_cl(clEnqueueReadBuffer(d->queue, ds->buffer, CL_TRUE, 0, ds->count * ds->esize, input,
@@ -88,7 +105,7 @@ void segments_setup_create(const bench_device *d, const dataset *ds, const shape
         prefix_init(ds->type, &s->want[k]);
         for (size_t e = begin; e < end; e++)
             prefix_add(ds->type, &s->want[k], input + e * ds->esize);
-        if (s->nmulti) {
+        if (s->operators) {
             /* Indices count from the row's or segment's start. */
             operator_reference_init(ds->type, &s->want_ops[k]);
             operator_reference_add(ds->type, &s->want_ops[k], input + begin * ds->esize, NULL,
@@ -155,7 +172,7 @@ static clreduce_status enqueue_plain(void *arg, int index)
 
 static void poison(cl_command_queue queue, const segments_job *j)
 {
-    size_t bytes = result_bytes(j->s, j->ds->esize);
+    size_t bytes = result_bytes(j->s, j->op, j->ds->type);
     check_cl(clEnqueueFillBuffer(queue, j->s->results, &poison_word, sizeof poison_word, 0, bytes,
                                  0, NULL, NULL),
              "clEnqueueFillBuffer (poisoning the results)");
@@ -166,10 +183,11 @@ static void poison(cl_command_queue queue, const segments_job *j)
 static int check_results(segments_job *j, cl_command_queue queue, char *why, size_t size)
 {
     const segments_setup *s = j->s;
-    size_t esize = j->ds->esize;
+    size_t rsize = result_size(j->op, j->ds->type);
     if (s->segments)
-        check_cl(clEnqueueReadBuffer(queue, s->results, CL_TRUE, 0, result_bytes(s, esize),
-                                     j->values, 0, NULL, NULL),
+        check_cl(clEnqueueReadBuffer(queue, s->results, CL_TRUE, 0,
+                                     result_bytes(s, j->op, j->ds->type), j->values, 0, NULL,
+                                     NULL),
                  "clEnqueueReadBuffer (results)");
     long double tol = reference_tolerance(j->ds->type, s->shape->kind == SHAPE_SCAN_ROWS);
     for (size_t k = 0; k < s->nchecked; k++) {
@@ -190,9 +208,15 @@ static int check_results(segments_job *j, cl_command_queue queue, char *why, siz
                 return 0;
             }
         }
-        if (!s->nmulti && !reference_matches(j->ds->type, j->op, &s->want[k],
-                               j->values + result_index(s, i) * esize, tol, detail,
-                               sizeof detail)) {
+        if (s->nmulti)
+            continue;
+        const unsigned char *got = j->values + result_index(s, i) * rsize;
+        int ok = j->op <= CLREDUCE_OP_MAX
+                     ? reference_matches(j->ds->type, j->op, &s->want[k], got, tol, detail,
+                                         sizeof detail)
+                     : operator_matches(j->ds->type, j->op, &s->want_ops[k], got, detail,
+                                        sizeof detail);
+        if (!ok) {
             snprintf(why, size, "segment %zu of %zu: %s", i, s->segments, detail);
             return 0;
         }
@@ -255,7 +279,7 @@ void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
                       measurement *m)
 {
     measurement_init(m);
-    segments_job j = {d, ctx, ds, s, op, xmalloc(result_bytes(s, ds->esize))};
+    segments_job j = {d, ctx, ds, s, op, xmalloc(result_bytes(s, op, ds->type))};
     double call_ns, span_ns, host_ns;
     int late, right;
     run_times times;

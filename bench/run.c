@@ -157,8 +157,7 @@ static void skip_line(const char *what, const char *label, clreduce_type type, d
            what, label, clreduce_type_name(type), b, l);
 }
 
-/* Operators past CLREDUCE_OP_MAX reduce only: scans and the rows-and-segments
- * table skip them. */
+/* Operators past CLREDUCE_OP_MAX reduce only: scans skip them. */
 static int scans_op(clreduce_op op)
 {
     return op <= CLREDUCE_OP_MAX;
@@ -169,6 +168,34 @@ static size_t scan_op_count(const options *o)
     size_t n = 0;
     for (size_t oi = 0; oi < o->op_count; oi++)
         n += scans_op(o->op_list[oi]);
+    return n;
+}
+
+/* Whether the rows-and-segments table measures op for shape sh: every
+ * operator of one input over rows and segments, sum, min and max over
+ * scanned rows. */
+static int shape_op(const shape *sh, clreduce_op op)
+{
+    return sh->kind == SHAPE_SCAN_ROWS ? scans_op(op) : op != CLREDUCE_OP_DOT;
+}
+
+/* Whether the single operators of --ops hold one past CLREDUCE_OP_MAX
+ * that shape sh measures. */
+static int shape_wants_operators(const options *o, const shape *sh)
+{
+    for (size_t oi = 0; oi < o->op_count; oi++)
+        if (!scans_op(o->op_list[oi]) && shape_op(sh, o->op_list[oi]))
+            return 1;
+    return 0;
+}
+
+/* The rows-and-segments table's measurements of one type and size. */
+static size_t shape_op_count(const options *o)
+{
+    size_t n = 0;
+    for (size_t hi = 0; hi < o->shape_count; hi++)
+        for (size_t oi = 0; oi < o->op_count; oi++)
+            n += shape_op(&o->shape_list[hi], o->op_list[oi]);
     return n;
 }
 
@@ -405,7 +432,7 @@ static void run_shape_multi(run_state *st, dataset *ds, const shape *sh, const c
         if (!clreduce_result_size(o->multi_list[i], ds->type))
             return; /* an operator the type does not take */
     segments_setup setup;
-    segments_setup_create(st->d, ds, sh, o->seed, o->multi_list, o->multi_count, &setup);
+    segments_setup_create(st->d, ds, sh, o->seed, o->multi_list, o->multi_count, 0, &setup);
     char what[256];
     snprintf(what, sizeof what, "%s %s %s %s", sh->label, clreduce_type_name(ds->type),
              st->multi_label, label);
@@ -429,7 +456,7 @@ static void run_shapes(run_state *st)
 {
     const options *o = st->o;
     cl_ulong limit = device_buffer_limit(st->d);
-    size_t total = o->type_count * o->size_count * o->shape_count * scan_op_count(o), done = 0;
+    size_t total = o->type_count * o->size_count * shape_op_count(o), done = 0;
     report_segments_columns();
     for (size_t ti = 0; ti < o->type_count; ti++) {
         clreduce_type type = o->type_list[ti];
@@ -440,7 +467,7 @@ static void run_shapes(run_state *st)
             if ((cl_ulong)count * clreduce_type_size(type) > limit) {
                 skip_line("rows and segments of ", label, type,
                           (double)count * (double)clreduce_type_size(type), limit);
-                done += o->shape_count * scan_op_count(o);
+                done += shape_op_count(o);
                 continue;
             }
             progress("[%zu/%zu] preparing %s %s", done, total, clreduce_type_name(type), label);
@@ -451,10 +478,11 @@ static void run_shapes(run_state *st)
                 segments_setup setup;
                 progress("[%zu/%zu] preparing %s %s %s", done, total, sh->label,
                          clreduce_type_name(type), label);
-                segments_setup_create(st->d, &ds, sh, o->seed, NULL, 0, &setup);
+                segments_setup_create(st->d, &ds, sh, o->seed, NULL, 0,
+                                      shape_wants_operators(o, sh), &setup);
                 for (size_t oi = 0; oi < o->op_count; oi++) {
                     clreduce_op op = o->op_list[oi];
-                    if (!scans_op(op))
+                    if (!shape_op(sh, op))
                         continue;
                     char what[160];
                     snprintf(what, sizeof what, "%s %s %s %s", sh->label,
