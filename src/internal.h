@@ -82,7 +82,8 @@ typedef struct tuning {
 void tuning_for_device(const device_info *info, size_t element_size,
                        const clreduce_settings *overrides, tuning *out);
 /* The changes to *t for `count` operators of `type` in one pass (one: min,
- * max or an operator past max alone), where `overrides` leaves the field unset. */
+ * max or an operator past max alone; `batched`: a result per row or
+ * segment), where `overrides` leaves the field unset. */
 void tuning_for_operators(const device_info *info, const clreduce_settings *overrides,
                           const clreduce_op *ops, size_t count, clreduce_type type, int batched,
                           tuning *t);
