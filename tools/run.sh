@@ -190,19 +190,24 @@ for p in "${platforms[@]}"; do
     # blocking reads inside the runtime's TBB scheduler, with no clreduce
     # lock held (docs/RELIABILITY.md). It runs on PoCL, and under
     # ThreadSanitizer there.
-    skip=()
-    [ "$p" = 'Intel(R) OpenCL' ] && skip=(--no-suite threads)
+    choice=()
+    [ "$p" = 'Intel(R) OpenCL' ] && choice=(--no-suite threads)
+    # The device tests may run side by side (tests/meson.build): on PoCL,
+    # where building programs on one core each is most of their time, as
+    # many as there are cores; on Intel's runtime, whose kernels and
+    # compiler take every core already, one at a time.
+    [ "$p" = 'Intel(R) OpenCL' ] && choice+=(--num-processes 1)
     # unit.faults exercises the host code's failure paths, the same on
     # every runtime; on Intel's it takes 5 to 13 minutes of two cores, so it
     # runs there only when CLREDUCE_FULL_TESTS=1. So do the rows, segments,
     # operators and user-operator suites (suite 'extended'), for the CI's
     # time: they always run on PoCL.
     [ "$p" = 'Intel(R) OpenCL' ] && [ "${CLREDUCE_FULL_TESTS:-0}" != 1 ] &&
-        skip+=(--no-suite faults --no-suite extended)
+        choice+=(--no-suite faults --no-suite extended)
     # unit.multi (suite 'heavy'): only with CLREDUCE_FULL_TESTS=1, anywhere.
-    [ "${CLREDUCE_FULL_TESTS:-0}" != 1 ] && skip+=(--no-suite heavy)
+    [ "${CLREDUCE_FULL_TESTS:-0}" != 1 ] && choice+=(--no-suite heavy)
     CLREDUCE_DEVICE=$p run_suite "$build" "device suite on ${p:-the default device}" \
-        --suite device "${skip[@]}"
+        --suite device "${choice[@]}"
 done
 # unit.cache compiles programs from source again and again, which under
 # Valgrind took 8 minutes of two cores: with CLREDUCE_FULL_TESTS=1 only (it
