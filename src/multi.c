@@ -458,28 +458,6 @@ static const op_family multi_reductions = {
     .check_outputs = multi_check_outputs,
 };
 
-/* The team of a row of `length` elements: lanes of ROWS_LANE_VECTORS
- * vectors at most, so that few lanes share a row, since every operator
- * pays for each step of its combination over the team; then doubled while
- * one step of the team reads less than a cache line of ROWS_LINE_BYTES and
- * its lanes keep ROWS_LANE_MIN vectors or more. On the H200 (2^28 floats,
- * sum, min, max and argmax; bench/results/h200-2026-12-02-l.md and -m.md)
- * lanes of 4 vectors took 638, 690, 831 and 390 us for rows of 32, 512,
- * 4096 and 65536; this rule 593, 417, 340 and 353 (lanes of up to 32
- * vectors: 593, 417, 364-375 and 383-385). */
-#define ROWS_LANE_VECTORS 64
-#define ROWS_LANE_MIN 16
-#define ROWS_LINE_BYTES 128
-
-static size_t rows_multi_team(const plan *p, size_t length)
-{
-    size_t vec = p->t.vector_width, team = rows_local_team(p, length, ROWS_LANE_VECTORS);
-    while (team < p->work_group_size && team * vec * p->element_size < ROWS_LINE_BYTES &&
-           length >= 2 * team * ROWS_LANE_MIN * vec)
-        team *= 2;
-    return team;
-}
-
 /* The kernels' clr_m_offsets for records (reduce_multi.cl): each
  * operator's place in the first record written, then the record's size,
  * in at (MULTI_MAX + 1 entries), as a kernel argument. */
@@ -493,7 +471,7 @@ static kernel_arg record_places(const request *r, const plan *p, cl_ulong *at)
     return (kernel_arg){(r->num_ops + 1) * sizeof *at, at};
 }
 
-/* Rows: a team of work-items per row (rows_multi_team(), team.cl's shape:
+/* Rows: a team of work-items per row (rows_accumulator_team(), team.cl's shape:
  * several rows a work-group for short rows, a work-group a row for long
  * ones); where the rows are too few to fill the device that way, in parts
  * of whole vectors (so that an element's place in the combination depends
@@ -509,7 +487,7 @@ static clreduce_status rows_multi_enqueue(clreduce_ctx *ctx, chain *c, const req
     size_t parts = rows_parts(ctx, p, r->rows, length);
     size_t chunk = parts > 1 ? div_up(div_up(length, parts), vec) * vec : length;
     parts = div_up(length, chunk);
-    cl_uint team = (cl_uint)rows_multi_team(p, chunk);
+    cl_uint team = (cl_uint)rows_accumulator_team(p, chunk);
     cl_uint per_group = (cl_uint)(p->work_group_size / team);
     cl_ulong items = (cl_ulong)r->rows * parts, in_off = r->input_offset, len = length,
              pitch = r->row_pitch ? r->row_pitch : length, parts64 = parts, chunk64 = chunk,

@@ -109,6 +109,29 @@ void rows_team(const clreduce_ctx *ctx, const plan *p, size_t length, cl_uint *t
     }
 }
 
+/* The team of a row of `length` elements for operators that combine
+ * accumulators (those past max, several in one pass, a user's): lanes of
+ * ROWS_LANE_VECTORS vectors at most, so that few lanes share a row, since
+ * every operator pays for each step of its combination over the team; then doubled while
+ * one step of the team reads less than a cache line of ROWS_LINE_BYTES and
+ * its lanes keep ROWS_LANE_MIN vectors or more. On the H200 (2^28 floats,
+ * sum, min, max and argmax; bench/results/h200-2026-12-02-l.md and -m.md)
+ * lanes of 4 vectors took 638, 690, 831 and 390 us for rows of 32, 512,
+ * 4096 and 65536; this rule 593, 417, 340 and 353 (lanes of up to 32
+ * vectors: 593, 417, 364-375 and 383-385). */
+#define ROWS_LANE_VECTORS 64
+#define ROWS_LANE_MIN 16
+#define ROWS_LINE_BYTES 128
+
+size_t rows_accumulator_team(const plan *p, size_t length)
+{
+    size_t vec = p->t.vector_width, team = rows_local_team(p, length, ROWS_LANE_VECTORS);
+    while (team < p->work_group_size && team * vec * p->element_size < ROWS_LINE_BYTES &&
+           length >= 2 * team * ROWS_LANE_MIN * vec)
+        team *= 2;
+    return team;
+}
+
 /* Parts per row: several work-groups per row when the rows are too few to
  * fill the device with one work-group each (fewer than twice its compute
  * units times its work-groups per compute unit), long enough that each
@@ -185,6 +208,18 @@ static clreduce_status enqueue_rows_finish(clreduce_ctx *ctx, chain *c, const pl
                                p->work_group_size, args, sizeof args / sizeof *args);
 }
 
+/* The team of a launch over pieces of `length` elements: rows_team()'s
+ * for sum, min and max, rows_accumulator_team()'s for accumulators. */
+static void team_for(const clreduce_ctx *ctx, const plan *p, size_t length, rows_launch *l)
+{
+    if (!op_keeps_accumulators(p->op)) {
+        rows_team(ctx, p, length, &l->team, &l->per_group);
+        return;
+    }
+    l->team = (cl_uint)rows_accumulator_team(p, length);
+    l->per_group = (cl_uint)(p->work_group_size / l->team);
+}
+
 static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
                                     cached_kernel *k, int in_order)
 {
@@ -200,14 +235,14 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
     size_t chunk = parts > 1 ? div_up(div_up(length, parts), vec) * vec : length;
     rows_launch whole = {r->rows, length, pitch, 1, length, 0, 0};
     if (parts == 1 || (extended && div_up(length, chunk) == 1)) {
-        rows_team(ctx, p, length, &whole.team, &whole.per_group);
+        team_for(ctx, p, length, &whole);
         return enqueue_rows_kernel(ctx, c, r, p, k, r->input, r->input_offset, &whole,
                                    r->output, r->output_offset);
     }
     parts = div_up(length, chunk);
     rows_launch split = {r->rows * parts, length, pitch, parts, chunk, 0, 0};
     rows_launch finish = {r->rows, parts, parts, 1, parts, 0, 0};
-    rows_team(ctx, p, chunk, &split.team, &split.per_group);
+    team_for(ctx, p, chunk, &split);
     rows_team(ctx, p, parts, &finish.team, &finish.per_group);
     cl_mem partials;
     size_t partial_size = extended ? ACCUMULATOR_MAX : p->element_size;
