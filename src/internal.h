@@ -445,6 +445,18 @@ request segments_request(cl_command_queue queue, clreduce_op op, clreduce_type t
                          cl_mem result, size_t result_offset, cl_uint num_wait,
                          const cl_event *wait);
 
+/* Segments of operators that combine accumulators (those past max, several
+ * in one pass, a user's): each lane of a team takes
+ * SEGMENT_ACCUMULATOR_LANE_VECTORS to twice that of a segment of the
+ * chunk's mean length (as rows' lanes take many: every operator pays for
+ * each step of its combination), and a chunk is that many vectors a
+ * work-item. On the H200 (2^26 floats, sum, min, max and argmax in one
+ * call; bench/results/h200-2026-12-02-m.md) 32 took 540, 489, 199, 121 and
+ * 234 us for segments of 1-10, 1-1000, 1-10^5 and 1-10^7 and arrays of
+ * 1000; 16 took 573, 490-501, 186-193, 130-136 and 305-317, and 64 527,
+ * 499, 222, 129 and 216. */
+#define SEGMENT_ACCUMULATOR_LANE_VECTORS 32
+
 /* The text of segment_chunks.cl's CLR_LANE_ELEMENTS for lanes of n vectors
  * (a literal: defines keep the pointer). */
 #define LANE_ELEMENTS_TEXT(n) "(" #n "*CLR_VEC)"

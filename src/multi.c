@@ -320,16 +320,8 @@ static clreduce_status rows_multi_plan(clreduce_ctx *ctx, const request *r, plan
     return CLREDUCE_SUCCESS;
 }
 
-/* Segments: the same records, one per segment. Each lane of a team takes
- * SEGMENT_LANE_VECTORS to twice that of a segment of the chunk's mean
- * length (as rows' lanes take many: every operator pays for each step of
- * its combination), and a chunk is SEGMENT_LANE_VECTORS vectors a
- * work-item. On the H200 (2^26 floats, sum, min, max and argmax;
- * bench/results/h200-2026-12-02-m.md) 32 took 540, 489, 199, 121 and 234 us
- * for segments of 1-10, 1-1000, 1-10^5 and 1-10^7 and arrays of 1000; 16
- * took 573, 490-501, 186-193, 130-136 and 305-317, and 64 527, 499, 222, 129
- * and 216. */
-#define SEGMENT_LANE_VECTORS 32
+/* Segments: the same records, one per segment, in chunks of
+ * SEGMENT_ACCUMULATOR_LANE_VECTORS vectors a work-item (internal.h). */
 
 static clreduce_status segments_multi_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
@@ -342,7 +334,7 @@ static clreduce_status segments_multi_plan(clreduce_ctx *ctx, const request *r, 
     if ((status = segments_plan_offsets(ctx, r, p)) != CLREDUCE_SUCCESS)
         return status;
     defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
-                     LANE_ELEMENTS_DEFINE(SEGMENT_LANE_VECTORS));
+                     LANE_ELEMENTS_DEFINE(SEGMENT_ACCUMULATOR_LANE_VECTORS));
     plan_records(r, p);
     return CLREDUCE_SUCCESS;
 }
@@ -553,7 +545,7 @@ static clreduce_status segments_multi_enqueue(clreduce_ctx *ctx, chain *c, const
     (void)in_order;
     cl_ulong at[MULTI_MAX + 1];
     kernel_arg at_arg = record_places(r, p, at);
-    size_t chunk = p->work_group_size * SEGMENT_LANE_VECTORS * p->t.vector_width;
+    size_t chunk = p->work_group_size * SEGMENT_ACCUMULATOR_LANE_VECTORS * p->t.vector_width;
     size_t chunks = div_up(r->count, chunk);
     /* One temporary buffer: each operator's heads of the chunks, then the
      * chunks' first segments (64-bit, from element starts_off). */

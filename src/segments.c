@@ -107,6 +107,8 @@ static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
 
 static size_t tile_elements(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
+    if (op_keeps_accumulators(p->op))
+        return p->work_group_size * SEGMENT_ACCUMULATOR_LANE_VECTORS * p->t.vector_width;
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
     if (takes_wide(ctx, p, r))
         return chunk / LANE_VECTORS * WIDE_LANE_VECTORS;
@@ -477,6 +479,11 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     status = plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
     if (status == CLREDUCE_SUCCESS)
         tune_8_bytes(ctx, p);
+    if (status == CLREDUCE_SUCCESS && op_keeps_accumulators(p->op)) {
+        defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
+                         LANE_ELEMENTS_DEFINE(SEGMENT_ACCUMULATOR_LANE_VECTORS));
+        return status;
+    }
     if (status == CLREDUCE_SUCCESS && takes_items(ctx, p, r)) {
         p->program = &items_program;
         defines_add(&p->family_defines, "CLR_ITEM_MAX",
