@@ -112,9 +112,9 @@ void rows_team(const clreduce_ctx *ctx, const plan *p, size_t length, cl_uint *t
 /* The team of a row of `length` elements for operators that combine
  * accumulators (those past max, several in one pass, a user's): lanes of
  * ROWS_LANE_VECTORS vectors at most, so that few lanes share a row, since
- * every operator pays for each step of its combination over the team; then doubled while
- * one step of the team reads less than a cache line of ROWS_LINE_BYTES and
- * its lanes keep ROWS_LANE_MIN vectors or more. On the H200 (2^28 floats,
+ * every operator pays for each step of its combination over the team;
+ * then doubled while one step of the team reads less than a cache line of
+ * ROWS_LINE_BYTES and its lanes keep ROWS_LANE_MIN vectors or more. On the H200 (2^28 floats,
  * sum, min, max and argmax; bench/results/h200-2026-12-02-l.md and -m.md)
  * lanes of 4 vectors took 638, 690, 831 and 390 us for rows of 32, 512,
  * 4096 and 65536; this rule 593, 417, 340 and 353 (lanes of up to 32
