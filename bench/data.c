@@ -118,6 +118,8 @@ static void generate(clreduce_type type, void *host, size_t n, size_t base, rng 
         case CLREDUCE_UINT64:
             PUT(uint64_t, (x >> 16) % 2000000 + 1, 0, 2000001, accum_int);
             break;
+            case CLREDUCE_HALF: /* storage types: not benchmarked */
+            case CLREDUCE_BFLOAT16: break;
         }
     }
 }

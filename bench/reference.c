@@ -27,6 +27,8 @@ void prefix_init(clreduce_type type, prefix_state *s)
     case CLREDUCE_UINT32: INIT_MIN_MAX(uint32_t, s, 0, UINT32_MAX); break;
     case CLREDUCE_INT64: INIT_MIN_MAX(int64_t, s, INT64_MIN, INT64_MAX); break;
     case CLREDUCE_UINT64: INIT_MIN_MAX(uint64_t, s, 0, UINT64_MAX); break;
+        case CLREDUCE_HALF: /* storage types: not benchmarked */
+        case CLREDUCE_BFLOAT16: break;
     }
 }
 
@@ -71,6 +73,8 @@ void prefix_add(clreduce_type type, prefix_state *s, const void *x)
     case CLREDUCE_UINT32: ADD_INT(uint32_t, s, x); break;
     case CLREDUCE_INT64: ADD_INT(int64_t, s, x); break;
     case CLREDUCE_UINT64: ADD_INT(uint64_t, s, x); break;
+        case CLREDUCE_HALF: /* storage types: not benchmarked */
+        case CLREDUCE_BFLOAT16: break;
     }
 }
 
@@ -154,5 +158,7 @@ void format_value(clreduce_type type, const void *v, char *out, size_t size)
     case CLREDUCE_UINT64:
         snprintf(out, size, "%llu", (unsigned long long)*(const uint64_t *)v);
         break;
+        case CLREDUCE_HALF: /* storage types: not benchmarked */
+        case CLREDUCE_BFLOAT16: break;
     }
 }

@@ -18,6 +18,11 @@
 #define CLR_TYPE_UINT 3
 #define CLR_TYPE_LONG 4
 #define CLR_TYPE_ULONG 5
+/* Storage types, read by user-defined operators only: IEEE binary16 and
+ * bfloat16 (the top half of a float's bits), each held as a ushort and
+ * handed to the operator's map as a float. */
+#define CLR_TYPE_HALF 6
+#define CLR_TYPE_BFLOAT16 7
 
 /* CLR_OP: the operator (clreduce_op's values). */
 #define CLR_OP_SUM 0

@@ -765,7 +765,7 @@ clr_a clr_v_result(clr_v acc, int any, ulong first, ulong stride)
 #if CLR_U_HAS_IDENTITY
 typedef clr_u clr_a;
 clr_a clr_a_identity(void) { return clr_u_identity(); }
-clr_a clr_a_of(T x, T y, ulong index) { return clr_u_map(x, y, index); }
+clr_a clr_a_of(T x, T y, ulong index) { return clr_u_map(clr_value(x), clr_value(y), index); }
 clr_a clr_a_combine(clr_a a, clr_a b) { return clr_u_combine(a, b); }
 void clr_a_store(global uchar *out, clr_a a) { *(global clr_u *)out = a; }
 #else
@@ -789,7 +789,7 @@ clr_a clr_a_identity(void)
 clr_a clr_a_of(T x, T y, ulong index)
 {
     clr_a a;
-    a.v = clr_u_map(x, y, index);
+    a.v = clr_u_map(clr_value(x), clr_value(y), index);
     a.has = 1;
     return a;
 }

@@ -21,7 +21,8 @@
  *
  * For the operators of operators.cl (CLR_OP past CLR_OP_MAX) only the type
  * part is compiled (T, VT, the loads, CLR_IS_FLOAT, CLR_IS_64, CLR_MIN_VALUE,
- * CLR_MAX_VALUE, CLR_AS_T): they bring their own accumulators.
+ * CLR_MAX_VALUE, CLR_AS_T, CLR_T_BYTES, and CLR_VALUE_T and clr_value(T) for
+ * the storage types half and bfloat16): they bring their own accumulators.
  */
 
 /* Every kernel is compiled for work-groups of exactly CLR_WG work-items. */
@@ -71,9 +72,39 @@
 #define CLR_IS_64 1
 #define CLR_MIN_VALUE 0ul
 #define CLR_MAX_VALUE ULONG_MAX
+#elif CLR_TYPE == CLR_TYPE_HALF || CLR_TYPE == CLR_TYPE_BFLOAT16
+/* Storage only: T holds the bits, clr_value() gives the float. */
+#define T ushort
+#define CLR_IS_FLOAT 0
+#define CLR_IS_64 0
+#define CLR_MIN_VALUE 0
+#define CLR_MAX_VALUE USHRT_MAX
+#define CLR_IS_STORAGE 1
 #else
 #error "CLR_TYPE must be a CLR_TYPE_* code"
 #endif
+
+/* The value of an element as operators see it: T itself but for the
+ * storage types, whose bits widen exactly to a float (vload_half is core
+ * OpenCL C, with or without cl_khr_fp16; a NaN keeps its sign and payload
+ * bits that fit). */
+#ifndef CLR_IS_STORAGE
+#define CLR_IS_STORAGE 0
+#define CLR_VALUE_T T
+#define clr_value(x) (x)
+#elif CLR_TYPE == CLR_TYPE_HALF
+#define CLR_VALUE_T float
+float clr_value(ushort bits)
+{
+    return vload_half(0, (const private half *)&bits);
+}
+#else
+#define CLR_VALUE_T float
+#define clr_value(x) as_float((uint)(x) << 16)
+#endif
+
+/* Bytes of T, for the preprocessor. */
+#define CLR_T_BYTES (CLR_IS_STORAGE ? 2 : CLR_IS_64 ? 8 : 4)
 
 #define CLR_AS_T CLR_CAT(as_, T)
 
@@ -92,7 +123,7 @@
 #ifndef CLR_NV_LOAD
 #define CLR_NV_LOAD 0
 #endif
-#if CLR_NV_LOAD && CLR_VEC * (CLR_IS_64 + 1) == 4
+#if CLR_NV_LOAD && CLR_VEC * CLR_T_BYTES == 16
 VT clr_load_vec(global const VT *p)
 {
     uint4 r;

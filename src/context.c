@@ -142,6 +142,7 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
     /* Settings are fixed for the context's life, so the tuning is too. */
     tuning_for_device(&ctx->info, 4, &ctx->settings, &ctx->tuning_by_size[0]);
     tuning_for_device(&ctx->info, 8, &ctx->settings, &ctx->tuning_by_size[1]);
+    tuning_for_device(&ctx->info, 2, &ctx->settings, &ctx->tuning_by_size[2]);
     ctx->subgroup_path = ctx->settings.subgroup_path == CLREDUCE_SUBGROUP_PATH_AUTO
                              ? best_subgroup_path(&ctx->info)
                              : ctx->settings.subgroup_path;

@@ -69,7 +69,10 @@ struct clreduce_operator {
     program_spec batched_programs[BATCHED_PROGRAMS]; /* of batched_bases */
 };
 
-static const char *const type_names[] = {"float", "double", "int", "uint", "long", "ulong"};
+/* The OpenCL C type of the map's x and y, by input type: the storage types
+ * are read as floats. */
+static const char *const type_names[] = {"float", "double", "int",   "uint",
+                                         "long",  "ulong",  "float", "float"};
 
 /* ---- description --------------------------------------------------------------- */
 
@@ -109,7 +112,7 @@ static clreduce_status check_desc(clreduce_ctx *ctx, const clreduce_operator_des
                          "([A-Za-z_][A-Za-z0-9_]*)",
                          d->name, CLREDUCE_OPERATOR_NAME_MAX);
     const char *n = d->name;
-    if ((unsigned)d->input_type > CLREDUCE_UINT64)
+    if ((unsigned)d->input_type > CLREDUCE_BFLOAT16)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "operator %s: unknown input_type %d",
                          n, (int)d->input_type);
     if (d->input_type == CLREDUCE_DOUBLE && !ctx->info.has_fp64)

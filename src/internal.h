@@ -645,7 +645,8 @@ void lookback_scratch_release(lookback_lease *lease);
 /* ---- context.c ------------------------------------------------------------ */
 
 /* The context's tuning for elements of `element_size` (4 or 8) bytes. */
-#define CONTEXT_TUNING(ctx, element_size) (&(ctx)->tuning_by_size[(element_size) == 8])
+#define CONTEXT_TUNING(ctx, element_size)                                                       \
+    (&(ctx)->tuning_by_size[(element_size) == 8 ? 1 : (element_size) == 2 ? 2 : 0])
 
 /* Events a context keeps for PoCL (chain_start() in chain.c says why):
  * each group is a call's events but its last, released once `last` has
@@ -669,7 +670,7 @@ struct clreduce_ctx {
     device_info info;
     clreduce_settings settings;           /* build_options points at own copy */
     clreduce_subgroup_path subgroup_path; /* resolved, never _AUTO */
-    tuning tuning_by_size[2];             /* [0] 4-byte, [1] 8-byte elements */
+    tuning tuning_by_size[3];             /* [0] 4-byte, [1] 8-byte, [2] 2-byte elements */
     const char *cl_std_option;            /* "" or "-cl-std=CL2.0"/"CL3.0" */
     int order_kind;                       /* a CLR_ORDER_* code (device_order.cl) */
     program_cache cache;

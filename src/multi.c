@@ -123,8 +123,12 @@ clreduce_status multi_check_ops(const clreduce_ctx *ctx, const clreduce_op *ops,
     if (num_ops == 0 || num_ops > MULTI_MAX)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "num_ops is %zu: one call takes 1 to %d operators", num_ops, MULTI_MAX);
-    if ((unsigned)type > CLREDUCE_UINT64)
+    if ((unsigned)type > CLREDUCE_BFLOAT16)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown type %d", (int)type);
+    if ((unsigned)type > CLREDUCE_UINT64)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%s is a storage type: reduce it with a user-defined operator",
+                         clreduce_type_name(type));
     for (size_t i = 0; i < num_ops; i++) {
         if ((unsigned)ops[i] >= CLREDUCE_OP_COUNT)
             return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ops[%zu] is unknown op %d",

@@ -21,13 +21,14 @@ const char *clreduce_op_name(clreduce_op op)
 
 const char *clreduce_type_name(clreduce_type type)
 {
-    static const char *const names[] = {"float", "double", "int32", "uint32", "int64", "uint64"};
+    static const char *const names[] = {"float", "double", "int32", "uint32",
+                                          "int64", "uint64", "half",  "bfloat16"};
     return (unsigned)type < sizeof names / sizeof names[0] ? names[type] : NULL;
 }
 
 size_t clreduce_type_size(clreduce_type type)
 {
-    static const size_t sizes[] = {4, 8, 4, 4, 8, 8};
+    static const size_t sizes[] = {4, 8, 4, 4, 8, 8, 2, 2};
     return (unsigned)type < sizeof sizes / sizeof sizes[0] ? sizes[type] : 0;
 }
 

@@ -44,7 +44,7 @@ static int is_float(clreduce_type type)
 size_t clreduce_result_size(clreduce_op op, clreduce_type type)
 {
     size_t size = clreduce_type_size(type);
-    if (!size || (unsigned)op >= CLREDUCE_OP_COUNT)
+    if (!size || (unsigned)type > CLREDUCE_UINT64 || (unsigned)op >= CLREDUCE_OP_COUNT)
         return 0;
     switch (op) {
     case CLREDUCE_OP_ARGMIN:

@@ -58,8 +58,13 @@ clreduce_status plan_start(clreduce_ctx *ctx, const request *r, plan *p)
 {
     if ((unsigned)r->op >= CLREDUCE_OP_COUNT)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown op %d", (int)r->op);
-    if ((unsigned)r->type > CLREDUCE_UINT64)
+    if ((unsigned)r->type > CLREDUCE_BFLOAT16)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown type %d", (int)r->type);
+    if (r->type > CLREDUCE_UINT64 && !r->custom)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%s is a storage type: reduce and scan it with a user-defined operator "
+                         "(clreduce_operator_create), whose map sees each element as a float",
+                         clreduce_type_name(r->type));
     if (r->type == CLREDUCE_DOUBLE && !ctx->info.has_fp64)
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                          "double needs cl_khr_fp64, which device \"%s\" lacks", ctx->info.name);

@@ -9,7 +9,8 @@
 
 _Static_assert(CLREDUCE_FLOAT == CLR_TYPE_FLOAT && CLREDUCE_DOUBLE == CLR_TYPE_DOUBLE &&
                    CLREDUCE_INT32 == CLR_TYPE_INT && CLREDUCE_UINT32 == CLR_TYPE_UINT &&
-                   CLREDUCE_INT64 == CLR_TYPE_LONG && CLREDUCE_UINT64 == CLR_TYPE_ULONG,
+                   CLREDUCE_INT64 == CLR_TYPE_LONG && CLREDUCE_UINT64 == CLR_TYPE_ULONG &&
+                   CLREDUCE_HALF == CLR_TYPE_HALF && CLREDUCE_BFLOAT16 == CLR_TYPE_BFLOAT16,
                "clreduce_type and CLR_TYPE_* share their values");
 _Static_assert(CLREDUCE_OP_SUM == CLR_OP_SUM && CLREDUCE_OP_MIN == CLR_OP_MIN &&
                    CLREDUCE_OP_MAX == CLR_OP_MAX,
@@ -73,6 +74,10 @@ void identity_value(clreduce_op op, clreduce_type type, void *out)
     case CLREDUCE_UINT32: STORE(uint32_t, lo ? 0 : UINT32_MAX); break;
     case CLREDUCE_INT64: STORE(int64_t, lo ? INT64_MIN : INT64_MAX); break;
     case CLREDUCE_UINT64: STORE(uint64_t, lo ? 0 : UINT64_MAX); break;
+    /* Storage types reach a plan only as a user-defined operator's input,
+     * whose identity is the operator's own. */
+    case CLREDUCE_HALF:
+    case CLREDUCE_BFLOAT16: memset(out, 0, clreduce_type_size(type)); break;
     }
 #undef STORE
 }

@@ -44,6 +44,8 @@ void tc_set_double(clreduce_type type, void *data, size_t i, double x)
     case CLREDUCE_UINT32: v.u32 = (uint32_t)x; break;
     case CLREDUCE_INT64: v.i64 = (int64_t)x; break;
     case CLREDUCE_UINT64: v.u64 = (uint64_t)x; break;
+    case CLREDUCE_HALF: /* storage types: their tests set the bits themselves */
+    case CLREDUCE_BFLOAT16: break;
     }
     tc_set(type, data, i, &v);
 }
@@ -111,6 +113,8 @@ void tc_identity(clreduce_op op, clreduce_type type, tc_value *out)
     case CLREDUCE_UINT32: out->u32 = lo ? 0 : UINT32_MAX; break;
     case CLREDUCE_INT64: out->i64 = lo ? INT64_MIN : INT64_MAX; break;
     case CLREDUCE_UINT64: out->u64 = lo ? 0 : UINT64_MAX; break;
+    case CLREDUCE_HALF: /* no built-in operator takes the storage types */
+    case CLREDUCE_BFLOAT16: break;
     }
 }
 

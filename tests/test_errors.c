@@ -222,8 +222,13 @@ static void test_unknown_enums(void **state)
                           clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, (clreduce_type)-1,
                                           CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
                                           NULL, &done));
-    EXPECT_REDUCE_FAILURE("type 6", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("type", "6"),
-                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, (clreduce_type)6,
+    EXPECT_REDUCE_FAILURE("type 8", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("type", "8"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, (clreduce_type)8,
+                                          CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
+                                          NULL, &done));
+    EXPECT_REDUCE_FAILURE("type half", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("half", "storage type", "user-defined operator"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_HALF,
                                           CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
                                           NULL, &done));
     EXPECT_REDUCE_FAILURE("variant 99", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,

@@ -106,6 +106,7 @@ static void test_type_names_and_sizes(void **state)
         {CLREDUCE_FLOAT, "float", sizeof(float)},     {CLREDUCE_DOUBLE, "double", sizeof(double)},
         {CLREDUCE_INT32, "int32", sizeof(int32_t)},   {CLREDUCE_UINT32, "uint32", sizeof(uint32_t)},
         {CLREDUCE_INT64, "int64", sizeof(int64_t)},   {CLREDUCE_UINT64, "uint64", sizeof(uint64_t)},
+        {CLREDUCE_HALF, "half", 2},                   {CLREDUCE_BFLOAT16, "bfloat16", 2},
     };
     for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
         assert_int_equal((int)types[i].type, (int)i);
@@ -115,7 +116,7 @@ static void test_type_names_and_sizes(void **state)
     }
     assert_int_equal(clreduce_type_size(CLREDUCE_FLOAT), 4);
     assert_int_equal(clreduce_type_size(CLREDUCE_DOUBLE), 8);
-    static const int unknown[] = {6, 7, 100, -1};
+    static const int unknown[] = {8, 100, -1};
     for (size_t i = 0; i < ARRAY_SIZE(unknown); i++) {
         assert_null(clreduce_type_name((clreduce_type)unknown[i]));
         assert_int_equal(clreduce_type_size((clreduce_type)unknown[i]), 0);

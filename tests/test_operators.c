@@ -813,7 +813,7 @@ static void test_sizes_and_names(void **state)
         assert_int_equal(clreduce_result_size(CLREDUCE_OP_MEAN_VAR, t), fl ? 2 * es + 8 : 0);
     }
     assert_int_equal(clreduce_result_size(CLREDUCE_OP_COUNT, CLREDUCE_FLOAT), 0);
-    assert_int_equal(clreduce_result_size(CLREDUCE_OP_SUM, (clreduce_type)6), 0);
+    assert_int_equal(clreduce_result_size(CLREDUCE_OP_SUM, (clreduce_type)8), 0);
     assert_int_equal(sizeof(clreduce_mean_var_double), 24);
     assert_int_equal(sizeof(clreduce_arg_float), 16);
     assert_string_equal(clreduce_op_name(CLREDUCE_OP_MEAN_VAR), "mean_var");

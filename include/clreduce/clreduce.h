@@ -198,14 +198,21 @@ typedef enum clreduce_op {
 
 #define CLREDUCE_OP_COUNT 11
 
-/* Element types. CLREDUCE_DOUBLE needs a device with cl_khr_fp64. */
+/* Element types. CLREDUCE_DOUBLE needs a device with cl_khr_fp64.
+ * CLREDUCE_HALF and CLREDUCE_BFLOAT16 are storage types: elements of 2 bytes
+ * (their bits in a uint16_t on the host) that widen exactly to a float. They
+ * are the input types of user-defined operators (clreduce/operator.h), whose
+ * map sees each element as a float; the built-in operators do not take them
+ * (CLREDUCE_ERROR_INVALID_ARGUMENT). */
 typedef enum clreduce_type {
-    CLREDUCE_FLOAT = 0,  /* float,    4 bytes */
-    CLREDUCE_DOUBLE = 1, /* double,   8 bytes */
-    CLREDUCE_INT32 = 2,  /* int32_t,  4 bytes */
-    CLREDUCE_UINT32 = 3, /* uint32_t, 4 bytes */
-    CLREDUCE_INT64 = 4,  /* int64_t,  8 bytes */
-    CLREDUCE_UINT64 = 5  /* uint64_t, 8 bytes */
+    CLREDUCE_FLOAT = 0,   /* float,    4 bytes */
+    CLREDUCE_DOUBLE = 1,  /* double,   8 bytes */
+    CLREDUCE_INT32 = 2,   /* int32_t,  4 bytes */
+    CLREDUCE_UINT32 = 3,  /* uint32_t, 4 bytes */
+    CLREDUCE_INT64 = 4,   /* int64_t,  8 bytes */
+    CLREDUCE_UINT64 = 5,  /* uint64_t, 8 bytes */
+    CLREDUCE_HALF = 6,    /* IEEE 754 binary16, 2 bytes */
+    CLREDUCE_BFLOAT16 = 7 /* bfloat16 (a float's upper 16 bits), 2 bytes */
 } clreduce_type;
 
 /* Kernel variants: the classic optimisation ladder, each selectable by name.
@@ -429,8 +436,8 @@ CLREDUCE_API clreduce_status clreduce_check_support(clreduce_ctx *ctx, clreduce_
 
 /* Bytes of one result of `op` on `type`: 16 for ARGMIN and ARGMAX, two
  * elements for MINMAX, 16 (float) or 24 (double) for MEAN_VAR, one element
- * otherwise. 0 for an unknown op or type, and for NORM2 and MEAN_VAR on an
- * integer type. */
+ * otherwise. 0 for an unknown op or type, for the storage types HALF and
+ * BFLOAT16, and for NORM2 and MEAN_VAR on an integer type. */
 CLREDUCE_API size_t clreduce_result_size(clreduce_op op, clreduce_type type);
 
 /* Enqueues the dot product sum of x[i] * y[i] of elements [x_offset,

@@ -71,7 +71,9 @@ typedef struct clreduce_operator_desc {
      * of build errors ("<name>.combine:1:7: error: ..."), and in the kernels'
      * names (clr_reduce_<name>, clr_reduce_<name>_finish). */
     const char *name;
-    /* The element type of the input(s): x (and y) in map. */
+    /* The element type of the input(s): x (and y) in map. The storage types
+     * CLREDUCE_HALF and CLREDUCE_BFLOAT16 are read as 2 bytes an element
+     * and widened exactly to float: x (and y) are then floats. */
     clreduce_type input_type;
     /* 1, or 2: map reads x from the first input and y from the second. */
     unsigned inputs;

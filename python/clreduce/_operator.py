@@ -19,6 +19,11 @@ _SCALARS = {
     "int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uint64,
     "float": np.float32, "double": np.float64,
 }
+# The storage types (clreduce_type values), which map sees as floats: half
+# from float16 arrays, bfloat16 from arrays of its bits (uint16) or of a
+# dtype named "bfloat16" (ml_dtypes').
+_HALF, _BFLOAT16 = 6, 7
+
 _BUILT_IN = re.compile(r"^(char|uchar|short|ushort|int|uint|long|ulong|float|double)"
                        r"(2|4|8|16)?$")
 
@@ -44,6 +49,26 @@ def _accumulator_layout(acc_type, acc_dtype, acc_align):
     return dtype, dtype.itemsize, acc_align or dtype.alignment
 
 
+def _input_type(dtype):
+    """(clreduce_type, the dtype of the input arrays) of an operator's dtype:
+    one of clreduce's six, float16, or "bfloat16"."""
+    if isinstance(dtype, str) and dtype == "bfloat16":
+        return _BFLOAT16, np.dtype(np.uint16)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        dtype = None
+    if dtype is not None and dtype.name == "bfloat16" and dtype.itemsize == 2:
+        return _BFLOAT16, np.dtype(np.uint16)
+    if dtype is not None and dtype == np.dtype(np.float16):
+        return _HALF, dtype
+    code = _TYPES.get(dtype) if dtype is not None else None
+    if code is None:
+        raise _invalid(f"dtype {dtype!r}: clreduce takes float32, float64, int32, uint32, "
+                       "int64 or uint64, and float16 or \"bfloat16\" for operators")
+    return code, dtype
+
+
 def _text(value, what, required=True):
     if value is None and not required:
         return None
@@ -62,7 +87,10 @@ class Operator(_Handle):
     grouped as the kernels choose, so combine must be associative.
 
     name: an identifier, which build errors and kernels are named after.
-    dtype: the NumPy dtype of the input(s): x (and y) in map.
+    dtype: the NumPy dtype of the input(s): x (and y) in map. Also the
+        storage types: np.float16, and "bfloat16" (arrays of its bits as
+        uint16, or of a NumPy dtype named bfloat16, such as ml_dtypes'),
+        whose elements map sees as floats.
     acc_type: the accumulator's OpenCL C type ("float", "long2", or a type
         acc_source defines). acc_dtype: the NumPy dtype of its layout on the
         device, e.g. np.dtype([("lo", "f4"), ("hi", "f4"), ("n", "u4")],
@@ -88,16 +116,10 @@ class Operator(_Handle):
     def __init__(self, name, dtype, acc_type, map, combine, identity=None, *, acc_source=None,
                  acc_dtype=None, acc_align=None, inputs=1, commutative=False, context=None):
         context = context if context is not None else default_context()
-        try:
-            input_type = _TYPES.get(np.dtype(dtype))
-        except TypeError:
-            input_type = None
-        if input_type is None:
-            raise _invalid(f"dtype {dtype!r}: clreduce takes float32, float64, int32, uint32, "
-                           "int64 or uint64")
+        input_type, self.dtype = _input_type(dtype)
+        self._storage = input_type in (_HALF, _BFLOAT16)
         if inputs not in (1, 2):
             raise _invalid(f"inputs must be 1 or 2, not {inputs!r}")
-        self.dtype = np.dtype(dtype)
         self.inputs = inputs
         self.acc_dtype, size, align = _accumulator_layout(acc_type, acc_dtype, acc_align)
         self._desc = _lib.OperatorDesc(
@@ -126,10 +148,19 @@ class Operator(_Handle):
         self._lib.clreduce_operator_release(handle)
 
     # -- calls ------------------------------------------------------------
+    def _host_operand(self, array, what):
+        """array as a contiguous NumPy array; of bfloat16, as its bits."""
+        if self._storage:
+            array = np.asarray(array)
+            if array.dtype.name == "bfloat16" and array.dtype.itemsize == 2:
+                array = array.view(np.uint16)
+            return np.ascontiguousarray(array)
+        return _host_array(array, what)
+
     def _operands(self, x, y):
         """x and y as contiguous arrays of the operator's dtype and one size
         (y None for one input)."""
-        x = _host_array(x, "x")
+        x = self._host_operand(x, "x")
         if x.dtype != self.dtype:
             raise _invalid(f"x has dtype {x.dtype.name}, the operator takes {self.dtype.name}")
         if (y is None) != (self.inputs == 1):
@@ -137,7 +168,7 @@ class Operator(_Handle):
                            + ("pass y" if y is None else "y must be left out"))
         if y is None:
             return x, None
-        y = _host_array(y, "y")
+        y = self._host_operand(y, "y")
         if y.dtype != self.dtype or y.size != x.size:
             raise _invalid(f"y has {y.size} elements of {y.dtype.name}, x {x.size} of "
                            f"{x.dtype.name}")

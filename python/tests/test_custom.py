@@ -133,8 +133,8 @@ def test_bad_descriptions(ctx):
         clreduce.Operator("py_thing", np.float32, "thing", "x", "a + b", context=ctx)
     with pytest.raises(invalid, match="map must be a non-empty string"):
         clreduce.Operator("py_map", np.float32, "float", "", "a + b", context=ctx)
-    with pytest.raises(invalid, match="dtype .*float16"):
-        clreduce.Operator("py_half", np.float16, "float", "x", "a + b", context=ctx)
+    with pytest.raises(invalid, match="dtype .*int16"):
+        clreduce.Operator("py_short", np.int16, "float", "x", "a + b", context=ctx)
     with pytest.raises(invalid, match="inputs must be 1 or 2"):
         clreduce.Operator("py_three", np.float32, "float", "x", "a + b", inputs=3, context=ctx)
 
@@ -227,3 +227,40 @@ def test_segments(stats, float_sum):
         float_sum.reduce_segments(np.ones(10, np.float32), [0, 11])
     with pytest.raises(clreduce.InvalidArgumentError):
         float_sum.reduce_rows(np.ones(10, np.float32))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_float16_sum(ctx, size):
+    """Halves of value k / 4 (|k| <= 15): the float sum is exact."""
+    x = (np.random.default_rng(size).integers(-15, 16, size) / 4).astype(np.float16)
+    with clreduce.Operator("py_hsum", np.float16, "float", "x", "a + b", "0.0f",
+                           commutative=True, context=ctx) as op:
+        got = op.reduce(x)
+        assert got.dtype == np.float32
+        assert got == np.sum(x.astype(np.float64))
+        rows = x[:size - size % 7].reshape(-1, 7) if size >= 7 else x.reshape(1, -1)
+        np.testing.assert_array_equal(op.reduce_rows(rows), rows.astype(np.float64).sum(axis=1))
+        scan = op.scan(x, kind="exclusive")
+        want = np.concatenate(([0], np.cumsum(x.astype(np.float64))[:-1]))
+        np.testing.assert_array_equal(scan, want)
+
+
+def test_bfloat16_bits(ctx):
+    """Every bfloat16 bit pattern, as uint16, widens to the float of those
+    upper bits (an inclusive scan that keeps the last element)."""
+    bits = np.arange(65536, dtype=np.uint16)
+    with clreduce.Operator("py_blast", "bfloat16", "float", "x", "b", context=ctx) as op:
+        got = op.scan(bits)
+    want = (bits.astype(np.uint32) << 16).view(np.float32)
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(got.view(np.uint32)[~nan], want.view(np.uint32)[~nan])
+    assert np.isnan(got[nan]).all()
+
+
+def test_storage_types_refused(ctx):
+    with clreduce.Operator("py_hsum2", np.float16, "float", "x", "a + b", "0.0f",
+                           context=ctx) as op:
+        with pytest.raises(clreduce.InvalidArgumentError):
+            op.reduce(np.zeros(4, np.float32))
+    with pytest.raises(clreduce.InvalidArgumentError):
+        ctx.reduce(np.zeros(4, np.float16))
