@@ -160,6 +160,7 @@ clreduce_status clreduce_create_with_settings(cl_context context, cl_device_id d
         disk_cache_directory(ctx->cache.disk_status, sizeof ctx->cache.disk_status);
     scratch_pool_init(&ctx->scratch);
     pthread_mutex_init(&ctx->queue_lock, NULL);
+    pthread_mutex_init(&ctx->storage_lock, NULL);
     held_events_init(&ctx->held);
     *out = ctx;
     return CLREDUCE_SUCCESS;
@@ -174,6 +175,7 @@ void clreduce_destroy(clreduce_ctx *ctx)
 {
     if (!ctx)
         return;
+    storage_release(ctx); /* operators first, as of any user */
     if (ctx->own_queue)
         clReleaseCommandQueue(ctx->own_queue);
     held_events_clear(&ctx->held);

@@ -468,7 +468,7 @@ static clreduce_status custom_enqueue_empty(clreduce_ctx *ctx, chain *c, const r
     return enqueue_empty_results(ctx, c, r->output, p, r->output_offset, 1);
 }
 
-static const op_family custom_reductions = {
+const op_family custom_reductions = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
     .outputs = OUTPUT_ONE, .in_place = 0, .two_inputs = 0,
     .plan = custom_plan, .enqueue_empty = custom_enqueue_empty, .enqueue = operator_enqueue,
@@ -587,7 +587,7 @@ clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
     return CLREDUCE_SUCCESS;
 }
 
-static const op_family custom_scans = {
+const op_family custom_scans = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
     .outputs = OUTPUT_PER_ELEMENT, .in_place = 0, .two_inputs = 0,
     .plan = custom_scan_plan, .enqueue_empty = enqueue_nothing,

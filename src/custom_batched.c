@@ -128,7 +128,7 @@ static clreduce_status plan_custom_row_scan(clreduce_ctx *ctx, const request *r,
 
 /* Not in place, as the flat scan: output_offset and output_pitch count
  * results (the pipeline's OUTPUT_ROWS range, in acc_size units). */
-static const op_family custom_row_scans = {
+const op_family custom_row_scans = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
     .outputs = OUTPUT_ROWS, .in_place = 0, .two_inputs = 0,
     .plan = plan_custom_row_scan, .enqueue_empty = enqueue_nothing,

@@ -223,6 +223,10 @@ typedef struct op_family {
      * (multi.c) checks them here, against their buffer and the input range
      * (after the input's checks); NULL: the pipeline checks the range. */
     clreduce_status (*check_outputs)(clreduce_ctx *ctx, const request *r, const plan *p);
+    /* The family that runs sum, min or max of a storage type as one of the
+     * context's user-defined operators (storage.c): this one or another;
+     * NULL: the family refuses the storage types. */
+    const struct op_family *storage;
 } op_family;
 
 /* The checks and fields every plan starts with: operator, type, fp64,
@@ -477,6 +481,12 @@ clreduce_status segments_host(clreduce_ctx *ctx, const op_family *f, request *r,
 
 /* ---- custom.c: what other families read of a user-defined operator ------- */
 
+/* The families of user-defined operators of one input on one range: its
+ * reduction (custom.c), its scan, and its row scans (custom_batched.c). */
+extern const op_family custom_reductions;
+extern const op_family custom_scans;
+extern const op_family custom_row_scans;
+
 /* What a call with an operator needs to know of it. */
 typedef struct custom_facts {
     const char *name;
@@ -664,6 +674,9 @@ typedef struct held_events {
     held_group *head;
 } held_events;
 
+/* Operators a context keeps for each storage type: sum, min and max. */
+#define STORAGE_OPS (CLREDUCE_OP_MAX + 1)
+
 struct clreduce_ctx {
     cl_context context;
     cl_device_id device;
@@ -679,7 +692,27 @@ struct clreduce_ctx {
     pthread_mutex_t queue_lock;
     cl_command_queue own_queue;           /* for the *_host calls */
     held_events held;                     /* PoCL's calls behind wait lists */
+    pthread_mutex_t storage_lock;
+    /* Sum, min and max of half [0] and bfloat16 [1] (storage.c), NULL
+     * until first used. */
+    clreduce_operator *storage_ops[2][STORAGE_OPS];
 };
+
+/* ---- storage.c: sum, min and max of the storage types -------------------- */
+
+/* Whether type is a storage type (CLREDUCE_HALF, CLREDUCE_BFLOAT16). */
+int is_storage_type(clreduce_type type);
+
+/* Routes a request of sum, min or max on a storage type, where family *f
+ * takes them (f->storage), to the context's user-defined operator for it
+ * (created on first use): *routed, a copy of **r with its operator, and
+ * *r = routed, *f = the family that runs it. Leaves *f and *r alone for
+ * any other request. Returns the operator's creation status. */
+clreduce_status storage_route(clreduce_ctx *ctx, const op_family **f, const request **r,
+                              request *routed);
+
+/* Releases the context's storage operators (clreduce_destroy). */
+void storage_release(clreduce_ctx *ctx);
 
 /* How the single pass and the look-back order memory between work-groups
  * on this device, a CLR_ORDER_* code: PTX (NVIDIA), CL20 (OpenCL C

@@ -127,7 +127,8 @@ clreduce_status multi_check_ops(const clreduce_ctx *ctx, const clreduce_op *ops,
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown type %d", (int)type);
     if ((unsigned)type > CLREDUCE_UINT64)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%s is a storage type: reduce it with a user-defined operator",
+                         "%s is a storage type: one operator at a time takes it (sum, min, "
+                         "max), or a user-defined operator",
                          clreduce_type_name(type));
     for (size_t i = 0; i < num_ops; i++) {
         if ((unsigned)ops[i] >= CLREDUCE_OP_COUNT)

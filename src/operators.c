@@ -44,8 +44,10 @@ static int is_float(clreduce_type type)
 size_t clreduce_result_size(clreduce_op op, clreduce_type type)
 {
     size_t size = clreduce_type_size(type);
-    if (!size || (unsigned)type > CLREDUCE_UINT64 || (unsigned)op >= CLREDUCE_OP_COUNT)
+    if (!size || (unsigned)op >= CLREDUCE_OP_COUNT)
         return 0;
+    if (is_storage_type(type)) /* sum, min and max only, of floats */
+        return op <= CLREDUCE_OP_MAX ? sizeof(float) : 0;
     switch (op) {
     case CLREDUCE_OP_ARGMIN:
     case CLREDUCE_OP_ARGMAX:

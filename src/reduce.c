@@ -289,6 +289,7 @@ static const op_family reductions = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
     .outputs = OUTPUT_ONE, .in_place = 0,
     .plan = reduce_plan, .enqueue_empty = reduce_enqueue_empty, .enqueue = reduce_enqueue,
+    .storage = &custom_reductions,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

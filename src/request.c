@@ -62,9 +62,9 @@ clreduce_status plan_start(clreduce_ctx *ctx, const request *r, plan *p)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown type %d", (int)r->type);
     if (r->type > CLREDUCE_UINT64 && !r->custom)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%s is a storage type: reduce and scan it with a user-defined operator "
-                         "(clreduce_operator_create), whose map sees each element as a float",
-                         clreduce_type_name(r->type));
+                         "%s is a storage type: the built-in operators take it for sum, min "
+                         "and max (float results), not %s; user-defined operators for any",
+                         clreduce_type_name(r->type), clreduce_op_name(r->op));
     if (r->type == CLREDUCE_DOUBLE && !ctx->info.has_fp64)
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                          "double needs cl_khr_fp64, which device \"%s\" lacks", ctx->info.name);
@@ -168,6 +168,9 @@ clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const req
                                         r->num_wait, r->wait);
     if (status != CLREDUCE_SUCCESS)
         return status;
+    request routed;
+    if ((status = storage_route(ctx, &f, &r, &routed)) != CLREDUCE_SUCCESS)
+        return status;
     if (f->index_name && !r->index)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL", f->index_name);
     if (f->two_inputs && !r->input2)
@@ -215,14 +218,18 @@ clreduce_status request_check_support(clreduce_ctx *ctx, const op_family *f, clr
     clear_error(ctx);
     if (!ctx)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
-    request r;
-    memset(&r, 0, sizeof r);
-    r.op = op;
-    r.type = type;
-    r.variant = variant;
-    r.kind = kind;
+    request q, routed;
+    memset(&q, 0, sizeof q);
+    q.op = op;
+    q.type = type;
+    q.variant = variant;
+    q.kind = kind;
+    const request *r = &q;
+    clreduce_status status = storage_route(ctx, &f, &r, &routed);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
     plan p;
-    return f->plan(ctx, &r, &p);
+    return f->plan(ctx, r, &p);
 }
 
 /* ---- host memory --------------------------------------------------------------- */
@@ -268,6 +275,13 @@ clreduce_status request_host_two(clreduce_ctx *ctx, const op_family *f, request 
     clear_error(ctx);
     if (!ctx)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    request routed;
+    const request *q = r;
+    clreduce_status status = storage_route(ctx, &f, &q, &routed);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    if (q == &routed)
+        r = &routed;
     size_t out_count = output_count(f, r);
     if ((out_count > 0 && !output) || (r->count > 0 && !input))
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
@@ -277,8 +291,7 @@ clreduce_status request_host_two(clreduce_ctx *ctx, const op_family *f, request 
     if (f->two_inputs && r->count > 0 && !input2)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "input2 is NULL");
     plan p;
-    clreduce_status status = f->plan(ctx, r, &p);
-    if (status != CLREDUCE_SUCCESS)
+    if ((status = f->plan(ctx, r, &p)) != CLREDUCE_SUCCESS)
         return status;
     if (r->count == 0 || out_count == 0) {
         for (size_t i = 0; i < out_count; i++)

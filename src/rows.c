@@ -266,6 +266,7 @@ const op_family rows_family = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
     .index_name = NULL, .outputs = OUTPUT_PER_ROW, .in_place = 0,
     .plan = rows_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = rows_enqueue,
+    .storage = &rows_family, /* reads r->custom itself */
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

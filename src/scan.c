@@ -254,6 +254,7 @@ static const op_family scans = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
     .outputs = OUTPUT_PER_ELEMENT, .in_place = 1,
     .plan = scan_plan, .enqueue_empty = enqueue_nothing, .enqueue = scan_enqueue,
+    .storage = &custom_scans,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

@@ -168,7 +168,7 @@ static const op_family scan_rows_family = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "data",
     .index_name = NULL, .outputs = OUTPUT_ROWS, .in_place = 1,
     .plan = scan_rows_plan, .enqueue_empty = enqueue_nothing,
-    .enqueue = scan_rows_enqueue,
+    .enqueue = scan_rows_enqueue, .storage = &custom_row_scans,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

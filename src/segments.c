@@ -642,6 +642,7 @@ const op_family segments_family = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
     .index_name = "offsets", .outputs = OUTPUT_PER_ROW, .in_place = 0,
     .plan = segments_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = segments_enqueue,
+    .storage = &segments_family, /* reads r->custom itself */
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

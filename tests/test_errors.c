@@ -226,8 +226,13 @@ static void test_unknown_enums(void **state)
                           clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, (clreduce_type)8,
                                           CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
                                           NULL, &done));
-    EXPECT_REDUCE_FAILURE("type half", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
-                          WORDS("half", "storage type", "user-defined operator"),
+    EXPECT_REDUCE_FAILURE("argmax of half", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                          WORDS("half", "storage type", "argmax", "user-defined operators"),
+                          clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_ARGMAX, CLREDUCE_HALF,
+                                          CLREDUCE_AUTO, g_input, 0, 10, g_result, 1, 0, NULL,
+                                          &done));
+    EXPECT_REDUCE_FAILURE("sum of half, sequential", CLREDUCE_ERROR_UNSUPPORTED, g_ctx,
+                          WORDS("sequential"),
                           clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_HALF,
                                           CLREDUCE_SEQUENTIAL, g_input, 0, 10, g_result, 1, 0,
                                           NULL, &done));

@@ -202,12 +202,15 @@ static void test_all_bits(void **state)
 
 /* ---- flat reductions -------------------------------------------------------------------- */
 
-/* Reduces n elements with op on g_queue, the input at IN_OFFSET between
- * poisoned elements, the result at RESULT_OFFSET between sentinels. */
-static void run_flat(clreduce_operator *op, clreduce_variant v, const uint16_t *data,
-                     const uint16_t *data2, size_t n, void *out)
+/* Reduces n elements with op (NULL: with the built-in operator built_in on
+ * type) on g_queue, the input at IN_OFFSET between poisoned elements, the
+ * result at RESULT_OFFSET between sentinels. */
+static void run_flat(clreduce_operator *op, clreduce_op built_in, clreduce_type type,
+                     clreduce_variant v, const uint16_t *data, const uint16_t *data2, size_t n,
+                     void *out)
 {
-    size_t rs = clreduce_operator_result_size(op), total = n + IN_OFFSET + 2;
+    size_t rs = op ? clreduce_operator_result_size(op) : clreduce_result_size(built_in, type);
+    size_t total = n + IN_OFFSET + 2;
     uint16_t *in = malloc(total * sizeof *in), *in2 = malloc(total * sizeof *in2);
     unsigned char res[RESULTS * 16];
     assert_non_null(in);
@@ -222,8 +225,11 @@ static void run_flat(clreduce_operator *op, clreduce_variant v, const uint16_t *
     cl_mem bin2 = data2 ? tc_make_buffer(g_ctx, total * sizeof *in2, in2) : NULL;
     cl_mem bout = tc_make_buffer(g_ctx, RESULTS * rs, res);
     cl_event done = NULL;
-    clreduce_status st = clreduce_reduce_custom(g_ctx, g_queue, op, v, bin, IN_OFFSET, bin2,
-                                                IN_OFFSET, n, bout, RESULT_OFFSET, 0, NULL, &done);
+    clreduce_status st =
+        op ? clreduce_reduce_custom(g_ctx, g_queue, op, v, bin, IN_OFFSET, bin2, IN_OFFSET, n,
+                                    bout, RESULT_OFFSET, 0, NULL, &done)
+           : clreduce_reduce(g_ctx, g_queue, built_in, type, v, bin, IN_OFFSET, n, bout,
+                             RESULT_OFFSET, 0, NULL, &done);
     if (st != CLREDUCE_SUCCESS)
         print_error("n=%zu %s: %s: %s\n", n, clreduce_variant_name(v), clreduce_status_string(st),
                     clreduce_last_error(g_ctx));
@@ -255,7 +261,7 @@ static void test_sum(void **state)
             fill_quarters(type, data, sizes[s], 15, &want);
             for (size_t vi = 0; vi < ARRAY_SIZE(variants); vi++) {
                 float got;
-                run_flat(op, variants[vi], data, NULL, sizes[s], &got);
+                run_flat(op, 0, 0, variants[vi], data, NULL, sizes[s], &got);
                 if ((double)got != want)
                     print_error("%s n=%zu %s: got %.9g, want %.9g\n", clreduce_type_name(type),
                                 sizes[s], clreduce_variant_name(variants[vi]), got, want);
@@ -284,7 +290,7 @@ static void test_stats(void **state)
                 want.lo = fminf(want.lo, storage_value(type, data[i]));
                 want.hi = fmaxf(want.hi, storage_value(type, data[i]));
             }
-            run_flat(op, CLREDUCE_AUTO, data, NULL, n, &got);
+            run_flat(op, 0, 0, CLREDUCE_AUTO, data, NULL, n, &got);
             if (got.lo != want.lo || got.hi != want.hi || got.count != want.count)
                 print_error("%s n=%zu: got {%g, %g, %u}, want {%g, %g, %u}\n",
                             clreduce_type_name(type), n, got.lo, got.hi, got.count, want.lo,
@@ -313,7 +319,7 @@ static void test_dot(void **state)
             for (size_t i = 0; i < n; i++)
                 want += (double)storage_value(type, x[i]) * storage_value(type, y[i]);
             float got;
-            run_flat(op, CLREDUCE_AUTO, x, y, n, &got);
+            run_flat(op, 0, 0, CLREDUCE_AUTO, x, y, n, &got);
             if ((double)got != want)
                 print_error("%s n=%zu: got %.9g, want %.9g\n", clreduce_type_name(type), n, got,
                             want);
@@ -439,9 +445,161 @@ static void test_scan(void **state)
     free(got);
 }
 
+/* ---- the built-in sum, min and max --------------------------------------------------- */
+
+static const clreduce_op built_in_ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX};
+
+/* types.cl's float min and max: NaN propagates, -0.0 orders below +0.0. */
+static float combine(clreduce_op op, float a, float b)
+{
+    if (op == CLREDUCE_OP_SUM)
+        return a + b;
+    int a_first = op == CLREDUCE_OP_MIN ? a < b || (a == b && signbit(a))
+                                        : a > b || (a == b && !signbit(a));
+    return isnan(a) || a_first ? a : b;
+}
+
+static float identity(clreduce_op op)
+{
+    return op == CLREDUCE_OP_SUM ? 0.0f : op == CLREDUCE_OP_MIN ? INFINITY : -INFINITY;
+}
+
+/* The reduction of n elements by op (sums of quarters of |k| <= 15 are
+ * exact in float, in any order). */
+static float reference(clreduce_op op, clreduce_type type, const uint16_t *x, size_t n)
+{
+    float acc = identity(op);
+    for (size_t i = 0; i < n; i++)
+        acc = combine(op, acc, storage_value(type, x[i]));
+    return acc;
+}
+
+/* Same value, and for min and max the same bits (any NaN for a NaN). */
+static int same_result(clreduce_op op, float got, float want)
+{
+    if (isnan(want))
+        return isnan(got);
+    return op == CLREDUCE_OP_SUM ? got == want : float_bits(got) == float_bits(want);
+}
+
+/* Quarters for op (|k| <= 15 for sums, 255 else), some of them -0.0 and,
+ * where `nan` says, one NaN. */
+static void fill_for(clreduce_op op, clreduce_type type, uint16_t *data, size_t n, int nan)
+{
+    double unused;
+    fill_quarters(type, data, n, op == CLREDUCE_OP_SUM ? 15 : 255, &unused);
+    for (size_t i = 0; i < n / 16 + 1; i++)
+        data[tc_rand_below(n)] = 0x8000;
+    if (nan)
+        data[tc_rand_below(n)] = type == CLREDUCE_HALF ? 0x7e00 : 0x7fc0;
+}
+
+static void test_built_in_flat(void **state)
+{
+    (void)state;
+    uint16_t *data = malloc(TC_LARGE_COUNT * sizeof *data);
+    assert_non_null(data);
+    for (size_t t = 0; t < ARRAY_SIZE(storage_types); t++) {
+        clreduce_type type = storage_types[t];
+        for (size_t o = 0; o < ARRAY_SIZE(built_in_ops); o++) {
+            clreduce_op op = built_in_ops[o];
+            assert_int_equal(clreduce_result_size(op, type), sizeof(float));
+            for (size_t s = 0; s < ARRAY_SIZE(sizes) && sizes[s] <= max_count(); s++) {
+                size_t n = sizes[s];
+                fill_for(op, type, data, n, op != CLREDUCE_OP_SUM && s % 2);
+                float want = reference(op, type, data, n), got;
+                for (size_t vi = 0; vi < ARRAY_SIZE(variants); vi++) {
+                    run_flat(NULL, op, type, variants[vi], data, NULL, n, &got);
+                    if (!same_result(op, got, want))
+                        print_error("%s %s n=%zu %s: got %a, want %a\n", clreduce_op_name(op),
+                                    clreduce_type_name(type), n,
+                                    clreduce_variant_name(variants[vi]), got, want);
+                    assert_true(same_result(op, got, want));
+                }
+                assert_int_equal(clreduce_reduce_host(g_ctx, op, type, CLREDUCE_AUTO, data, n,
+                                                      &got),
+                                 CLREDUCE_SUCCESS);
+                assert_true(same_result(op, got, want));
+            }
+            /* Zeros of both signs: min -0.0, max +0.0. */
+            for (size_t i = 0; i < 4097; i++)
+                data[i] = (uint16_t)(tc_rand_below(2) << 15);
+            float got;
+            assert_int_equal(clreduce_reduce_host(g_ctx, op, type, CLREDUCE_AUTO, data, 4097,
+                                                  &got),
+                             CLREDUCE_SUCCESS);
+            assert_true(same_result(op, got, reference(op, type, data, 4097)));
+        }
+    }
+    free(data);
+}
+
+static void test_built_in_batched(void **state)
+{
+    (void)state;
+    size_t rows = 23, length = 1025, pitch = 1031, span = rows * pitch;
+    uint16_t *data = malloc(span * sizeof *data);
+    float *got = malloc(span * sizeof *got);
+    uint32_t offsets[] = {0, 0, 1, 33, 33, 1057, 5000, (uint32_t)span};
+    size_t segments = ARRAY_SIZE(offsets) - 1;
+    assert_non_null(data);
+    assert_non_null(got);
+    for (size_t t = 0; t < ARRAY_SIZE(storage_types); t++) {
+        clreduce_type type = storage_types[t];
+        for (size_t o = 0; o < ARRAY_SIZE(built_in_ops); o++) {
+            clreduce_op op = built_in_ops[o];
+            const char *what = clreduce_op_name(op);
+            fill_for(op, type, data, span, op != CLREDUCE_OP_SUM);
+            assert_int_equal(clreduce_reduce_rows_host(g_ctx, op, type, data, rows, length, pitch,
+                                                       got),
+                             CLREDUCE_SUCCESS);
+            for (size_t r = 0; r < rows; r++)
+                assert_true(same_result(op, got[r], reference(op, type, data + r * pitch, length)));
+            assert_int_equal(clreduce_reduce_segments_host(g_ctx, op, type, data, span, offsets,
+                                                           CLREDUCE_UINT32, segments, got),
+                             CLREDUCE_SUCCESS);
+            for (size_t g = 0; g < segments; g++)
+                assert_true(same_result(op, got[g], reference(op, type, data + offsets[g],
+                                                               offsets[g + 1] - offsets[g])));
+            for (int kind = CLREDUCE_INCLUSIVE; kind <= CLREDUCE_EXCLUSIVE; kind++) {
+                assert_int_equal(clreduce_scan_host(g_ctx, op, type, (clreduce_scan_kind)kind,
+                                                    CLREDUCE_SCAN_AUTO, data, span, got),
+                                 CLREDUCE_SUCCESS);
+                float acc = identity(op);
+                for (size_t i = 0; i < span; i++) {
+                    float next = combine(op, acc, storage_value(type, data[i]));
+                    float want = kind == CLREDUCE_INCLUSIVE ? next : acc;
+                    if (!same_result(op, got[i], want))
+                        print_error("%s %s scan: element %zu: got %a, want %a\n", what,
+                                    clreduce_type_name(type), i, got[i], want);
+                    assert_true(same_result(op, got[i], want));
+                    acc = next;
+                }
+                /* Rows of floats at the input's pitch, in elements. */
+                memset(got, TC_SENTINEL_BYTE, span * sizeof *got);
+                assert_int_equal(clreduce_scan_rows_host(g_ctx, op, type,
+                                                         (clreduce_scan_kind)kind, data, rows,
+                                                         length, pitch, got),
+                                 CLREDUCE_SUCCESS);
+                for (size_t r = 0; r < rows; r++) {
+                    acc = identity(op);
+                    for (size_t i = 0; i < length; i++) {
+                        float next = combine(op, acc, storage_value(type, data[r * pitch + i]));
+                        assert_true(same_result(op, got[r * pitch + i],
+                                                kind == CLREDUCE_INCLUSIVE ? next : acc));
+                        acc = next;
+                    }
+                }
+            }
+        }
+    }
+    free(data);
+    free(got);
+}
+
 /* ---- what the built-in operators refuse --------------------------------------------------- */
 
-static void test_built_ins_refuse(void **state)
+static void test_refusals(void **state)
 {
     (void)state;
     uint16_t data[16] = {0};
@@ -449,20 +607,22 @@ static void test_built_ins_refuse(void **state)
         clreduce_type type = storage_types[t];
         assert_int_equal(clreduce_type_size(type), 2);
         assert_non_null(clreduce_type_name(type));
-        assert_int_equal(clreduce_result_size(CLREDUCE_OP_SUM, type), 0);
         assert_int_equal(clreduce_result_size(CLREDUCE_OP_ARGMAX, type), 0);
-        unsigned char out[16];
+        assert_int_equal(clreduce_result_size(CLREDUCE_OP_MEAN_VAR, type), 0);
+        unsigned char out[32];
         memset(out, TC_SENTINEL_BYTE, sizeof out);
-        assert_int_equal(clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, type, CLREDUCE_AUTO, data,
-                                              16, out),
+        assert_int_equal(clreduce_reduce_host(g_ctx, CLREDUCE_OP_ARGMAX, type, CLREDUCE_AUTO,
+                                              data, 16, out),
                          CLREDUCE_ERROR_INVALID_ARGUMENT);
         assert_true(tc_contains(clreduce_last_error(g_ctx), "storage type"));
-        assert_int_equal(clreduce_scan_host(g_ctx, CLREDUCE_OP_MAX, type, CLREDUCE_INCLUSIVE,
+        assert_int_equal(clreduce_scan_host(g_ctx, CLREDUCE_OP_MINMAX, type, CLREDUCE_INCLUSIVE,
                                             CLREDUCE_SCAN_AUTO, data, 16, out),
                          CLREDUCE_ERROR_INVALID_ARGUMENT);
-        assert_int_equal(clreduce_reduce_rows_host(g_ctx, CLREDUCE_OP_MIN, type, data, 2, 8, 0,
-                                                   out),
-                         CLREDUCE_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(clreduce_reduce_host(g_ctx, CLREDUCE_OP_SUM, type, CLREDUCE_SEQUENTIAL,
+                                              data, 16, out),
+                         CLREDUCE_ERROR_UNSUPPORTED);
+        assert_int_equal(clreduce_check_support(g_ctx, CLREDUCE_OP_MAX, type, CLREDUCE_AUTO),
+                         CLREDUCE_SUCCESS);
         clreduce_op ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MAX};
         void *const results[] = {out, out + 8};
         assert_int_equal(clreduce_reduce_multi_host(g_ctx, ops, 2, type, CLREDUCE_AUTO, data, 16,
@@ -484,9 +644,11 @@ static void test_built_ins_refuse(void **state)
 int main(void)
 {
     g_ctx = tc_start("unit.storage", &g_queue, NULL);
-    struct CMUnitTest tests[8];
+    struct CMUnitTest tests[10];
     size_t nt = 0;
-    tc_add_test(tests, &nt, "built_ins_refuse", test_built_ins_refuse, NULL);
+    tc_add_test(tests, &nt, "refusals", test_refusals, NULL);
+    tc_add_test(tests, &nt, "built_in_flat", test_built_in_flat, NULL);
+    tc_add_test(tests, &nt, "built_in_batched", test_built_in_batched, NULL);
     tc_add_test(tests, &nt, "all_bits", test_all_bits, NULL);
     tc_add_test(tests, &nt, "sum", test_sum, NULL);
     tc_add_test(tests, &nt, "stats", test_stats, NULL);

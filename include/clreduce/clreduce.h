@@ -199,11 +199,20 @@ typedef enum clreduce_op {
 #define CLREDUCE_OP_COUNT 11
 
 /* Element types. CLREDUCE_DOUBLE needs a device with cl_khr_fp64.
+ *
  * CLREDUCE_HALF and CLREDUCE_BFLOAT16 are storage types: elements of 2 bytes
- * (their bits in a uint16_t on the host) that widen exactly to a float. They
- * are the input types of user-defined operators (clreduce/operator.h), whose
- * map sees each element as a float; the built-in operators do not take them
- * (CLREDUCE_ERROR_INVALID_ARGUMENT). */
+ * (their bits in a uint16_t on the host) that widen exactly to float. Sum,
+ * min and max take them in every call of one operator (flat, rows,
+ * segments, scans, row scans) and give floats: each result, and each
+ * element a scan writes, is a float of 4 bytes, accumulated in float, and
+ * output offsets and pitches count floats. min and max follow the float
+ * rules below. Variants: AUTO, GRID_STRIDE and SINGLE_PASS for reductions,
+ * SCAN_AUTO and SCAN_REDUCE_THEN_SCAN for scans (others:
+ * CLREDUCE_ERROR_UNSUPPORTED); scans never in place. The operators past max
+ * and several operators in one call refuse them
+ * (CLREDUCE_ERROR_INVALID_ARGUMENT). User-defined operators take them as
+ * input types (clreduce/operator.h), their map seeing each element as a
+ * float. */
 typedef enum clreduce_type {
     CLREDUCE_FLOAT = 0,   /* float,    4 bytes */
     CLREDUCE_DOUBLE = 1,  /* double,   8 bytes */
@@ -436,8 +445,9 @@ CLREDUCE_API clreduce_status clreduce_check_support(clreduce_ctx *ctx, clreduce_
 
 /* Bytes of one result of `op` on `type`: 16 for ARGMIN and ARGMAX, two
  * elements for MINMAX, 16 (float) or 24 (double) for MEAN_VAR, one element
- * otherwise. 0 for an unknown op or type, for the storage types HALF and
- * BFLOAT16, and for NORM2 and MEAN_VAR on an integer type. */
+ * otherwise, but 4 (a float) for SUM, MIN and MAX on HALF and BFLOAT16. 0
+ * for an unknown op or type, for the other operators on HALF and BFLOAT16,
+ * and for NORM2 and MEAN_VAR on an integer type. */
 CLREDUCE_API size_t clreduce_result_size(clreduce_op op, clreduce_type type);
 
 /* Enqueues the dot product sum of x[i] * y[i] of elements [x_offset,

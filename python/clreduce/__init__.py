@@ -22,7 +22,10 @@ pyopencl arrays in device memory, enqueued like any OpenCL command::
     event = ctx.enqueue_scan(x, x)                         # in place
 
 Element types: float32, float64 (devices with fp64), int32, uint32, int64,
-uint64. Integer sums wrap around; min and max propagate NaN and order -0.0
+uint64; and float16 for "sum", "min" and "max" of host arrays (reduce(),
+reduce_rows(), reduce_segments(), scan(), scan_rows()), read as 2 bytes an
+element and reduced in float32, which is also the dtype of the results and
+of what a scan writes. Integer sums wrap around; min and max propagate NaN and order -0.0
 below +0.0. Variants: "auto" (the library's choice) or a name from
 reduce_variants() / scan_variants(); the operators past "max" run on
 "auto", "grid_stride" and "single_pass". The C header, clreduce/clreduce.h,
@@ -142,6 +145,8 @@ _TYPES = {
     np.dtype(np.int64): 4,
     np.dtype(np.uint64): 5,
 }
+# A storage type: sum, min and max only, with float32 results.
+_STORAGE_TYPES = {np.dtype(np.float16): 6}
 
 
 def dtypes():
@@ -223,14 +228,18 @@ def _scan_op(op):
     return _lookup("op", "op", op, _SCAN_OPS)
 
 
-def _type_code(dtype, what="array"):
+def _type_code(dtype, what="array", storage=False):
+    """The clreduce_type of dtype: one of _TYPES, or with `storage` also of
+    _STORAGE_TYPES (the calls of one operator on host arrays)."""
     try:
-        code = _TYPES.get(np.dtype(dtype))
+        dtype = np.dtype(dtype)
     except TypeError:
         raise _invalid(f"{what}: {dtype!r} is not a NumPy dtype") from None
+    code = _TYPES.get(dtype, _STORAGE_TYPES.get(dtype) if storage else None)
     if code is None:
-        raise _invalid(f"{what} has dtype {np.dtype(dtype).str} ({np.dtype(dtype).name}): clreduce "
-                       "takes native-endian float32, float64, int32, uint32, int64 or uint64")
+        raise _invalid(f"{what} has dtype {dtype.str} ({dtype.name}): clreduce takes "
+                       "native-endian float32, float64, int32, uint32, int64 or uint64"
+                       + (", and float16 for sum, min and max" if storage else ""))
     return code
 
 
@@ -241,11 +250,14 @@ def result_dtype(op, dtype):
     dot; for sum_abs the unsigned dtype of a signed integer; structured
     dtypes for argmin and argmax (value, index: uint64, UINT64_MAX for no
     element), minmax (min, max) and mean_var (mean, m2, count: uint64).
-    UnsupportedError for norm2 and mean_var of integers."""
+    UnsupportedError for norm2 and mean_var of integers. float16: float32
+    for sum, min and max, InvalidArgumentError for the others."""
     _lookup("op", "op", op)
-    _type_code(dtype, "dtype")
+    _type_code(dtype, "dtype", storage=True)
     dtype = np.dtype(dtype)
     layout = _results.result_dtype(op, dtype)
+    if layout is None and dtype in _STORAGE_TYPES:
+        raise _invalid(f"{op} does not take {dtype.name}: sum, min and max do")
     if layout is None:
         raise UnsupportedError(_lib.ERROR_UNSUPPORTED,
                                f"{op} takes float32 and float64, not {dtype.name}")
@@ -305,9 +317,9 @@ def _wait_list(wait_for, *arrays):
     return len(events), (handles if events else None)
 
 
-def _host_array(array, what):
+def _host_array(array, what, storage=False):
     array = np.asarray(array)
-    _type_code(array.dtype, what)
+    _type_code(array.dtype, what, storage)
     return np.ascontiguousarray(array)
 
 
@@ -466,7 +478,7 @@ class Context(_Handle):
         layout = _results.result_dtype(op, dtype)
         if layout is None:
             _check(self._lib.clreduce_check_support(
-                self._h, _lookup("op", "op", op), _TYPES[dtype],
+                self._h, _lookup("op", "op", op), _type_code(dtype, storage=True),
                 _lookup("variant", "variant", variant)), where, self._h)
             raise UnsupportedError(_lib.ERROR_UNSUPPORTED, f"{where}: {op} of {dtype.name}")
         return layout
@@ -482,12 +494,13 @@ class Context(_Handle):
         dtype; ArgResult(value, index), MinMax(min, max) or MeanVar(mean, m2,
         count) of NumPy scalars. Empty: the operator's result of no element.
         Blocking."""
-        array = _host_array(array, "array")
+        array = _host_array(array, "array", storage=True)
         op_code = _reduce_op(op)
         variant_code = _lookup("variant", "variant", variant)
         result = self._results("clreduce_reduce_host", op, array.dtype, 1, variant)
         _check(self._lib.clreduce_reduce_host(
-            self._h, op_code, _TYPES[array.dtype], variant_code, array.ctypes.data,
+            self._h, op_code, _type_code(array.dtype, storage=True), variant_code,
+            array.ctypes.data,
             array.size, result.ctypes.data), "clreduce_reduce_host", self._h)
         return _results.unpack_one(op, result)
 
@@ -553,7 +566,7 @@ class Context(_Handle):
         matrix = np.asarray(matrix)
         if matrix.ndim != 2:
             raise _invalid(f"matrix must have 2 dimensions, not {matrix.ndim}")
-        type_code = _type_code(matrix.dtype, "matrix")
+        type_code = _type_code(matrix.dtype, "matrix", storage=True)
         op_code = _reduce_op(op)
         rows, length = matrix.shape
         pitch = self._rows_layout(matrix)  # padded rows are read in place
@@ -645,7 +658,7 @@ class Context(_Handle):
         segment's start). offsets: non-decreasing integers from 0 to
         array.size (uint32 or uint64, or other integers, converted). Empty
         segments give the result of no element. Blocking."""
-        array = _host_array(array, "array").reshape(-1)
+        array = _host_array(array, "array", storage=True).reshape(-1)
         op_code = _reduce_op(op)
         offsets = _offsets(offsets)
         segments = offsets.size - 1
@@ -653,7 +666,8 @@ class Context(_Handle):
         if segments:
             data = array if array.size else np.empty(1, array.dtype)
             _check(self._lib.clreduce_reduce_segments_host(
-                self._h, op_code, _TYPES[array.dtype], data.ctypes.data, array.size,
+                self._h, op_code, _type_code(array.dtype, storage=True), data.ctypes.data,
+                array.size,
                 offsets.ctypes.data, _TYPES[offsets.dtype], segments, results.ctypes.data),
                 "clreduce_reduce_segments_host", self._h)
         return _results.unpack(op, results)
@@ -670,12 +684,12 @@ class Context(_Handle):
         matrix = np.asarray(matrix)
         if matrix.ndim != 2:
             raise _invalid(f"matrix must have 2 dimensions, not {matrix.ndim}")
-        type_code = _type_code(matrix.dtype, "matrix")
+        type_code = _type_code(matrix.dtype, "matrix", storage=True)
         operators = op not in _SCAN_OPS
         op_code = _reduce_op(op) if operators else _scan_op(op)
         kind_code = _lookup("scan_kind", "scan kind", kind)
         layout = (self._layout("clreduce_scan_rows_host", op, matrix.dtype) if operators
-                  else matrix.dtype)
+                  else _results.scan_dtype(matrix.dtype))
         rows, length = matrix.shape
         if self._rows_layout(matrix) != length:
             matrix = np.ascontiguousarray(matrix)  # the output has no padding
@@ -696,14 +710,15 @@ class Context(_Handle):
         out[i] is reduce()'s result of the prefix, as a record (fields
         value and index, min and max, or mean, m2 and count), on variants
         auto and reduce_then_scan, never in place. Blocking."""
-        array = _host_array(array, "array")
+        array = _host_array(array, "array", storage=True)
         operators = op not in _SCAN_OPS
         op_code = _reduce_op(op) if operators else _scan_op(op)
         kind_code = _lookup("scan_kind", "scan kind", kind)
         variant_code = _lookup("scan_variant", "scan variant", variant)
-        layout = self._layout("clreduce_scan_host", op, array.dtype) if operators else None
+        layout = (self._layout("clreduce_scan_host", op, array.dtype) if operators
+                  else _results.scan_dtype(array.dtype))
         if out is None:
-            out = np.empty(array.size, layout if operators else array.dtype)
+            out = np.empty(array.size, layout)
         else:
             if not isinstance(out, np.ndarray):
                 raise _invalid(f"out must be a numpy.ndarray, not {type(out).__name__}")
@@ -715,7 +730,8 @@ class Context(_Handle):
                 raise _invalid("out overlaps the array without being the same elements"
                                if not operators else "out overlaps the array")
         _check(self._lib.clreduce_scan_host(
-            self._h, op_code, _TYPES[array.dtype], kind_code, variant_code, array.ctypes.data,
+            self._h, op_code, _type_code(array.dtype, storage=True), kind_code, variant_code,
+            array.ctypes.data,
             array.size, out.ctypes.data), "clreduce_scan_host", self._h)
         return out
 

@@ -61,6 +61,8 @@ def result_dtype(op, dtype):
     the C library writes it; None where the library has no such result
     (norm2 and mean_var of integers)."""
     dtype = np.dtype(dtype)
+    if dtype == np.float16:  # a storage type: sum, min and max, in float32
+        return np.dtype(np.float32) if op in ("sum", "min", "max") else None
     if op == "sum_abs":
         return _UNSIGNED.get(dtype, dtype)
     if op in _ONE_ELEMENT:
@@ -76,6 +78,13 @@ def result_dtype(op, dtype):
                          "offsets": [0, dtype.itemsize, 2 * dtype.itemsize],
                          "itemsize": 16 if dtype.itemsize == 4 else 24})
     return None
+
+
+def scan_dtype(dtype):
+    """The dtype of what a scan of sum, min or max writes for elements of
+    dtype: dtype itself, but float32 for float16."""
+    dtype = np.dtype(dtype)
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
 
 
 def unpack(op, raw):

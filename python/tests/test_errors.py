@@ -12,7 +12,7 @@ def invalid(match):
     return pytest.raises(clreduce.InvalidArgumentError, match=match)
 
 
-@pytest.mark.parametrize("dtype", [np.float16, np.complex64, np.bool_, np.int8, ">f4", "U3"])
+@pytest.mark.parametrize("dtype", [np.complex64, np.bool_, np.int8, ">f4", "U3"])
 def test_bad_dtype_host(ctx, dtype):
     x = np.zeros(5, dtype)
     with invalid(r"array has dtype .*: clreduce takes native-endian float32, float64, int32"):
@@ -23,7 +23,7 @@ def test_bad_dtype_host(ctx, dtype):
 
 def test_error_attributes(ctx):
     with pytest.raises(clreduce.Error) as info:
-        ctx.reduce(np.zeros(5, np.float16))
+        ctx.reduce(np.zeros(5, np.int8))
     assert info.value.status == -1
     assert isinstance(info.value, ValueError)  # InvalidArgumentError is also a ValueError
 
