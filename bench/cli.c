@@ -42,7 +42,9 @@ static void usage(FILE *f)
         "                      clreduce_reduce_rows_multi() per rows shape and of\n"
         "                      clreduce_reduce_segments_multi() per segments shape:\n"
         "                      e.g. --multi sum,min,max,argmax\n"
-        "  --types LIST        float, double, int32, uint32, int64, uint64 or all\n"
+        "  --types LIST        float, double, int32, uint32, int64, uint64 or all (those\n"
+        "                      six), half, bfloat16: of these two storage types only sum\n"
+        "                      is timed, in the row --user-sum adds, with or without it\n"
         "                      (default: float)\n"
         "  --sizes LIST        element counts: 1048576, 2^20, 2^20+1, 1e8, 64Mi (default:\n"
         "                      2^10, 2^12, ..., 2^30; sizes over the device's largest\n"
@@ -59,7 +61,8 @@ static void usage(FILE *f)
         "                      b2b_us)\n"
         "  --seed N            seed of the random input (default 1)\n"
         "  --user-sum          where --ops has sum, also time it written as a user-defined\n"
-        "                      operator (map x, combine a + b; variant auto), in a row\n"
+        "                      operator (map x, combine a + b; variant auto; accumulator\n"
+        "                      the element type, float for half and bfloat16), in a row\n"
         "                      of variant \"user\" under the built-in ones\n"
         "\n"
         "Prefix scans (a second table; sizes whose input and output together exceed\n"
@@ -296,9 +299,17 @@ static void add_multi_op(const char *name, void *arg)
               name, "op", "");
 }
 
+/* "all": the types the built-in operators take; the storage types are
+ * named one by one, since only their sum is timed. */
 static void add_type(const char *name, void *arg)
 {
     options *o = arg;
+    if (strcmp(name, "all") == 0) {
+        for (int t = 0; t < BENCH_NUM_TYPES; t++)
+            if (!storage_type((clreduce_type)t))
+                add_type(clreduce_type_name((clreduce_type)t), arg);
+        return;
+    }
     ADD_NAMED(clreduce_type, o->type_list, o->type_count, BENCH_NUM_TYPES, clreduce_type_name,
               name, "type", "");
 }
@@ -472,6 +483,9 @@ void cli_parse(int argc, char **argv, options *o)
         if (env && *env)
             o->device = env;
     }
+    if (o->tune && o->type_count && storage_type(o->type_list[0]))
+        usage_error("--tune takes a type of the built-in operators as the first of --types, "
+                    "not %s", clreduce_type_name(o->type_list[0]));
     if (o->type_count == 0)
         o->type_list[o->type_count++] = CLREDUCE_FLOAT;
     if (o->op_count == 0)

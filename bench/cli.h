@@ -13,7 +13,7 @@
 #define BENCH_MAX_SIZES 64
 #define BENCH_MAX_SHAPES 32
 #define BENCH_NUM_OPS CLREDUCE_OP_COUNT
-#define BENCH_NUM_TYPES 6
+#define BENCH_NUM_TYPES 8 /* the six of the built-in operators, half and bfloat16 */
 #define EXIT_USAGE 2
 
 typedef struct options {

@@ -20,7 +20,10 @@
  *
  * Ranges: float and double uniform in [-1, 1); int32 in [-1000, 1000];
  * uint32 in [1, 2000]; int64 in [-10^6, 10^6]; uint64 in [1, 2*10^6]. Integer
- * sums may wrap around; the reference wraps the same way. */
+ * sums may wrap around; the reference wraps the same way. Half and bfloat16:
+ * multiples of 1/4 in [-4, 4], which both hold exactly, so that their float
+ * sum is exact while sum|x| stays within 2^22 (sum_tolerance()); nothing is
+ * planted in them, since only their sum is timed. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +41,7 @@
 
 typedef struct accum {
     long double sum, comp, abs_sum;
-    double block_sum, block_abs; /* float: blocks of 4096 in double */
+    double block_sum, block_abs; /* float, half, bfloat16: blocks of 4096 in double */
     size_t block_n;
     uint64_t isum;
 } accum;
@@ -74,6 +77,31 @@ static void accum_fp_float(accum *a, float x)
 static void accum_int(accum *a, uint64_t x)
 {
     a->isum += x; /* a negative x arrives modulo 2^64: the sum wraps */
+}
+
+/* The bits of v as a half, for a v that a half holds exactly and that is 0
+ * or normal: the float's exponent rebiased, its significand cut to 10 bits. */
+static uint16_t half_bits(float v)
+{
+    uint32_t f;
+    memcpy(&f, &v, sizeof f);
+    uint32_t sign = (f >> 16) & 0x8000u, magnitude = f & 0x7fffffffu;
+    if (magnitude == 0)
+        return (uint16_t)sign;
+    uint32_t exponent = (magnitude >> 23) - 127 + 15, significand = (magnitude >> 13) & 0x3ffu;
+    return (uint16_t)(sign | (exponent << 10) | significand);
+}
+
+/* Element i of a storage type: k / 4 for k uniform in [-16, 16] (data.c's
+ * header says why), as the bits of a half or a bfloat16 (a float's upper
+ * half), added to the sums as the float it widens to. */
+static void put_storage(clreduce_type type, void *host, size_t i, uint64_t x, accum *a)
+{
+    float v = (float)((int)((x >> 32) % 33) - 16) * 0.25f;
+    uint32_t f;
+    memcpy(&f, &v, sizeof f);
+    ((uint16_t *)host)[i] = type == CLREDUCE_HALF ? half_bits(v) : (uint16_t)(f >> 16);
+    accum_fp_float(a, v);
 }
 
 /* Element i of `host`, of C type T: `value`, or `low` or `high` where one
@@ -118,8 +146,8 @@ static void generate(clreduce_type type, void *host, size_t n, size_t base, rng 
         case CLREDUCE_UINT64:
             PUT(uint64_t, (x >> 16) % 2000000 + 1, 0, 2000001, accum_int);
             break;
-            case CLREDUCE_HALF: /* storage types: not benchmarked */
-            case CLREDUCE_BFLOAT16: break;
+        case CLREDUCE_HALF:
+        case CLREDUCE_BFLOAT16: put_storage(type, host, i, x, a); break;
         }
     }
 }
@@ -360,6 +388,18 @@ size_t dataset_next_offset(dataset *ds)
     return offset;
 }
 
+/* The tolerance of a sum. A storage type's sum is a float, and its elements
+ * are multiples of 1/4: while sum|x| is at most 2^22, every partial sum, in
+ * whatever order it is taken, is a multiple of 1/4 of at most 2^22, which a
+ * float holds exactly, so the sum must be exact; beyond, a float sum's
+ * tolerance. */
+static long double sum_tolerance(const dataset *ds)
+{
+    if (storage_type(ds->type) && ds->total.abs_sum <= 0x1p22L)
+        return 0;
+    return reference_tolerance(sum_type(ds->type), 0);
+}
+
 int dataset_check(const dataset *ds, clreduce_op op, const void *value, char *msg,
                   size_t msg_size)
 {
@@ -372,7 +412,7 @@ int dataset_check(const dataset *ds, clreduce_op op, const void *value, char *ms
         snprintf(msg, msg_size, "%s = %s", clreduce_op_name(op), why);
         return 0;
     }
-    if (reference_matches(ds->type, op, &ds->total, value, reference_tolerance(ds->type, 0), why,
+    if (reference_matches(sum_type(ds->type), op, &ds->total, value, sum_tolerance(ds), why,
                           sizeof why))
         return 1;
     snprintf(msg, msg_size, "%s = %s", clreduce_op_name(op), why);

@@ -58,8 +58,10 @@ void dataset_add_operators(const bench_device *d, dataset *ds, uint64_t seed, in
 /* The element offset of the next copy to use (rotating over the copies). */
 size_t dataset_next_offset(dataset *ds);
 
-/* Whether `value` (clreduce_result_size(op, ds->type) bytes) is the
- * reduction of the whole input by `op` (dot: with ds->second); on failure a description of the difference goes to msg. */
+/* Whether `value` (clreduce_result_size(op, ds->type) bytes; for a storage
+ * type, whose sum alone is checked, a float) is the reduction of the whole
+ * input by `op` (dot: with ds->second); on failure a description of the
+ * difference goes to msg. */
 int dataset_check(const dataset *ds, clreduce_op op, const void *value, char *msg,
                   size_t msg_size);
 

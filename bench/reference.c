@@ -9,6 +9,26 @@
 
 #include "reference.h"
 
+int storage_type(clreduce_type type)
+{
+    switch (type) {
+    case CLREDUCE_FLOAT:
+    case CLREDUCE_DOUBLE:
+    case CLREDUCE_INT32:
+    case CLREDUCE_UINT32:
+    case CLREDUCE_INT64:
+    case CLREDUCE_UINT64: return 0;
+    case CLREDUCE_HALF:
+    case CLREDUCE_BFLOAT16: return 1;
+    }
+    return 0;
+}
+
+clreduce_type sum_type(clreduce_type type)
+{
+    return storage_type(type) ? CLREDUCE_FLOAT : type;
+}
+
 /* The empty prefix's min and max of a T: the largest value and the smallest. */
 #define INIT_MIN_MAX(T, s, lowest, highest)                                                        \
     do {                                                                                           \
@@ -27,8 +47,8 @@ void prefix_init(clreduce_type type, prefix_state *s)
     case CLREDUCE_UINT32: INIT_MIN_MAX(uint32_t, s, 0, UINT32_MAX); break;
     case CLREDUCE_INT64: INIT_MIN_MAX(int64_t, s, INT64_MIN, INT64_MAX); break;
     case CLREDUCE_UINT64: INIT_MIN_MAX(uint64_t, s, 0, UINT64_MAX); break;
-        case CLREDUCE_HALF: /* storage types: not benchmarked */
-        case CLREDUCE_BFLOAT16: break;
+    case CLREDUCE_HALF: /* storage types: no min, max or scan of them is timed */
+    case CLREDUCE_BFLOAT16: break;
     }
 }
 
@@ -73,8 +93,8 @@ void prefix_add(clreduce_type type, prefix_state *s, const void *x)
     case CLREDUCE_UINT32: ADD_INT(uint32_t, s, x); break;
     case CLREDUCE_INT64: ADD_INT(int64_t, s, x); break;
     case CLREDUCE_UINT64: ADD_INT(uint64_t, s, x); break;
-        case CLREDUCE_HALF: /* storage types: not benchmarked */
-        case CLREDUCE_BFLOAT16: break;
+    case CLREDUCE_HALF: /* storage types: no min, max or scan of them is timed */
+    case CLREDUCE_BFLOAT16: break;
     }
 }
 
@@ -158,7 +178,7 @@ void format_value(clreduce_type type, const void *v, char *out, size_t size)
     case CLREDUCE_UINT64:
         snprintf(out, size, "%llu", (unsigned long long)*(const uint64_t *)v);
         break;
-        case CLREDUCE_HALF: /* storage types: not benchmarked */
-        case CLREDUCE_BFLOAT16: break;
+    case CLREDUCE_HALF: /* storage types: their sums are checked as floats (sum_type) */
+    case CLREDUCE_BFLOAT16: break;
     }
 }

@@ -8,6 +8,16 @@
 
 #include <clreduce/clreduce.h>
 
+/* Whether `type` is a storage type (half, bfloat16): the benchmark times
+ * only its sum, as a user-defined operator whose accumulator, and so whose
+ * result, is a float (the library's built-in sum of it runs the same
+ * kernels). */
+int storage_type(clreduce_type type);
+
+/* The type of the benchmark's sum of elements of `type`: `type` itself, or
+ * float for a storage type. */
+clreduce_type sum_type(clreduce_type type);
+
 /* Every operator's result over a prefix of the input: the sum (floating
  * point in extended precision; integers wrapping modulo 2^64, truncated to
  * the type when compared), the sum of |x|, the minimum and the maximum (the

@@ -78,8 +78,8 @@ void operator_reference_add(clreduce_type type, operator_reference *r, const voi
     case CLREDUCE_UINT32: ADD_INT(uint32_t, u); break;
     case CLREDUCE_INT64: ADD_INT(int64_t, v < 0 ? (uint64_t)0 - u : u); break;
     case CLREDUCE_UINT64: ADD_INT(uint64_t, u); break;
-        case CLREDUCE_HALF: /* storage types: not benchmarked */
-        case CLREDUCE_BFLOAT16: break;
+    case CLREDUCE_HALF: /* storage types: no built-in operator takes them */
+    case CLREDUCE_BFLOAT16: break;
     }
     r->count += n;
     r->has_dot |= y != NULL;

@@ -65,9 +65,10 @@ void report_header(const report_meta *meta);
 /* The floor's own small table. */
 void report_floor(const row *r);
 
-/* The reductions' column names; the scans' line on what is measured and
- * their column names. */
-void report_columns(void);
+/* The reductions' column names, the type column as wide as the longest
+ * name among types[0 .. count) (the rows that follow keep that width); the
+ * scans' line on what is measured and their column names. */
+void report_columns(const clreduce_type *types, size_t count);
 void report_scan_columns(const report_meta *meta);
 
 /* The line on what the rows-and-segments table measures, and its column

@@ -157,6 +157,15 @@ static void skip_line(const char *what, const char *label, clreduce_type type, d
            what, label, clreduce_type_name(type), b, l);
 }
 
+/* The line that says what of a storage type is left out, and why. */
+static void storage_line(const char *what, clreduce_type type)
+{
+    progress_done();
+    printf("# skipped %s of %s: of a storage type only the sum is timed, as a user-defined "
+           "operator (the built-in sum's kernels)\n",
+           what, clreduce_type_name(type));
+}
+
 /* Operators past CLREDUCE_OP_MAX reduce only: scans skip them. */
 static int scans_op(clreduce_op op)
 {
@@ -214,6 +223,27 @@ static int wants_operators(const options *o, int *dot)
     return any;
 }
 
+/* Whether sum, where --ops has it, gets a row as a user-defined operator
+ * too: with --user-sum, and always for a storage type, whose only row it is;
+ * a row of the reductions' table, so only where that has variants. */
+static int user_sum_for(const options *o, clreduce_type type)
+{
+    return o->variant_count && (o->user_sum || storage_type(type));
+}
+
+/* The rows of one size of `type` in the reductions' table, and in the
+ * scans' (*scans). A storage type has no other row than its user-defined
+ * sum. */
+static size_t rows_per_size(const options *o, clreduce_type type, size_t *scans)
+{
+    int builtin = !storage_type(type);
+    size_t n = builtin ? (o->op_count + (o->multi_count > 0)) * o->variant_count : 0;
+    for (size_t oi = 0; oi < o->op_count; oi++)
+        n += user_sum_for(o, type) && o->op_list[oi] == CLREDUCE_OP_SUM;
+    *scans = builtin ? scan_op_count(o) * o->kind_count * o->scan_variant_count : 0;
+    return n;
+}
+
 static size_plan plan_size(const bench_device *d, clreduce_ctx *ctx, const options *o,
                            clreduce_type type, size_t count)
 {
@@ -224,11 +254,16 @@ static size_plan plan_size(const bench_device *d, clreduce_ctx *ctx, const optio
     size_label(count, label, sizeof label);
     p.reduce_fits = (cl_ulong)count * esize <= limit;
     p.scan_fits = (cl_ulong)count * esize <= limit / 2;
-    if (o->variant_count && !p.reduce_fits)
+    size_t scans, rows = rows_per_size(o, type, &scans);
+    if (rows && !p.reduce_fits)
         skip_line("", label, type, (double)count * (double)esize, limit);
-    if (o->scan_variant_count && !p.scan_fits)
+    if (o->scan_variant_count && !storage_type(type) && !p.scan_fits)
         skip_line("scans of ", label, type, 2.0 * (double)count * (double)esize, limit);
     p.any = p.any_scan = 0;
+    if (storage_type(type)) {
+        p.any = p.reduce_fits && rows; /* the user-defined sum */
+        return p;
+    }
     for (size_t oi = 0; oi < o->multi_count; oi++)
         for (size_t vi = 0; vi < o->variant_count && p.reduce_fits; vi++)
             p.any |= clreduce_check_support(ctx, o->multi_list[oi], type, o->variant_list[vi]) ==
@@ -260,13 +295,15 @@ typedef struct run_state {
 } run_state;
 
 /* Sum written as a user-defined operator over `type` (the accumulator the
- * element type itself), or NULL with why in *m. */
+ * element type itself, or a float for a storage type: sum_type()), or NULL
+ * with why in *m. */
 static clreduce_operator *user_sum(clreduce_ctx *ctx, clreduce_type type, measurement *m)
 {
     static const char *const cl_names[] = {"float", "double", "int", "uint", "long", "ulong"};
-    size_t size = clreduce_type_size(type);
+    clreduce_type acc = sum_type(type);
+    size_t size = clreduce_type_size(acc);
     clreduce_operator_desc desc = {
-        .name = "user_sum", .input_type = type, .inputs = 1, .acc_type = cl_names[type],
+        .name = "user_sum", .input_type = type, .inputs = 1, .acc_type = cl_names[acc],
         .acc_size = size, .acc_align = size, .identity = "0", .map = "x", .combine = "a + b",
         .commutative = 1,
     };
@@ -277,7 +314,7 @@ static clreduce_operator *user_sum(clreduce_ctx *ctx, clreduce_type type, measur
     return op;
 }
 
-/* The row of sum as a user-defined operator (--user-sum). */
+/* The row of sum as a user-defined operator (user_sum_for()). */
 static void run_user_sum(run_state *st, dataset *ds, int supported, const char *label)
 {
     char what[128];
@@ -329,12 +366,14 @@ static void run_multi(run_state *st, dataset *ds, int supported, const char *lab
     fflush(stdout);
 }
 
+/* A storage type's only row is its user-defined sum. */
 static void run_reductions(run_state *st, dataset *ds, int supported, const char *label)
 {
     const options *o = st->o;
+    int builtin = !storage_type(ds->type);
     for (size_t oi = 0; oi < o->op_count; oi++) {
         clreduce_op op = o->op_list[oi];
-        for (size_t vi = 0; vi < o->variant_count; vi++) {
+        for (size_t vi = 0; builtin && vi < o->variant_count; vi++) {
             clreduce_variant v = o->variant_list[vi];
             char what[128];
             snprintf(what, sizeof what, "%s %s %s %s", clreduce_variant_name(v),
@@ -355,10 +394,10 @@ static void run_reductions(run_state *st, dataset *ds, int supported, const char
             report_row(r);
             fflush(stdout);
         }
-        if (op == CLREDUCE_OP_SUM && o->user_sum)
+        if (op == CLREDUCE_OP_SUM && user_sum_for(o, ds->type))
             run_user_sum(st, ds, supported, label);
     }
-    for (size_t vi = 0; vi < o->variant_count && o->multi_count; vi++)
+    for (size_t vi = 0; builtin && vi < o->variant_count && o->multi_count; vi++)
         run_multi(st, ds, supported, label, o->variant_list[vi]);
 }
 
@@ -456,10 +495,17 @@ static void run_shapes(run_state *st)
 {
     const options *o = st->o;
     cl_ulong limit = device_buffer_limit(st->d);
-    size_t total = o->type_count * o->size_count * shape_op_count(o), done = 0;
+    size_t types = 0, done = 0;
+    for (size_t ti = 0; ti < o->type_count; ti++)
+        types += !storage_type(o->type_list[ti]);
+    size_t total = types * o->size_count * shape_op_count(o);
     report_segments_columns();
     for (size_t ti = 0; ti < o->type_count; ti++) {
         clreduce_type type = o->type_list[ti];
+        if (storage_type(type)) {
+            storage_line("rows and segments", type);
+            continue;
+        }
         for (size_t si = 0; si < o->size_count; si++) {
             size_t count = o->sizes[si];
             char label[32];
@@ -549,26 +595,29 @@ int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options *o,
     report_header(&meta);
     run_floor(&st);
     if (o->variant_count)
-        report_columns();
+        report_columns(o->type_list, o->type_count);
     else if (o->scan_variant_count)
         report_scan_columns(&meta);
     /* (the rows-and-segments table prints its own columns, last) */
     fflush(stdout);
 
-    size_t per_size = (o->op_count + (o->multi_count > 0)) * o->variant_count;
-    for (size_t oi = 0; oi < o->op_count; oi++)
-        per_size += o->user_sum && o->op_list[oi] == CLREDUCE_OP_SUM;
+    for (size_t ti = 0; ti < o->type_count; ti++) {
+        size_t scans, rows = rows_per_size(o, o->type_list[ti], &scans);
+        st.total += o->size_count * (rows + scans);
+    }
     for (size_t i = 0; i < o->multi_count; i++) {
         size_t used = strlen(st.multi_label);
         snprintf(st.multi_label + used, sizeof st.multi_label - used, "%s%s", i ? "+" : "",
                  clreduce_op_name(o->multi_list[i]));
     }
-    size_t per_size_scans = scan_op_count(o) * o->kind_count * o->scan_variant_count;
     int dot, operators = wants_operators(o, &dot);
-    st.total = o->type_count * o->size_count * (per_size + per_size_scans);
     cl_ulong limit = device_buffer_limit(d);
     for (size_t ti = 0; ti < o->type_count; ti++) {
         clreduce_type type = o->type_list[ti];
+        size_t per_size_scans, per_size = rows_per_size(o, type, &per_size_scans);
+        int builtin = !storage_type(type);
+        if (!builtin && (o->variant_count || o->scan_variant_count))
+            storage_line("the built-in operators and scans", type);
         for (size_t si = 0; si < o->size_count; si++) {
             size_t count = o->sizes[si];
             char label[32];
@@ -587,15 +636,16 @@ int run_benchmark(const bench_device *d, clreduce_ctx *ctx, const options *o,
                 progress("[%zu/%zu] preparing %s %s", st.done, st.total,
                          clreduce_type_name(type), label);
                 /* dot's second input takes as much room as the first */
-                dataset_create(d, type, count, o->seed, p.any_scan || dot ? limit / 2 : limit,
-                               p.any_scan, &ds);
+                dataset_create(d, type, count, o->seed,
+                               p.any_scan || (dot && builtin) ? limit / 2 : limit, p.any_scan,
+                               &ds);
             }
-            if (p.any && operators)
+            if (p.any && operators && builtin)
                 dataset_add_operators(d, &ds, o->seed,
                                       dot && (cl_ulong)count * ds.esize <= limit / 2);
             if (p.reduce_fits)
                 run_reductions(&st, &ds, p.any, label);
-            if (p.scan_fits)
+            if (p.scan_fits && per_size_scans)
                 run_scans(&st, &ds, p.any_scan, label);
             if (p.any || p.any_scan)
                 dataset_release(&ds);
