@@ -22,11 +22,10 @@ pyopencl arrays in device memory, enqueued like any OpenCL command::
     event = ctx.enqueue_scan(x, x)                         # in place
 
 Element types: float32, float64 (devices with fp64), int32, uint32, int64,
-uint64; and float16 for "sum", "min" and "max" of host arrays (reduce(),
-reduce_rows(), reduce_segments(), scan(), scan_rows()), read as 2 bytes an
-element and reduced in float32, which is also the dtype of the results and
-of what a scan writes. Integer sums wrap around; min and max propagate NaN and order -0.0
-below +0.0. Variants: "auto" (the library's choice) or a name from
+uint64; and float16 host arrays for "sum", "min" and "max" alone, read as
+2 bytes an element and reduced in float32 (the dtype of the results, and
+of a scan's output). Integer sums wrap around; min and max propagate NaN
+and order -0.0 below +0.0. Variants: "auto" (the library's choice) or a name from
 reduce_variants() / scan_variants(); the operators past "max" run on
 "auto", "grid_stride" and "single_pass". The C header, clreduce/clreduce.h,
 documents every guarantee.
