@@ -21,8 +21,9 @@
  *
  * For the operators of operators.cl (CLR_OP past CLR_OP_MAX) only the type
  * part is compiled (T, VT, the loads, CLR_IS_FLOAT, CLR_IS_64, CLR_MIN_VALUE,
- * CLR_MAX_VALUE, CLR_AS_T, CLR_T_BYTES, and CLR_VALUE_T and clr_value(T) for
- * the storage types half and bfloat16): they bring their own accumulators.
+ * CLR_MAX_VALUE, CLR_AS_T, CLR_T_BYTES, and clr_value(T), which widens the
+ * storage types half and bfloat16 to float): they bring their own
+ * accumulators.
  */
 
 /* Every kernel is compiled for work-groups of exactly CLR_WG work-items. */
@@ -86,20 +87,16 @@
 
 /* The value of an element as operators see it: T itself but for the
  * storage types, whose bits widen exactly to a float (vload_half is core
- * OpenCL C, with or without cl_khr_fp16; a NaN keeps its sign and payload
- * bits that fit). */
+ * OpenCL C, with or without cl_khr_fp16; a NaN stays a NaN of its sign). */
 #ifndef CLR_IS_STORAGE
 #define CLR_IS_STORAGE 0
-#define CLR_VALUE_T T
 #define clr_value(x) (x)
 #elif CLR_TYPE == CLR_TYPE_HALF
-#define CLR_VALUE_T float
 float clr_value(ushort bits)
 {
     return vload_half(0, (const private half *)&bits);
 }
 #else
-#define CLR_VALUE_T float
 #define clr_value(x) as_float((uint)(x) << 16)
 #endif
 
