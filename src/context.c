@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "families.h"
 
 void clreduce_default_settings(clreduce_settings *settings)
 {

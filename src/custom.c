@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "families.h"
 
 /* The pieces of the generated source, in program order. */
 enum {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "families.h"
 
 /* What a call with op runs: `base` with op's second input, if it has one. */
 static op_family family_for(const op_family *base, const custom_facts *facts)

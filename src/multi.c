@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "families.h"
 
 #define MULTI_MAX CLREDUCE_MULTI_MAX
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "families.h"
 
 /* ---- programs ---------------------------------------------------------------- */
 

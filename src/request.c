@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "families.h"
 
 /* Elements a call writes. */
 static size_t output_count(const op_family *f, const request *r)

@@ -8,7 +8,7 @@
  * elements' order; and a work-group per row for rows. */
 #include <stdio.h>
 
-#include "internal.h"
+#include "families.h"
 
 /* ---- program ------------------------------------------------------------------- */
 

@@ -5,7 +5,7 @@
  * accumulators (scan_operators.c). */
 #include <string.h>
 
-#include "internal.h"
+#include "families.h"
 
 /* ---- program ------------------------------------------------------------------ */
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "families.h"
 
 /* ---- program ------------------------------------------------------------------ */
 

@@ -5,7 +5,7 @@
  * results. */
 #include <stdio.h>
 
-#include "internal.h"
+#include "families.h"
 
 /* The operators in OpenCL C, named "<type>_<op>" (in messages, and in the
  * kernels' names). min and max follow types.cl's float rules: NaN
