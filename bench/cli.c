@@ -31,7 +31,7 @@ static void usage(FILE *f)
         "What to measure (comma-separated lists)\n"
         "  --variants LIST     reductions: auto, interleaved, sequential, first_add,\n"
         "                      subgroup_tail, subgroup, unrolled, grid_stride, atomic,\n"
-        "                      single_pass, all or none (default: all)\n"
+        "                      single_pass, reproducible, all or none (default: all)\n"
         "  --ops LIST          sum, min, max or all (those three), for reductions and\n"
         "                      scans; for reductions also argmin, argmax, minmax,\n"
         "                      sum_squares, sum_abs, norm2, mean_var and dot (scans\n"

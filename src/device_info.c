@@ -169,6 +169,9 @@ clreduce_status device_info_query(cl_device_id device, device_info *info, char *
     cl_device_fp_config fp64 = 0;
     clGetDeviceInfo(device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
     info->has_fp64 = list_has(extensions, "cl_khr_fp64") || fp64 != 0;
+    cl_device_fp_config fp32 = 0;
+    clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp32, &fp32, NULL);
+    info->float_denorms = (fp32 & CL_FP_DENORM) != 0;
     info->has_int64_atomics = list_has(extensions, "cl_khr_int64_base_atomics");
 
     /* A device that answers the 2.1 query with 0 has no sub-groups whatever

@@ -39,6 +39,7 @@ typedef struct device_info {
     unsigned cl_major, cl_minor;     /* CL_DEVICE_VERSION */
     unsigned clc_major, clc_minor;   /* highest OpenCL C version */
     int has_fp64;
+    int float_denorms;               /* CL_FP_DENORM in CL_DEVICE_SINGLE_FP_CONFIG */
     int has_int64_atomics;           /* cl_khr_int64_base_atomics */
     int has_subgroups;               /* cl_khr_subgroups or __opencl_c_subgroups */
     int has_subgroup_shuffle;        /* cl_khr_subgroup_shuffle */

@@ -36,7 +36,7 @@ const char *clreduce_variant_name(clreduce_variant variant)
 {
     static const char *const names[CLREDUCE_VARIANT_COUNT] = {
         "auto", "interleaved", "sequential", "first_add", "subgroup_tail",
-        "subgroup", "unrolled", "grid_stride", "atomic", "single_pass"};
+        "subgroup", "unrolled", "grid_stride", "atomic", "single_pass", "reproducible"};
     return (unsigned)variant < CLREDUCE_VARIANT_COUNT ? names[variant] : NULL;
 }
 

@@ -15,6 +15,7 @@ static const char *const ladder_sources[] = {LAYERS, clreduce_cl_reduce_ladder};
 static const char *const grid_sources[] = {LAYERS, clreduce_cl_reduce_grid};
 static const char *const ordered_grid_sources[] = {LAYERS, clreduce_cl_device_order,
                                                    clreduce_cl_reduce_grid};
+static const char *const fixed_order_sources[] = {LAYERS, clreduce_cl_reduce_fixed_order};
 
 /* Kernel names, by variant (clreduce_variant's values). */
 static const char *const kernel_names[CLREDUCE_VARIANT_COUNT] = {
@@ -28,6 +29,7 @@ static const char *const kernel_names[CLREDUCE_VARIANT_COUNT] = {
     "clr_reduce_grid_stride",
     "clr_reduce_atomic",
     "clr_reduce_single_pass",
+    "clr_reduce_fixed_order",
 };
 
 #define SPEC(sources, variant, orders)                                                          \
@@ -44,6 +46,7 @@ static const program_spec programs[CLREDUCE_VARIANT_COUNT] = {
     SPEC(grid_sources, CLREDUCE_GRID_STRIDE, 0),
     SPEC(grid_sources, CLREDUCE_ATOMIC, 0),
     SPEC(ordered_grid_sources, CLREDUCE_SINGLE_PASS, 1),
+    SPEC(fixed_order_sources, CLREDUCE_REPRODUCIBLE, 0),
 };
 
 /* The grid-sized variants walk the input with a grid that fills the device;
@@ -96,6 +99,55 @@ void grid_defines(plan *p, clreduce_variant v)
     defines_add(&p->family_defines, "CLR_NV_LOAD", p->t.nv_load);
 }
 
+/* Whether the result's bits depend on the order of operations: float and
+ * double sums. Min, max and integer sums (which wrap) are associative, bit
+ * for bit. */
+static int is_order_sensitive(clreduce_op op, clreduce_type type)
+{
+    return op == CLREDUCE_OP_SUM && (type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE);
+}
+
+/* Build options under which the compiler may reorder or flush float
+ * arithmetic, which the reproducible order cannot survive. */
+static const char *relaxing_option(const char *options)
+{
+    static const char *const relaxing[] = {"-cl-fast-relaxed-math",
+                                           "-cl-unsafe-math-optimizations",
+                                           "-cl-denorms-are-zero"};
+    for (size_t i = 0; options && i < sizeof relaxing / sizeof *relaxing; i++)
+        if (strstr(options, relaxing[i]))
+            return relaxing[i];
+    return NULL;
+}
+
+/* The reproducible order fixes the work-group (its lanes) and the vector
+ * (16 bytes); only the number of work-groups is left to the tuning. */
+static clreduce_status fixed_order_plan(clreduce_ctx *ctx, plan *p)
+{
+    const char *option = relaxing_option(ctx->settings.build_options);
+    if (option)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "variant reproducible cannot keep its order under build option %s",
+                         option);
+    if (ctx->info.max_work_group_size < CLR_FIXED_LANES)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "variant reproducible needs work-groups of %d; device \"%s\" allows %zu",
+                         CLR_FIXED_LANES, ctx->info.name, ctx->info.max_work_group_size);
+    if (p->type == CLREDUCE_FLOAT && !ctx->info.float_denorms)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "variant reproducible needs float subnormals, which device \"%s\" "
+                         "flushes to zero",
+                         ctx->info.name);
+    p->t.work_group_size = p->work_group_size = CLR_FIXED_LANES;
+    p->t.vector_width = 16 / (unsigned)p->element_size;
+    p->unroll = 1;
+    p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    p->family_defines.count = 0;
+    defines_add(&p->family_defines, "CLR_VARIANT", CLREDUCE_REPRODUCIBLE);
+    defines_add(&p->family_defines, "CLR_NV_LOAD", p->t.nv_load);
+    return CLREDUCE_SUCCESS;
+}
+
 static clreduce_status reduce_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     if ((unsigned)r->variant >= CLREDUCE_VARIANT_COUNT)
@@ -103,13 +155,18 @@ static clreduce_status reduce_plan(clreduce_ctx *ctx, const request *r, plan *p)
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    clreduce_variant v = r->variant == CLREDUCE_AUTO ? clreduce_auto_variant(ctx, p->type)
-                                                     : (clreduce_variant)r->variant;
+    clreduce_variant v = (clreduce_variant)r->variant;
+    if (v == CLREDUCE_REPRODUCIBLE && !is_order_sensitive(r->op, p->type))
+        v = CLREDUCE_AUTO; /* the same bits in every variant */
+    if (v == CLREDUCE_AUTO)
+        v = clreduce_auto_variant(ctx, p->type);
     p->variant = v;
     tuning_for_operators(&ctx->info, &ctx->settings, &r->op, 1, p->type, 0, &p->t);
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
     p->program = &programs[v];
+    if (v == CLREDUCE_REPRODUCIBLE)
+        return fixed_order_plan(ctx, p);
 
     const char *lacks = "";
     int usable = path_usable(&ctx->info, ctx->subgroup_path, &lacks);
@@ -269,9 +326,49 @@ static clreduce_status enqueue_grid(clreduce_ctx *ctx, chain *c, const plan *p, 
     return status;
 }
 
+/* The reproducible order: a launch per level of tiles, each reducing its
+ * input's tiles to one value apiece, until one is left. The levels between
+ * share one temporary buffer. */
+static clreduce_status enqueue_fixed_order(clreduce_ctx *ctx, chain *c, const plan *p,
+                                           cached_kernel *k, const request *r)
+{
+    const size_t tile = CLR_FIXED_TILE_BYTES / p->element_size;
+    const size_t cap = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
+    size_t temp_count = 0;
+    for (size_t n = div_up(r->count, tile); n > 1; n = div_up(n, tile))
+        temp_count += n;
+
+    cl_mem temp = NULL;
+    clreduce_status status = CLREDUCE_SUCCESS;
+    if (temp_count && (status = create_temp(ctx, c, temp_count * p->element_size, &temp)) !=
+                          CLREDUCE_SUCCESS)
+        return status;
+    cl_mem in = r->input;
+    size_t in_off = r->input_offset, n = r->count, temp_used = 0;
+    for (;;) {
+        size_t tiles = div_up(n, tile);
+        int last = tiles == 1;
+        cl_mem out = last ? r->output : temp;
+        size_t out_off = last ? r->output_offset : temp_used;
+        status = enqueue_kernel(ctx, c, k, CLR_FIXED_LANES, tiles < cap ? tiles : cap, in, in_off,
+                                n, out, out_off, NULL);
+        if (status != CLREDUCE_SUCCESS || last)
+            break;
+        in = temp;
+        in_off = temp_used;
+        n = tiles;
+        temp_used += tiles;
+    }
+    if (temp)
+        clReleaseMemObject(temp); /* deleted once the commands using it are done */
+    return status;
+}
+
 static clreduce_status reduce_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
                                       const plan *p, cached_kernel *k, int in_order)
 {
+    if (p->variant == CLREDUCE_REPRODUCIBLE)
+        return enqueue_fixed_order(ctx, c, p, k, r);
     if (is_grid_variant(p->variant))
         return enqueue_grid(ctx, c, p, k, r, in_order);
     return enqueue_multi_pass(ctx, c, p, k, r);

@@ -35,7 +35,8 @@ _Static_assert(CLREDUCE_INTERLEAVED == CLR_REDUCE_INTERLEAVED &&
                    CLREDUCE_UNROLLED == CLR_REDUCE_UNROLLED &&
                    CLREDUCE_GRID_STRIDE == CLR_REDUCE_GRID_STRIDE &&
                    CLREDUCE_ATOMIC == CLR_REDUCE_ATOMIC &&
-                   CLREDUCE_SINGLE_PASS == CLR_REDUCE_SINGLE_PASS,
+                   CLREDUCE_SINGLE_PASS == CLR_REDUCE_SINGLE_PASS &&
+                   CLREDUCE_REPRODUCIBLE == CLR_REDUCE_REPRODUCIBLE,
                "clreduce_variant and CLR_REDUCE_* share their values");
 _Static_assert(CLREDUCE_SCAN_HILLIS_STEELE == CLR_SCAN_HILLIS_STEELE &&
                    CLREDUCE_SCAN_BLELLOCH == CLR_SCAN_BLELLOCH &&

@@ -129,9 +129,9 @@ static void test_variant_names(void **state)
     static const char *const want[] = {"auto",        "interleaved",   "sequential",
                                        "first_add",   "subgroup_tail", "subgroup",
                                        "unrolled",    "grid_stride",   "atomic",
-                                       "single_pass"};
+                                       "single_pass", "reproducible"};
     assert_int_equal(ARRAY_SIZE(want), CLREDUCE_VARIANT_COUNT);
-    assert_int_equal(CLREDUCE_SINGLE_PASS + 1, CLREDUCE_VARIANT_COUNT);
+    assert_int_equal(CLREDUCE_REPRODUCIBLE + 1, CLREDUCE_VARIANT_COUNT);
     for (int i = 0; i < CLREDUCE_VARIANT_COUNT; i++) {
         const char *name = clreduce_variant_name((clreduce_variant)i);
         check_name_shape(name);

@@ -99,6 +99,13 @@ static size_t sum_chain_length(clreduce_variant v, clreduce_type type, size_t n)
         v = clreduce_auto_variant(g_ctx, type);
     if (v < CLREDUCE_GRID_STRIDE)
         return 2;
+    if (v == CLREDUCE_REPRODUCIBLE) {
+        /* Per level of tiles, 16 steps in a row in each lane; trees above. */
+        size_t tile = (size_t)65536 / clreduce_type_size(type), levels = 1;
+        for (size_t t = div_up(n, tile); t > 1; t = div_up(t, tile))
+            levels++;
+        return 16 * levels;
+    }
     clreduce_settings t;
     assert_int_equal(clreduce_get_tuning(g_ctx, type, &t), CLREDUCE_SUCCESS);
     size_t wg = t.work_group_size, vec = t.vector_width, loads = t.loads_per_work_item;

@@ -257,10 +257,24 @@ typedef enum clreduce_variant {
      * atomic ticket behind a device-scope fence) reduces the partial results
      * in a fixed order. Deterministic. What AUTO picks where the device
      * orders memory between work-groups. */
-    CLREDUCE_SINGLE_PASS = 9
+    CLREDUCE_SINGLE_PASS = 9,
+    /* Float and double sums in an order of operations that depends on the
+     * element count alone, so that every device, driver and setting gives
+     * the same bits (but for the bits of a NaN): tiles of 64 KiB, 256 lanes
+     * each adding 16 vectors of 16 bytes in sequence, their vector
+     * components added in pairs, the lanes by a tree of pairs, and the
+     * tiles' sums reduced the same way until one is left (docs/USING.md
+     * spells it out). Min, max and integer sums are the same bits in every
+     * variant already; this variant runs them as AUTO does. Refused
+     * (CLREDUCE_ERROR_UNSUPPORTED) by the operators past max, for the
+     * storage types, where the device flushes float subnormals to zero or
+     * allows no work-group of 256, and where the settings' build_options
+     * relax the math. Settings do not change its order: its work-group
+     * size and vector width are fixed. */
+    CLREDUCE_REPRODUCIBLE = 10
 } clreduce_variant;
 
-#define CLREDUCE_VARIANT_COUNT 10
+#define CLREDUCE_VARIANT_COUNT 11
 
 /* How sub-group ("warp") operations are carried out on the device. */
 typedef enum clreduce_subgroup_path {

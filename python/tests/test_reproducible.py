@@ -1,0 +1,65 @@
+"""variant="reproducible": float32 and float64 sums whose bits are those of
+the order clreduce.h documents, written here again with NumPy (whose
+element-wise additions round as the device's must), on data whose sums
+depend on the order."""
+
+import numpy as np
+import pytest
+
+import clreduce
+
+LANES, STEPS = 256, 16
+
+
+def fixed_order_sum(x):
+    """The documented order. Zeros stand in for the elements past the end:
+    an accumulator that starts at +0.0 never becomes -0.0, so adding +0.0
+    changes nothing."""
+    vec = 16 // x.dtype.itemsize
+    tile = LANES * STEPS * vec
+    while True:
+        tiles = max(1, -(-x.size // tile))
+        padded = np.zeros(tiles * tile, x.dtype)
+        padded[: x.size] = x
+        steps = padded.reshape(tiles, STEPS, LANES, vec)
+        acc = np.zeros((tiles, LANES, vec), x.dtype)
+        for k in range(STEPS):
+            acc = acc + steps[:, k]
+        if vec == 4:
+            lanes = (acc[..., 0] + acc[..., 1]) + (acc[..., 2] + acc[..., 3])
+        else:
+            lanes = acc[..., 0] + acc[..., 1]
+        s = LANES // 2
+        while s:
+            lanes[:, :s] = lanes[:, :s] + lanes[:, s : 2 * s]
+            s //= 2
+        x = lanes[:, 0].copy()
+        if tiles == 1:
+            return x[0]
+
+
+def wide(size, dtype, seed):
+    rng = np.random.default_rng(seed)
+    x = np.ldexp(1 + rng.random(size), rng.integers(-20, 21, size))
+    return (x * rng.choice([-1.0, 1.0], size)).astype(dtype)
+
+
+@pytest.mark.parametrize("size", [1, 31, 257, 4097, 16385, 2**20 + 7])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bits_of_the_order(ctx, dtype, size):
+    x = wide(size, dtype, size)
+    got = ctx.reduce(x, "sum", variant="reproducible")
+    want = fixed_order_sum(x)
+    assert got.dtype == dtype
+    assert got.tobytes() == want.tobytes()
+
+
+def test_other_operators_match_auto(ctx):
+    x = np.random.default_rng(5).integers(-1000, 1000, 5000).astype(np.int32)
+    for op in ("sum", "min", "max"):
+        assert ctx.reduce(x, op, variant="reproducible") == ctx.reduce(x, op)
+
+
+def test_refused_for_float16(ctx):
+    with pytest.raises(clreduce.UnsupportedError):
+        ctx.reduce(np.ones(8, np.float16), "sum", variant="reproducible")
