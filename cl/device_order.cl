@@ -41,7 +41,10 @@ uint clr_status_load(global uint *p)
 }
 T clr_value_load(global T *p)
 {
-#if CLR_IS_64
+#if CLR_T_BYTES == 2
+    /* The storage types' bits: a volatile load is relaxed at system scope. */
+    return *(volatile global T *)p;
+#elif CLR_IS_64
     ulong v;
     asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
 #else

@@ -86,15 +86,21 @@
 #endif
 
 /* The value of an element as operators see it: T itself but for the
- * storage types, whose bits widen exactly to a float (vload_half is core
- * OpenCL C, with or without cl_khr_fp16; a NaN stays a NaN of its sign). */
+ * storage types, whose bits widen exactly to a float. A half is widened
+ * from its fields rather than by vload_half, which NVIDIA's driver gives
+ * a NaN of either sign as the same positive NaN: here a NaN keeps its sign
+ * and payload, on every device. */
 #ifndef CLR_IS_STORAGE
 #define CLR_IS_STORAGE 0
 #define clr_value(x) (x)
 #elif CLR_TYPE == CLR_TYPE_HALF
 float clr_value(ushort bits)
 {
-    return vload_half(0, (const private half *)&bits);
+    uint sign = (uint)(bits & 0x8000u) << 16, e = (bits >> 10) & 0x1fu, m = bits & 0x3ffu;
+    if (e == 0) /* zero or subnormal: m * 2^-24, exact in float */
+        return as_float(sign | as_uint((float)m * 0x1p-24f));
+    /* A normal number rebiased (15 to 127); infinity and NaN to 255. */
+    return as_float(sign | ((e == 0x1fu ? 0xffu : e + 112u) << 23) | (m << 13));
 }
 #else
 #define clr_value(x) as_float((uint)(x) << 16)
