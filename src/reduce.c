@@ -16,6 +16,8 @@ static const char *const grid_sources[] = {LAYERS, clreduce_cl_reduce_grid};
 static const char *const ordered_grid_sources[] = {LAYERS, clreduce_cl_device_order,
                                                    clreduce_cl_reduce_grid};
 static const char *const fixed_order_sources[] = {LAYERS, clreduce_cl_reduce_fixed_order};
+static const char *const ordered_fixed_order_sources[] = {LAYERS, clreduce_cl_device_order,
+                                                          clreduce_cl_reduce_fixed_order};
 
 /* Kernel names, by variant (clreduce_variant's values). */
 static const char *const kernel_names[CLREDUCE_VARIANT_COUNT] = {
@@ -48,6 +50,10 @@ static const program_spec programs[CLREDUCE_VARIANT_COUNT] = {
     SPEC(ordered_grid_sources, CLREDUCE_SINGLE_PASS, 1),
     SPEC(fixed_order_sources, CLREDUCE_REPRODUCIBLE, 0),
 };
+
+/* The reproducible order in one launch, where work-groups order memory. */
+static const program_spec fixed_order_in_one_launch =
+    SPEC(ordered_fixed_order_sources, CLREDUCE_REPRODUCIBLE, 1);
 
 /* The grid-sized variants walk the input with a grid that fills the device;
  * the others (the classic ladder) run one tree per work-group, pass after
@@ -142,9 +148,13 @@ static clreduce_status fixed_order_plan(clreduce_ctx *ctx, plan *p)
     p->t.vector_width = 16 / (unsigned)p->element_size;
     p->unroll = 1;
     p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    int one_launch = context_orders_work_groups(ctx);
+    if (one_launch)
+        p->program = &fixed_order_in_one_launch;
     p->family_defines.count = 0;
     defines_add(&p->family_defines, "CLR_VARIANT", CLREDUCE_REPRODUCIBLE);
     defines_add(&p->family_defines, "CLR_NV_LOAD", p->t.nv_load);
+    defines_add(&p->family_defines, "CLR_FIXED_FINISH", one_launch);
     return CLREDUCE_SUCCESS;
 }
 
@@ -327,10 +337,11 @@ static clreduce_status enqueue_grid(clreduce_ctx *ctx, chain *c, const plan *p, 
 }
 
 /* The reproducible order: a launch per level of tiles, each reducing its
- * input's tiles to one value apiece, until one is left. The levels between
- * share one temporary buffer. */
+ * input's tiles to one value apiece, until one is left; or, where
+ * work-groups order memory, one launch whose last work-group reduces the
+ * levels above the first. The levels between share one temporary buffer. */
 static clreduce_status enqueue_fixed_order(clreduce_ctx *ctx, chain *c, const plan *p,
-                                           cached_kernel *k, const request *r)
+                                           cached_kernel *k, const request *r, int in_order)
 {
     const size_t tile = CLR_FIXED_TILE_BYTES / p->element_size;
     const size_t cap = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
@@ -343,6 +354,24 @@ static clreduce_status enqueue_fixed_order(clreduce_ctx *ctx, chain *c, const pl
     if (temp_count && (status = create_temp(ctx, c, temp_count * p->element_size, &temp)) !=
                           CLREDUCE_SUCCESS)
         return status;
+    if (p->program == &fixed_order_in_one_launch) {
+        cl_mem scratch = NULL;
+        size_t tiles = div_up(r->count, tile);
+        status = scratch_for_queue(ctx, c->queue, in_order, single_pass_scratch_size(ctx),
+                                   &scratch);
+        if (status == CLREDUCE_SUCCESS) {
+            cl_ulong in_off = r->input_offset, n = r->count, out_off = r->output_offset;
+            cl_mem levels = temp ? temp : scratch; /* not read for one tile */
+            kernel_arg args[] = {ARG(r->input), ARG(in_off), ARG(n), ARG(r->output),
+                                 ARG(out_off), ARG(scratch), ARG(levels)};
+            status = enqueue_kernel_args(ctx, c, k, 0, tiles < cap ? tiles : cap,
+                                         CLR_FIXED_LANES, args, 7);
+            clReleaseMemObject(scratch);
+        }
+        if (temp)
+            clReleaseMemObject(temp);
+        return status;
+    }
     cl_mem in = r->input;
     size_t in_off = r->input_offset, n = r->count, temp_used = 0;
     for (;;) {
@@ -368,7 +397,7 @@ static clreduce_status reduce_enqueue(clreduce_ctx *ctx, chain *c, const request
                                       const plan *p, cached_kernel *k, int in_order)
 {
     if (p->variant == CLREDUCE_REPRODUCIBLE)
-        return enqueue_fixed_order(ctx, c, p, k, r);
+        return enqueue_fixed_order(ctx, c, p, k, r, in_order);
     if (is_grid_variant(p->variant))
         return enqueue_grid(ctx, c, p, k, r, in_order);
     return enqueue_multi_pass(ctx, c, p, k, r);
