@@ -47,11 +47,12 @@ T clr_value_load(global T *p)
 #elif CLR_IS_64
     ulong v;
     asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return CLR_AS_T(v);
 #else
     uint v;
     asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-#endif
     return CLR_AS_T(v);
+#endif
 }
 void clr_value_store(global T *p, T v) { *p = v; }
 
