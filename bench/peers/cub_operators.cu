@@ -2,7 +2,9 @@
 // the same terms as clreduce-bench and cub_reduce: cub::DeviceReduce::ArgMax
 // and ::ArgMin (value and 64-bit index), the dot product of two arrays and
 // the sum of squares through ::TransformReduce, and ::Sum as the yardstick
-// in the same run.
+// in the same run. Over half and bfloat16, clreduce-bench's storage types,
+// only the sum is timed: ::TransformReduce widening each element to float
+// and adding in float.
 //
 // call_us is the median of cudaEventRecord just before the call to
 // cudaEventRecord just after it, over --runs calls (default 40) after 5
@@ -14,12 +16,16 @@
 // cub_reduce does; the dot product's second input is drawn the same way from
 // another seed. Every result is poisoned before the call and checked against
 // a host reference (argmax/argmin exactly; sums within 1e-5 (float) or 1e-12
-// (double) of the sum of the absolute terms).
+// (double) of the sum of the absolute terms; half and bfloat16 sums exactly
+// while that sum is at most 2^22, within 1e-5 of it beyond).
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 bench/peers/cub_operators.cu -o cub_operators
 //   ./cub_operators --sizes 2^24,2^28 --types float,double --csv cub-operators.csv
+//   ./cub_operators --sizes 2^24,2^28,2^30 --types float,half,bfloat16 --ops sum
 #include <cub/cub.cuh>
 #include <cuda/std/functional>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -54,6 +60,38 @@ template <typename T> struct Product {
 };
 template <typename T> struct Square {
     __host__ __device__ T operator()(T x) const { return x * x; }
+};
+
+// half and bfloat16 hold the input only: their sum is taken in float, each
+// element widened by the map of TransformReduce. narrow() makes the element
+// from a float it holds exactly.
+template <typename S> struct Widen;
+template <> struct Widen<__half> {
+    __host__ __device__ float operator()(__half x) const { return __half2float(x); }
+    static __half narrow(float v) { return __float2half(v); }
+};
+template <> struct Widen<__nv_bfloat16> {
+    __host__ __device__ float operator()(__nv_bfloat16 x) const { return __bfloat162float(x); }
+    static __nv_bfloat16 narrow(float v) { return __float2bfloat16(v); }
+};
+
+// Their names, and the identities of min and max that Dataset's prefix starts
+// from (never used: no min or max of them is timed).
+template <> struct Traits<__half> {
+    static const char *name() { return "half"; }
+    static __half lowest() { return __float2half(-std::numeric_limits<float>::infinity()); }
+    static __half highest() { return __float2half(std::numeric_limits<float>::infinity()); }
+};
+template <> struct Traits<__nv_bfloat16> {
+    static const char *name() { return "bfloat16"; }
+    static __nv_bfloat16 lowest()
+    {
+        return __float2bfloat16(-std::numeric_limits<float>::infinity());
+    }
+    static __nv_bfloat16 highest()
+    {
+        return __float2bfloat16(std::numeric_limits<float>::infinity());
+    }
 };
 
 const std::vector<Column> COLUMNS = {
@@ -136,6 +174,134 @@ template <typename T> struct Job {
         return "got " + show(v) + ", expected " + show((double)want);
     }
 };
+
+// The reference of a half or bfloat16 sum: the widened elements added in
+// long double, which holds every partial sum of them exactly.
+struct WideReference {
+    long double sum = 0, sum_abs = 0;
+};
+
+// A half or bfloat16 input as clreduce-bench draws it (bench/data.c): k / 4
+// for k uniform in [-16, 16], which both hold exactly, with nothing planted
+// (only the sum is timed); the same draws for both types. The copies are laid
+// out as dataset_create lays them out, which cannot draw these types.
+template <typename S>
+void storage_create(Dataset<S> &ds, size_t n, size_t working_set, size_t limit,
+                    WideReference &ref)
+{
+    ds.n = n;
+    size_t bytes = n * sizeof(S);
+    size_t stride_bytes = (bytes + 511) / 512 * 512;
+    ds.stride = stride_bytes / sizeof(S);
+    ds.copies = stride_bytes < working_set ? (working_set + stride_bytes - 1) / stride_bytes : 1;
+    if (ds.copies * stride_bytes > limit)
+        ds.copies = std::max<size_t>(1, limit / stride_bytes);
+    CHECK(cudaMalloc(&ds.d_buf, ds.copies * stride_bytes));
+
+    // The 33 values, and what each widens to: the terms of the reference.
+    S value[33];
+    float wide[33];
+    for (int k = 0; k < 33; k++) {
+        value[k] = Widen<S>::narrow((float)(k - 16) * 0.25f);
+        wide[k] = Widen<S>{}(value[k]);
+    }
+    Rng rng(0x5eed ^ ((uint64_t)sizeof(S) << 56) ^ (uint64_t)n * 0x9e3779b97f4a7c15ull);
+    const size_t chunk = std::min<size_t>(n, (size_t)1 << 22);
+    std::vector<S> host(chunk);
+    for (size_t base = 0; base < n; base += chunk) {
+        size_t m = std::min(chunk, n - base);
+        for (size_t i = 0; i < m; i++) {
+            int k = (int)((rng.next() >> 32) % 33);
+            host[i] = value[k];
+            ref.sum += wide[k];
+            ref.sum_abs += std::fabs(wide[k]);
+        }
+        CHECK(cudaMemcpy(ds.d_buf + base, host.data(), m * sizeof(S), cudaMemcpyHostToDevice));
+    }
+    for (size_t have = 1; have < ds.copies;) {
+        size_t k = std::min(have, ds.copies - have);
+        CHECK(cudaMemcpy(reinterpret_cast<char *>(ds.d_buf) + have * stride_bytes, ds.d_buf,
+                         k * stride_bytes, cudaMemcpyDeviceToDevice));
+        have += k;
+    }
+    CHECK(cudaDeviceSynchronize());
+}
+
+// The float sum of a half or bfloat16 input, a job for time_job.
+template <typename S> struct WideSumJob {
+    const WideReference *ref; // what the sum must be
+    Dataset<S> *ds;
+    float *d_value;
+    void *temp = nullptr;
+    size_t temp_bytes = 0;
+    cudaStream_t stream;
+
+    cudaError_t call(void *t, size_t &bytes, size_t k)
+    {
+        return cub::DeviceReduce::TransformReduce(t, bytes, ds->d_buf + k * ds->stride, d_value,
+                                                  (int64_t)ds->n, ::cuda::std::plus<float>{},
+                                                  Widen<S>{}, 0.0f, stream);
+    }
+    void enqueue() { CHECK(call(temp, temp_bytes, ds->next_index())); }
+    void poison() { CHECK(cudaMemsetAsync(d_value, 0xff, sizeof(float), stream)); }
+    std::string check()
+    {
+        float v;
+        CHECK(cudaStreamSynchronize(stream));
+        CHECK(cudaMemcpy(&v, d_value, sizeof v, cudaMemcpyDeviceToHost));
+        // The terms are multiples of 1/4: while sum|x| is at most 2^22, every partial sum, in
+        // whatever order CUB takes it, is one a float holds, so the sum must be exact (as
+        // clreduce-bench's sum_tolerance()); beyond, a float sum's tolerance.
+        long double tol =
+            ref->sum_abs <= 0x1p22L ? 0 : Traits<float>::reduce_tolerance * ref->sum_abs;
+        if (std::fabs((long double)v - ref->sum) <= tol) // false for the poison, a NaN
+            return "";
+        return "got " + show(v) + ", expected " + show((double)ref->sum) +
+               (tol == 0 ? " (exact)" : "");
+    }
+};
+
+template <typename S>
+void run_storage(const std::vector<size_t> &sizes, const std::vector<Which> &ops, int runs,
+                 int warmup, size_t working_set, cudaStream_t stream, cudaEvent_t start,
+                 cudaEvent_t stop, std::vector<Row> &out)
+{
+    bool sum = false;
+    for (Which w : ops) {
+        if (w == Which::Sum)
+            sum = true;
+        else
+            std::fprintf(stderr, "cub_operators: %s of %s skipped (only the sum is timed)\n",
+                         which_name(w), Traits<S>::name());
+    }
+    if (!sum)
+        return;
+    for (size_t n : sizes) {
+        // working_set / 2, as the other types' inputs have: the same rotation as their sums
+        Dataset<S> ds;
+        WideReference ref;
+        storage_create(ds, n, working_set / 2, (size_t)-1 / 4, ref);
+        WideSumJob<S> j;
+        j.ref = &ref;
+        j.ds = &ds;
+        j.stream = stream;
+        CHECK(cudaMalloc(&j.d_value, sizeof(float)));
+        CHECK(j.call(nullptr, j.temp_bytes, 0));
+        CHECK(cudaMalloc(&j.temp, std::max<size_t>(j.temp_bytes, 1)));
+        Row r = time_job(j, runs, warmup, start, stop);
+        CHECK(cudaFree(j.temp));
+        r.op = which_name(Which::Sum);
+        r.type = Traits<S>::name();
+        r.elements = n;
+        r.bytes = n * sizeof(S);
+        r.copies = ds.copies;
+        r.gbps = r.bytes / (r.call_us * 1e3);
+        print_row(COLUMNS, r);
+        out.push_back(r);
+        CHECK(cudaFree(j.d_value));
+        CHECK(cudaFree(ds.d_buf));
+    }
+}
 
 template <typename T>
 void run_type(const std::vector<size_t> &sizes, const std::vector<Which> &ops, int runs,
@@ -258,7 +424,8 @@ int main(int argc, char **argv)
         } else if (a == "--csv") {
             csv = value();
         } else {
-            std::fprintf(stderr, "usage: cub_operators [--sizes LIST] [--types float,double,int32] "
+            std::fprintf(stderr, "usage: cub_operators [--sizes LIST] "
+                                 "[--types float,double,int32,half,bfloat16] "
                                  "[--ops sum,argmax,argmin,dot,sum_squares] [--runs N] "
                                  "[--warmup N] [--csv FILE]\n");
             return a == "--help" ? 0 : 2;
@@ -295,6 +462,11 @@ int main(int argc, char **argv)
             run_type<double>(sizes, ops, runs, warmup, working_set, stream, start, stop, rows);
         else if (t == "int32")
             run_type<int32_t>(sizes, ops, runs, warmup, working_set, stream, start, stop, rows);
+        else if (t == "half")
+            run_storage<__half>(sizes, ops, runs, warmup, working_set, stream, start, stop, rows);
+        else if (t == "bfloat16")
+            run_storage<__nv_bfloat16>(sizes, ops, runs, warmup, working_set, stream, start, stop,
+                                       rows);
         else
             std::fprintf(stderr, "cub_operators: type %s skipped\n", t.c_str());
     }
