@@ -96,6 +96,18 @@ static const accepted_races single_pass_hand_off = {
     "the single pass's hand-off of partial results between work-groups",
     {{"partials[get_group_id(0)] = r;", "v = clr_op(v, partials[k]);"}}};
 
+/* The reproducible sum's single launch hands the tiles' values to the last
+ * work-group the same way; its other operators run as AUTO, the single
+ * pass. Sizes past one tile of floats (16384) and of doubles (8192), so
+ * that the last work-group reduces a level above the first. */
+static const accepted_races fixed_order_hand_off = {
+    "the reproducible sum's and the single pass's hand-offs between work-groups",
+    {{"values[t] = r;", "a[j] = clr_op(a[j], in[first + j]);"},
+     {"partials[get_group_id(0)] = r;", "v = clr_op(v, partials[k]);"}}};
+static const og_size fixed_order_sizes[] = {
+    {1, 0, 0}, {257, 3, 0}, {8193, 1, 2}, {16385, 0, 0}, {33000, 5, 3},
+};
+
 /* ---- scans ------------------------------------------------------------------------ */
 
 static clreduce_status scan_support(const target *t, clreduce_op op, clreduce_type type)
@@ -276,6 +288,9 @@ target og_flat_targets[] = {
     REDUCE_TARGET(SINGLE_PASS, 1, &single_pass_hand_off, 0),
     /* AUTO resolves to SINGLE_PASS on Oclgrind's CPU device. */
     REDUCE_TARGET(AUTO, 1, &single_pass_hand_off, 0),
+    {.name = "reduce_REPRODUCIBLE", .variant = CLREDUCE_REPRODUCIBLE, .run = run_reduce,
+     .support = reduce_support, .fills_part_of_a_buffer = 1, .accepted = &fixed_order_hand_off,
+     .sizes = fixed_order_sizes, .num_sizes = ARRAY_SIZE(fixed_order_sizes)},
     SCAN_TARGET(HILLIS_STEELE, INCLUSIVE, 0, NULL),
     SCAN_TARGET(HILLIS_STEELE, EXCLUSIVE, 0, NULL),
     SCAN_TARGET(BLELLOCH, INCLUSIVE, 0, NULL),

@@ -4,8 +4,9 @@
  * the order (magnitudes over forty binades, both signs) at awkward sizes and
  * at sizes of one, two and three levels of tiles; at unaligned offsets with
  * the result between poisoned slots; under settings that change the grid,
- * the work-group size and the vector width of the other variants;
- * subnormals; infinities and NaN; min, max and integer sums, which must
+ * the work-group size and the vector width of the other variants; in the
+ * launch-per-level form of devices that do not order memory between
+ * work-groups; subnormals; infinities and NaN; min, max and integer sums, which must
  * match AUTO's bits; and the refusals.
  *
  * CLREDUCE_TEST_SEED=n repeats a run's random data; CLREDUCE_TEST_FILTER=glob
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "test_common.h"
 
 static clreduce_ctx *g_ctx;
@@ -390,6 +392,36 @@ static void test_refusals(void **state)
     clreduce_destroy(c);
 }
 
+/* The form of devices that do not order memory between work-groups, a
+ * launch per level of tiles, on this device: its context is told that its
+ * device does not (a GPU without ordering). The same bits. */
+static void test_two_launches(void **state)
+{
+    (void)state;
+    clreduce_settings s;
+    clreduce_default_settings(&s);
+    clreduce_ctx *c = create_with(&s);
+    c->order_kind = CLR_ORDER_NONE;
+    c->info.type = CL_DEVICE_TYPE_GPU;
+    for (size_t ti = 0; ti < 2; ti++) {
+        clreduce_type type = float_types[ti];
+        if (!takes(c, type))
+            continue;
+        size_t tile = (size_t)LANES * STEPS * (16 / clreduce_type_size(type));
+        const size_t sizes[] = {1, tile - 1, tile + 1, 5 * tile + 3, 70 * tile + 5};
+        void *data = malloc(sizes[4] * clreduce_type_size(type));
+        assert_non_null(data);
+        fill_wide(type, data, sizes[4]);
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+            if (sizes[i] + 3 <= max_count()) {
+                expect_bits(c, type, data, 0, sizes[i], "two launches");
+                expect_bits(c, type, data, 3, sizes[i], "two launches");
+            }
+        free(data);
+    }
+    clreduce_destroy(c);
+}
+
 /* Three levels of tiles: 2^28 + 5 floats (1 GiB), with CLREDUCE_FULL_TESTS=1. */
 static void test_three_levels(void **state)
 {
@@ -413,11 +445,12 @@ static void test_three_levels(void **state)
 int main(void)
 {
     g_ctx = tc_start("unit.reproducible", &g_queue, NULL);
-    struct CMUnitTest tests[8];
+    struct CMUnitTest tests[9];
     size_t nt = 0;
     tc_add_test(tests, &nt, "order", test_order, NULL);
     tc_add_test(tests, &nt, "offsets", test_offsets, NULL);
     tc_add_test(tests, &nt, "settings", test_settings, NULL);
+    tc_add_test(tests, &nt, "two_launches", test_two_launches, NULL);
     tc_add_test(tests, &nt, "subnormals", test_subnormals, NULL);
     tc_add_test(tests, &nt, "special", test_special, NULL);
     tc_add_test(tests, &nt, "other_operators", test_other_operators, NULL);
