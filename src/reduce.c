@@ -1,6 +1,7 @@
 /* Reductions, as an operation family of the request pipeline (request.c):
  * the plan of a reduction (variant, sub-group path, atomic kind, program)
  * and its launches. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -256,18 +257,23 @@ static clreduce_status enqueue_kernel(clreduce_ctx *ctx, chain *c, cached_kernel
     return enqueue_kernel_args(ctx, c, k, 0, groups, work_group_size, args, scratch ? 6 : 5);
 }
 
-/* The classic variants: passes of the same kernel until one value is left.
- * The partial results of every pass but the last share one temporary
- * buffer. */
-static clreduce_status enqueue_multi_pass(clreduce_ctx *ctx, chain *c, const plan *p,
-                                          cached_kernel *k, const request *r)
+/* Values a run of passes leaves between its passes: each pass reduces its
+ * input to one value per `per_value` elements, until one is left. */
+static size_t values_between_passes(size_t n, size_t per_value)
 {
-    size_t wg = p->t.work_group_size;
-    size_t per_group = reads_one_per_item(p->variant) ? wg : 2 * wg;
-    size_t temp_count = 0;
-    for (size_t n = div_up(r->count, per_group); n > 1; n = div_up(n, per_group))
-        temp_count += n;
+    size_t count = 0;
+    for (size_t m = div_up(n, per_value); m > 1; m = div_up(m, per_value))
+        count += m;
+    return count;
+}
 
+/* Passes of one kernel until one value is left, each of as many
+ * work-groups as it writes values (at most `cap`). The values of every pass
+ * but the last share one temporary buffer, one pass's after another's. */
+static clreduce_status enqueue_passes(clreduce_ctx *ctx, chain *c, const plan *p, cached_kernel *k,
+                                      const request *r, size_t wg, size_t per_value, size_t cap)
+{
+    size_t temp_count = values_between_passes(r->count, per_value);
     cl_mem temp = NULL;
     clreduce_status status = CLREDUCE_SUCCESS;
     if (temp_count && (status = create_temp(ctx, c, temp_count * p->element_size, &temp)) !=
@@ -276,21 +282,32 @@ static clreduce_status enqueue_multi_pass(clreduce_ctx *ctx, chain *c, const pla
     cl_mem in = r->input;
     size_t in_off = r->input_offset, n = r->count, temp_used = 0;
     for (;;) {
-        size_t groups = div_up(n, per_group);
-        int last = groups == 1;
+        size_t values = div_up(n, per_value);
+        int last = values == 1;
         cl_mem out = last ? r->output : temp;
         size_t out_off = last ? r->output_offset : temp_used;
-        status = enqueue_kernel(ctx, c, k, wg, groups, in, in_off, n, out, out_off, NULL);
+        status = enqueue_kernel(ctx, c, k, wg, values < cap ? values : cap, in, in_off, n, out,
+                                out_off, NULL);
         if (status != CLREDUCE_SUCCESS || last)
             break;
         in = temp;
         in_off = temp_used;
-        n = groups;
-        temp_used += groups;
+        n = values;
+        temp_used += values;
     }
     if (temp)
         clReleaseMemObject(temp); /* deleted once the commands using it are done */
     return status;
+}
+
+/* The classic variants: a work-group reduces 1 or 2 elements per work-item
+ * to one value, pass after pass. */
+static clreduce_status enqueue_multi_pass(clreduce_ctx *ctx, chain *c, const plan *p,
+                                          cached_kernel *k, const request *r)
+{
+    size_t wg = p->t.work_group_size;
+    return enqueue_passes(ctx, c, p, k, r, wg, reads_one_per_item(p->variant) ? wg : 2 * wg,
+                          SIZE_MAX);
 }
 
 static clreduce_status enqueue_grid(clreduce_ctx *ctx, chain *c, const plan *p, cached_kernel *k,
@@ -339,57 +356,33 @@ static clreduce_status enqueue_grid(clreduce_ctx *ctx, chain *c, const plan *p, 
 /* The reproducible order: a launch per level of tiles, each reducing its
  * input's tiles to one value apiece, until one is left; or, where
  * work-groups order memory, one launch whose last work-group reduces the
- * levels above the first. The levels between share one temporary buffer. */
+ * levels above the first, in a temporary buffer. */
 static clreduce_status enqueue_fixed_order(clreduce_ctx *ctx, chain *c, const plan *p,
                                            cached_kernel *k, const request *r, int in_order)
 {
     const size_t tile = CLR_FIXED_TILE_BYTES / p->element_size;
     const size_t cap = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
-    size_t temp_count = 0;
-    for (size_t n = div_up(r->count, tile); n > 1; n = div_up(n, tile))
-        temp_count += n;
+    if (p->program != &fixed_order_in_one_launch)
+        return enqueue_passes(ctx, c, p, k, r, CLR_FIXED_LANES, tile, cap);
 
-    cl_mem temp = NULL;
+    size_t tiles = div_up(r->count, tile), levels = values_between_passes(r->count, tile);
+    cl_mem temp = NULL, scratch = NULL;
     clreduce_status status = CLREDUCE_SUCCESS;
-    if (temp_count && (status = create_temp(ctx, c, temp_count * p->element_size, &temp)) !=
-                          CLREDUCE_SUCCESS)
+    if (levels && (status = create_temp(ctx, c, levels * p->element_size, &temp)) !=
+                      CLREDUCE_SUCCESS)
         return status;
-    if (p->program == &fixed_order_in_one_launch) {
-        cl_mem scratch = NULL;
-        size_t tiles = div_up(r->count, tile);
-        status = scratch_for_queue(ctx, c->queue, in_order, single_pass_scratch_size(ctx),
-                                   &scratch);
-        if (status == CLREDUCE_SUCCESS) {
-            cl_ulong in_off = r->input_offset, n = r->count, out_off = r->output_offset;
-            cl_mem levels = temp ? temp : scratch; /* not read for one tile */
-            kernel_arg args[] = {ARG(r->input), ARG(in_off), ARG(n), ARG(r->output),
-                                 ARG(out_off), ARG(scratch), ARG(levels)};
-            status = enqueue_kernel_args(ctx, c, k, 0, tiles < cap ? tiles : cap,
-                                         CLR_FIXED_LANES, args, 7);
-            clReleaseMemObject(scratch);
-        }
-        if (temp)
-            clReleaseMemObject(temp);
-        return status;
-    }
-    cl_mem in = r->input;
-    size_t in_off = r->input_offset, n = r->count, temp_used = 0;
-    for (;;) {
-        size_t tiles = div_up(n, tile);
-        int last = tiles == 1;
-        cl_mem out = last ? r->output : temp;
-        size_t out_off = last ? r->output_offset : temp_used;
-        status = enqueue_kernel(ctx, c, k, CLR_FIXED_LANES, tiles < cap ? tiles : cap, in, in_off,
-                                n, out, out_off, NULL);
-        if (status != CLREDUCE_SUCCESS || last)
-            break;
-        in = temp;
-        in_off = temp_used;
-        n = tiles;
-        temp_used += tiles;
+    status = scratch_for_queue(ctx, c->queue, in_order, single_pass_scratch_size(ctx), &scratch);
+    if (status == CLREDUCE_SUCCESS) {
+        cl_ulong in_off = r->input_offset, n = r->count, out_off = r->output_offset;
+        cl_mem values = temp ? temp : scratch; /* not read for one tile */
+        kernel_arg args[] = {ARG(r->input), ARG(in_off), ARG(n), ARG(r->output), ARG(out_off),
+                             ARG(scratch), ARG(values)};
+        status = enqueue_kernel_args(ctx, c, k, 0, tiles < cap ? tiles : cap, CLR_FIXED_LANES,
+                                     args, 7);
+        clReleaseMemObject(scratch);
     }
     if (temp)
-        clReleaseMemObject(temp); /* deleted once the commands using it are done */
+        clReleaseMemObject(temp);
     return status;
 }
 
