@@ -22,14 +22,13 @@ pyopencl arrays in device memory, enqueued like any OpenCL command::
     event = ctx.enqueue_scan(x, x)                         # in place
 
 Element types: float32, float64 (devices with fp64), int32, uint32, int64,
-uint64; and float16 host arrays for "sum", "min" and "max" alone, read as
-2 bytes an element and reduced in float32 (the dtype of the results, and
-of a scan's output). Integer sums wrap around; min and max propagate NaN
-and order -0.0 below +0.0. Variants: "auto" (the library's choice) or a name from
-reduce_variants() / scan_variants(); the operators past "max" run on
-"auto", "grid_stride" and "single_pass"; "reproducible" sums float32 and
-float64 in an order fixed by the element count, the same bits on every
-device. The C header, clreduce/clreduce.h, documents every guarantee.
+uint64; float16 host arrays for "sum", "min" and "max" alone, read as 2 bytes
+an element and reduced in float32 (the results' dtype, and a scan's). Integer
+sums wrap around; min and max propagate NaN and order -0.0 below +0.0.
+Variants: "auto" (the library's choice) or a name from reduce_variants() /
+scan_variants(); the operators past "max" run on "auto", "grid_stride" and
+"single_pass"; "reproducible" sums float32 and float64 in an order fixed by
+the count, the same bits on every device. clreduce.h documents every promise.
 
 Operators (ops()) and what reduce() returns for each; reduce_rows() and
 reduce_segments() return the same with a 1-D array, one element per row or
