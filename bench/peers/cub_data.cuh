@@ -212,6 +212,23 @@ std::vector<std::pair<size_t, size_t>> choose_windows(size_t n, uint64_t seed)
     return merged;
 }
 
+// The copies of a dataset of n elements, allocated: each starts on 512
+// bytes, and there are as many as fill working_set, within limit bytes.
+// Returns the bytes from one copy to the next.
+template <typename T>
+size_t dataset_allocate(Dataset<T> &ds, size_t n, size_t working_set, size_t limit)
+{
+    size_t stride_bytes = dataset_allocate(ds, n, working_set, limit);
+    return stride_bytes;
+}
+
+// The first copy, once written, into all the others (doubling the copies
+// made each time).
+template <typename T> void dataset_replicate(Dataset<T> &ds, size_t stride_bytes)
+{
+    dataset_replicate(ds, stride_bytes);
+}
+
 template <typename T>
 void dataset_create(Dataset<T> &ds, size_t n, size_t working_set, size_t limit, bool for_scans)
 {

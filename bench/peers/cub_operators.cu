@@ -183,20 +183,13 @@ struct WideReference {
 
 // A half or bfloat16 input as clreduce-bench draws it (bench/data.c): k / 4
 // for k uniform in [-16, 16], which both hold exactly, with nothing planted
-// (only the sum is timed); the same draws for both types. The copies are laid
-// out as dataset_create lays them out, which cannot draw these types.
+// (only the sum is timed); the same draws for both types, in copies laid out
+// as dataset_create lays them (which cannot draw these types).
 template <typename S>
 void storage_create(Dataset<S> &ds, size_t n, size_t working_set, size_t limit,
                     WideReference &ref)
 {
-    ds.n = n;
-    size_t bytes = n * sizeof(S);
-    size_t stride_bytes = (bytes + 511) / 512 * 512;
-    ds.stride = stride_bytes / sizeof(S);
-    ds.copies = stride_bytes < working_set ? (working_set + stride_bytes - 1) / stride_bytes : 1;
-    if (ds.copies * stride_bytes > limit)
-        ds.copies = std::max<size_t>(1, limit / stride_bytes);
-    CHECK(cudaMalloc(&ds.d_buf, ds.copies * stride_bytes));
+    size_t stride_bytes = dataset_allocate(ds, n, working_set, limit);
 
     // The 33 values, and what each widens to: the terms of the reference.
     S value[33];
@@ -218,13 +211,7 @@ void storage_create(Dataset<S> &ds, size_t n, size_t working_set, size_t limit,
         }
         CHECK(cudaMemcpy(ds.d_buf + base, host.data(), m * sizeof(S), cudaMemcpyHostToDevice));
     }
-    for (size_t have = 1; have < ds.copies;) {
-        size_t k = std::min(have, ds.copies - have);
-        CHECK(cudaMemcpy(reinterpret_cast<char *>(ds.d_buf) + have * stride_bytes, ds.d_buf,
-                         k * stride_bytes, cudaMemcpyDeviceToDevice));
-        have += k;
-    }
-    CHECK(cudaDeviceSynchronize());
+    dataset_replicate(ds, stride_bytes);
 }
 
 // The float sum of a half or bfloat16 input, a job for time_job.
