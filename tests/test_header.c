@@ -22,7 +22,7 @@ int CHECK_FUNCTION(void)
     clreduce_status st = CLREDUCE_SUCCESS;
     clreduce_op op = CLREDUCE_OP_MAX;
     clreduce_type type = CLREDUCE_UINT64;
-    clreduce_variant v = CLREDUCE_SINGLE_PASS;
+    clreduce_variant v = CLREDUCE_REPRODUCIBLE;
     clreduce_subgroup_path path = CLREDUCE_SUBGROUP_PATH_REDUCE;
     clreduce_scan_kind kind = CLREDUCE_EXCLUSIVE;
     clreduce_scan_variant scan_variant = CLREDUCE_SCAN_LOOKBACK;
@@ -101,8 +101,8 @@ int CHECK_FUNCTION(void)
     stats.programs_built = 0;
     stats.cache_hits = 0;
     stats.disk_cache_status[0] = '\0';
-    bad += st != 0 || op != 2 || type != 5 || v != 9 || path != 5;
-    bad += CLREDUCE_VARIANT_COUNT != 10 || CLREDUCE_MULTI_MAX != 10;
+    bad += st != 0 || op != 2 || type != 5 || v != 10 || path != 5;
+    bad += CLREDUCE_VARIANT_COUNT != 11 || CLREDUCE_MULTI_MAX != 10;
     bad += kind != 1 || scan_variant != 4 || CLREDUCE_SCAN_VARIANT_COUNT != 5;
     bad += settings.work_group_size != 0 || stats.cache_hits != 0;
     bad += sizeof stats.disk_cache_status != 256 || stats.disk_cache_status[0] != '\0';
