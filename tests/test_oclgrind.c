@@ -256,7 +256,8 @@ int main(int argc, char **argv)
      * of several operators in one pass; =flat: the others; =large: the
      * segments kernels on cases of their own, long enough to reach what
      * the library takes only for large inputs (not part of "all": they
-     * mean something only in the settings of their run, tests/meson.build).
+     * mean something only in the settings of their run, tests/meson.build);
+     * =reproducible: the reproducible sum (not part of "all" either).
      * Oclgrind numbers the buffers of a process in a space of a few
      * thousand, which the buffers kept for all of them would overflow. */
     const char *families = "all";
@@ -274,7 +275,8 @@ int main(int argc, char **argv)
         } else if (strncmp(argv[i], "--families=", 11) == 0 &&
                    (strcmp(argv[i] + 11, "all") == 0 || strcmp(argv[i] + 11, "batched") == 0 ||
                     strcmp(argv[i] + 11, "flat") == 0 || strcmp(argv[i] + 11, "multi") == 0 ||
-                    strcmp(argv[i] + 11, "large") == 0)) {
+                    strcmp(argv[i] + 11, "large") == 0 ||
+                    strcmp(argv[i] + 11, "reproducible") == 0)) {
             families = argv[i] + 11;
         } else if (strncmp(argv[i], "--build-options=", 16) == 0) {
             build_options = argv[i] + 16;
@@ -286,7 +288,8 @@ int main(int argc, char **argv)
             only = argv[i] + 7;
         } else {
             fprintf(stderr,
-                    "usage: %s [--vector-width=N] [--families=all|batched|flat|multi|large] "
+                    "usage: %s [--vector-width=N] "
+                    "[--families=all|batched|flat|multi|large|reproducible] "
                     "[--build-options=TEXT] [--segment-passes=N] [--work-group-size=N] "
                     "[--only=GLOB]\n",
                     argv[0]);
@@ -367,7 +370,7 @@ int main(int argc, char **argv)
     if (!og_log_clean(NULL, "set-up"))
         failed++;
     /* The flat families, the batched ones, then several operators, as
-     * --families asks ("all" but the large ones). */
+     * --families asks ("all" but the large ones and the reproducible sum). */
     struct {
         target *targets;
         size_t count;
@@ -375,17 +378,19 @@ int main(int argc, char **argv)
     } families_run[] = {{og_flat_targets, og_flat_target_count, "flat"},
                         {og_batched_targets, og_batched_target_count, "batched"},
                         {og_multi_targets, og_multi_target_count, "multi"},
-                        {og_large_targets, og_large_target_count, "large"}};
+                        {og_large_targets, og_large_target_count, "large"},
+                        {og_fixed_order_targets, og_fixed_order_target_count, "reproducible"}};
     struct CMUnitTest *tests = calloc(
         og_flat_target_count + og_batched_target_count + og_multi_target_count +
-            og_large_target_count,
+            og_large_target_count + og_fixed_order_target_count,
         sizeof *tests);
     if (!tests)
         return 1;
     size_t ntests = 0;
     for (size_t f = 0; f < ARRAY_SIZE(families_run); f++) {
         if (strcmp(families, families_run[f].family) != 0 &&
-            (strcmp(families, "all") != 0 || strcmp(families_run[f].family, "large") == 0))
+            (strcmp(families, "all") != 0 || strcmp(families_run[f].family, "large") == 0 ||
+             strcmp(families_run[f].family, "reproducible") == 0))
             continue;
         for (size_t i = 0; i < families_run[f].count; i++) {
             target *entry = &families_run[f].targets[i];

@@ -99,6 +99,8 @@ extern target og_multi_targets[];
 extern const size_t og_multi_target_count;
 extern target og_large_targets[];
 extern const size_t og_large_target_count;
+extern target og_fixed_order_targets[];
+extern const size_t og_fixed_order_target_count;
 
 /* ---- test_oclgrind.c: the context and the buffers ------------------------- */
 
