@@ -409,9 +409,9 @@ static void test_two_launches(void **state)
             continue;
         size_t tile = (size_t)LANES * STEPS * (16 / clreduce_type_size(type));
         const size_t sizes[] = {1, tile - 1, tile + 1, 5 * tile + 3, 70 * tile + 5};
-        void *data = malloc(sizes[4] * clreduce_type_size(type));
+        void *data = malloc((sizes[4] + 3) * clreduce_type_size(type));
         assert_non_null(data);
-        fill_wide(type, data, sizes[4]);
+        fill_wide(type, data, sizes[4] + 3);
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
             if (sizes[i] + 3 <= max_count()) {
                 expect_bits(c, type, data, 0, sizes[i], "two launches");
