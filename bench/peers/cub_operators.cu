@@ -175,6 +175,20 @@ template <typename T> struct Job {
     }
 };
 
+// A timed row completed with what was measured, printed and kept.
+void report(Row &r, Which w, const char *type, size_t n, size_t bytes, size_t copies,
+            std::vector<Row> &out)
+{
+    r.op = which_name(w);
+    r.type = type;
+    r.elements = n;
+    r.bytes = bytes;
+    r.copies = copies;
+    r.gbps = r.bytes / (r.call_us * 1e3);
+    print_row(COLUMNS, r);
+    out.push_back(r);
+}
+
 // The reference of a half or bfloat16 sum: the widened elements added in
 // long double, which holds every partial sum of them exactly.
 struct WideReference {
@@ -277,14 +291,7 @@ void run_storage(const std::vector<size_t> &sizes, const std::vector<Which> &ops
         CHECK(cudaMalloc(&j.temp, std::max<size_t>(j.temp_bytes, 1)));
         Row r = time_job(j, runs, warmup, start, stop);
         CHECK(cudaFree(j.temp));
-        r.op = which_name(Which::Sum);
-        r.type = Traits<S>::name();
-        r.elements = n;
-        r.bytes = n * sizeof(S);
-        r.copies = ds.copies;
-        r.gbps = r.bytes / (r.call_us * 1e3);
-        print_row(COLUMNS, r);
-        out.push_back(r);
+        report(r, Which::Sum, Traits<S>::name(), n, n * sizeof(S), ds.copies, out);
         CHECK(cudaFree(j.d_value));
         CHECK(cudaFree(ds.d_buf));
     }
@@ -344,14 +351,8 @@ void run_type(const std::vector<size_t> &sizes, const std::vector<Which> &ops, i
             CHECK(cudaMalloc(&j.temp, std::max<size_t>(j.temp_bytes, 1)));
             Row r = time_job(j, runs, warmup, start, stop);
             CHECK(cudaFree(j.temp));
-            r.op = which_name(w);
-            r.type = Traits<T>::name();
-            r.elements = n;
-            r.bytes = n * sizeof(T) * (w == Which::Dot ? 2 : 1);
-            r.copies = ds.copies;
-            r.gbps = r.bytes / (r.call_us * 1e3);
-            print_row(COLUMNS, r);
-            out.push_back(r);
+            report(r, w, Traits<T>::name(), n, n * sizeof(T) * (w == Which::Dot ? 2 : 1),
+                   ds.copies, out);
         }
         CHECK(cudaFree(j.d_b));
         CHECK(cudaFree(j.d_value));
