@@ -63,13 +63,17 @@
 #define CLR_REDUCE_SINGLE_PASS 9
 #define CLR_REDUCE_REPRODUCIBLE 10
 
-/* The order of the reproducible reduction (reduce_fixed_order.cl), a function
+/* The order of the reproducible reduction (fixed_order.cl), a function
  * of the element count alone: tiles of CLR_FIXED_LANES lanes, each lane
  * combining CLR_FIXED_STEPS vectors of 16 bytes in sequence. A tile holds
  * CLR_FIXED_LANES * CLR_FIXED_STEPS * 16 bytes of elements. */
 #define CLR_FIXED_LANES 256
 #define CLR_FIXED_STEPS 16
 #define CLR_FIXED_TILE_BYTES (CLR_FIXED_LANES * CLR_FIXED_STEPS * 16)
+/* Ranges of at most this many lanes of a step (rows and segments of at
+ * most CLR_FIXED_SHORT_LANES * 16 bytes) are summed by one work-item in
+ * the same order. */
+#define CLR_FIXED_SHORT_LANES 16
 
 /* CLR_SCAN: which scan kernels a program holds. */
 #define CLR_SCAN_HILLIS_STEELE 1

@@ -41,6 +41,9 @@ static clreduce_status check_settings(const clreduce_settings *s, const device_i
     if (s->segment_passes > 2)
         return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "segment_passes %u is not 0, 1 or 2", s->segment_passes);
+    if (s->reproducible > 1)
+        return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT, "reproducible %u is not 0 or 1",
+                         s->reproducible);
     if (s->build_options && strlen(s->build_options) > 1024)
         return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "build_options is longer than 1024 characters");

@@ -267,6 +267,36 @@ clreduce_status plan_custom_teams(clreduce_ctx *ctx, const request *r, plan *p,
  * program, output size and -DCLR_RESULT_SIZE. */
 clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, plan *p);
 
+/* ---- fixed_order.c: the reproducible order --------------------------------- */
+
+/* Whether op's result on type depends on the order of operations and the
+ * reproducible order fixes it: float and double sums. (Min, max and
+ * integer sums, which wrap, are associative bit for bit.) */
+int is_order_sensitive(clreduce_op op, clreduce_type type);
+
+/* Whether the device and the settings can keep the reproducible order for
+ * the plan's type (UNSUPPORTED naming `what` otherwise); then sets the
+ * plan's variant to CLREDUCE_REPRODUCIBLE, its work-group to
+ * CLR_FIXED_LANES and its vectors to 16 bytes, without sub-groups. */
+clreduce_status fixed_order_check(clreduce_ctx *ctx, plan *p, const char *what);
+
+/* In a reproducible context (clreduce_settings.reproducible), refuses a
+ * request of family f whose results depend on the order of operations
+ * where the family does not follow the reproducible order: called before
+ * the plan. */
+clreduce_status reproducible_check(clreduce_ctx *ctx, const op_family *f, const request *r);
+
+/* Whether a rows or segments request takes the reproducible order: a float
+ * or double sum in a reproducible context. Then fixed_batches_plan() ends
+ * the plan (after the family's checks and defines) and
+ * fixed_rows_enqueue() or fixed_segments_enqueue() launch it. */
+int takes_fixed_order(const clreduce_ctx *ctx, const request *r);
+clreduce_status fixed_batches_plan(clreduce_ctx *ctx, plan *p, int segments);
+clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                   cached_kernel *k);
+clreduce_status fixed_segments_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                       const plan *p, cached_kernel *k);
+
 /* ---- storage.c: sum, min and max of the storage types -------------------- */
 
 /* Whether type is a storage type (CLREDUCE_HALF, CLREDUCE_BFLOAT16). */
@@ -279,6 +309,10 @@ int is_storage_type(clreduce_type type);
  * any other request. Returns the operator's creation status. */
 clreduce_status storage_route(clreduce_ctx *ctx, const op_family **f, const request **r,
                               request *routed);
+
+/* Whether op is one of the context's operators for the storage types (a
+ * request storage_route() routed). */
+int storage_owns(clreduce_ctx *ctx, const clreduce_operator *op);
 
 /* Releases the context's storage operators (clreduce_destroy). */
 void storage_release(clreduce_ctx *ctx);

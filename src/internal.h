@@ -229,6 +229,9 @@ typedef struct op_family {
      * context's user-defined operators (storage.c): this one or another;
      * NULL: the family refuses the storage types. */
     const struct op_family *storage;
+    /* Sums float and double in the reproducible order where asked
+     * (fixed_order.c): the flat reduction, rows, segments. */
+    int fixed_order;
 } op_family;
 
 /* The checks and fields every plan starts with: operator, type, fp64,

@@ -16,9 +16,10 @@ static const char *const ladder_sources[] = {LAYERS, clreduce_cl_reduce_ladder};
 static const char *const grid_sources[] = {LAYERS, clreduce_cl_reduce_grid};
 static const char *const ordered_grid_sources[] = {LAYERS, clreduce_cl_device_order,
                                                    clreduce_cl_reduce_grid};
-static const char *const fixed_order_sources[] = {LAYERS, clreduce_cl_reduce_fixed_order};
-static const char *const ordered_fixed_order_sources[] = {LAYERS, clreduce_cl_device_order,
-                                                          clreduce_cl_reduce_fixed_order};
+static const char *const fixed_order_sources[] = {LAYERS, clreduce_cl_fixed_order,
+                                                  clreduce_cl_reduce_fixed_order};
+static const char *const ordered_fixed_order_sources[] = {
+    LAYERS, clreduce_cl_device_order, clreduce_cl_fixed_order, clreduce_cl_reduce_fixed_order};
 
 /* Kernel names, by variant (clreduce_variant's values). */
 static const char *const kernel_names[CLREDUCE_VARIANT_COUNT] = {
@@ -106,49 +107,13 @@ void grid_defines(plan *p, clreduce_variant v)
     defines_add(&p->family_defines, "CLR_NV_LOAD", p->t.nv_load);
 }
 
-/* Whether the result's bits depend on the order of operations: float and
- * double sums. Min, max and integer sums (which wrap) are associative, bit
- * for bit. */
-static int is_order_sensitive(clreduce_op op, clreduce_type type)
-{
-    return op == CLREDUCE_OP_SUM && (type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE);
-}
-
-/* Build options under which the compiler may reorder or flush float
- * arithmetic, which the reproducible order cannot survive. */
-static const char *relaxing_option(const char *options)
-{
-    static const char *const relaxing[] = {"-cl-fast-relaxed-math",
-                                           "-cl-unsafe-math-optimizations",
-                                           "-cl-denorms-are-zero"};
-    for (size_t i = 0; options && i < sizeof relaxing / sizeof *relaxing; i++)
-        if (strstr(options, relaxing[i]))
-            return relaxing[i];
-    return NULL;
-}
-
 /* The reproducible order fixes the work-group (its lanes) and the vector
  * (16 bytes); only the number of work-groups is left to the tuning. */
 static clreduce_status fixed_order_plan(clreduce_ctx *ctx, plan *p)
 {
-    const char *option = relaxing_option(ctx->settings.build_options);
-    if (option)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "variant reproducible cannot keep its order under build option %s",
-                         option);
-    if (ctx->info.max_work_group_size < CLR_FIXED_LANES)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "variant reproducible needs work-groups of %d; device \"%s\" allows %zu",
-                         CLR_FIXED_LANES, ctx->info.name, ctx->info.max_work_group_size);
-    if (p->type == CLREDUCE_FLOAT && !ctx->info.float_denorms)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "variant reproducible needs float subnormals, which device \"%s\" "
-                         "flushes to zero",
-                         ctx->info.name);
-    p->t.work_group_size = p->work_group_size = CLR_FIXED_LANES;
-    p->t.vector_width = 16 / (unsigned)p->element_size;
-    p->unroll = 1;
-    p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    clreduce_status status = fixed_order_check(ctx, p, "variant reproducible");
+    if (status != CLREDUCE_SUCCESS)
+        return status;
     int one_launch = context_orders_work_groups(ctx);
     if (one_launch)
         p->program = &fixed_order_in_one_launch;
@@ -167,6 +132,8 @@ static clreduce_status reduce_plan(clreduce_ctx *ctx, const request *r, plan *p)
     if (status != CLREDUCE_SUCCESS)
         return status;
     clreduce_variant v = (clreduce_variant)r->variant;
+    if (v == CLREDUCE_AUTO && ctx->settings.reproducible && is_order_sensitive(r->op, p->type))
+        v = CLREDUCE_REPRODUCIBLE;
     if (v == CLREDUCE_REPRODUCIBLE && !is_order_sensitive(r->op, p->type))
         v = CLREDUCE_AUTO; /* the same bits in every variant */
     if (v == CLREDUCE_AUTO)
@@ -408,7 +375,7 @@ static const op_family reductions = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
     .outputs = OUTPUT_ONE, .in_place = 0,
     .plan = reduce_plan, .enqueue_empty = reduce_enqueue_empty, .enqueue = reduce_enqueue,
-    .storage = &custom_reductions,
+    .storage = &custom_reductions, .fixed_order = 1,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

@@ -169,7 +169,8 @@ clreduce_status request_enqueue(clreduce_ctx *ctx, const op_family *f, const req
     if (status != CLREDUCE_SUCCESS)
         return status;
     request routed;
-    if ((status = storage_route(ctx, &f, &r, &routed)) != CLREDUCE_SUCCESS)
+    if ((status = reproducible_check(ctx, f, r)) != CLREDUCE_SUCCESS ||
+        (status = storage_route(ctx, &f, &r, &routed)) != CLREDUCE_SUCCESS)
         return status;
     if (f->index_name && !r->index)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL", f->index_name);
@@ -225,7 +226,9 @@ clreduce_status request_check_support(clreduce_ctx *ctx, const op_family *f, clr
     q.variant = variant;
     q.kind = kind;
     const request *r = &q;
-    clreduce_status status = storage_route(ctx, &f, &r, &routed);
+    clreduce_status status = reproducible_check(ctx, f, r);
+    if (status == CLREDUCE_SUCCESS)
+        status = storage_route(ctx, &f, &r, &routed);
     if (status != CLREDUCE_SUCCESS)
         return status;
     plan p;
@@ -277,7 +280,9 @@ clreduce_status request_host_two(clreduce_ctx *ctx, const op_family *f, request 
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
     request routed;
     const request *q = r;
-    clreduce_status status = storage_route(ctx, &f, &q, &routed);
+    clreduce_status status = reproducible_check(ctx, f, r);
+    if (status == CLREDUCE_SUCCESS)
+        status = storage_route(ctx, &f, &q, &routed);
     if (status != CLREDUCE_SUCCESS)
         return status;
     if (q == &routed)

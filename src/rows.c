@@ -170,6 +170,8 @@ static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
         return status;
     p->variant = 0;
     p->family_defines.count = 0;
+    if (takes_fixed_order(ctx, r))
+        return fixed_batches_plan(ctx, p, 0);
     return plan_teams(ctx, r, p, "rows: ", &rows_program, &operator_rows_program);
 }
 
@@ -224,6 +226,8 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
                                     cached_kernel *k, int in_order)
 {
     (void)in_order;
+    if (p->variant == CLREDUCE_REPRODUCIBLE)
+        return fixed_rows_enqueue(ctx, c, r, p, k);
     size_t length = r->row_length, pitch = effective_pitch(r);
     size_t parts = rows_parts(ctx, p, r->rows, length);
     int extended = op_keeps_accumulators(p->op);
@@ -267,6 +271,7 @@ const op_family rows_family = {
     .index_name = NULL, .outputs = OUTPUT_PER_ROW, .in_place = 0,
     .plan = rows_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = rows_enqueue,
     .storage = &rows_family, /* reads r->custom itself */
+    .fixed_order = 1,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

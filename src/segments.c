@@ -476,6 +476,8 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     p->family_defines.count = 0;
     if ((status = segments_plan_offsets(ctx, r, p)) != CLREDUCE_SUCCESS)
         return status;
+    if (takes_fixed_order(ctx, r))
+        return fixed_batches_plan(ctx, p, 1);
     status = plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
     if (status == CLREDUCE_SUCCESS)
         tune_8_bytes(ctx, p);
@@ -598,6 +600,8 @@ static clreduce_status enqueue_groups(clreduce_ctx *ctx, chain *c, const request
 static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
                                         const plan *p, cached_kernel *k, int in_order)
 {
+    if (p->variant == CLREDUCE_REPRODUCIBLE)
+        return fixed_segments_enqueue(ctx, c, r, p, k);
     if (p->program == &groups_program || p->program == &items_program)
         return enqueue_groups(ctx, c, r, p, k, in_order);
     if (p->program == &single_program)
@@ -643,6 +647,7 @@ const op_family segments_family = {
     .index_name = "offsets", .outputs = OUTPUT_PER_ROW, .in_place = 0,
     .plan = segments_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = segments_enqueue,
     .storage = &segments_family, /* reads r->custom itself */
+    .fixed_order = 1,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

@@ -27,12 +27,11 @@
 
 #include "internal.h"
 #include "test_common.h"
+#include "test_fixed_order.h"
 
 static clreduce_ctx *g_ctx;
 static cl_command_queue g_queue;
 
-#define LANES 256
-#define STEPS 16
 #define RESULT_OFFSET 2
 #define RESULTS 5
 
@@ -40,83 +39,6 @@ static size_t max_count(void)
 {
     const char *env = getenv("CLREDUCE_TEST_MAX_COUNT");
     return env && *env ? (size_t)strtoull(env, NULL, 10) : SIZE_MAX;
-}
-
-/* ---- the order on the host -------------------------------------------------------- */
-
-/* One tile of the order (clreduce.h, CLREDUCE_REPRODUCIBLE): lanes of V
- * accumulators, each adding its elements step by step; a lane's
- * accumulators in pairs; the lanes by the sequential-addressing tree.
- * Elements past n are left out. */
-#define FIXED_ORDER(NAME, T)                                                             \
-    static T NAME##_tile(const T *x, size_t n)                                           \
-    {                                                                                    \
-        enum { V = 16 / sizeof(T) };                                                     \
-        T lane[LANES];                                                                   \
-        for (size_t l = 0; l < LANES; l++) {                                             \
-            T a[V];                                                                      \
-            for (size_t j = 0; j < V; j++)                                               \
-                a[j] = 0;                                                                \
-            for (size_t k = 0; k < STEPS; k++)                                           \
-                for (size_t j = 0; j < V; j++) {                                         \
-                    size_t i = (k * LANES + l) * V + j;                                  \
-                    if (i < n)                                                           \
-                        a[j] = a[j] + x[i];                                              \
-                }                                                                        \
-            lane[l] = V == 4 ? (a[0] + a[1]) + (a[2 % V] + a[3 % V]) : a[0] + a[1];      \
-        }                                                                                \
-        for (size_t s = LANES / 2; s > 0; s /= 2)                                        \
-            for (size_t l = 0; l < s; l++)                                               \
-                lane[l] = lane[l] + lane[l + s];                                         \
-        return lane[0];                                                                  \
-    }                                                                                    \
-    /* The tiles' values are the next level's input, until one is left. */              \
-    static T NAME(const T *x, size_t n)                                                  \
-    {                                                                                    \
-        const size_t tile = (size_t)LANES * STEPS * (16 / sizeof(T));                    \
-        size_t tiles = n ? (n + tile - 1) / tile : 1;                                    \
-        T *level = malloc(tiles * sizeof(T));                                            \
-        assert_non_null(level);                                                          \
-        for (;;) {                                                                       \
-            for (size_t t = 0; t < tiles; t++)                                           \
-                level[t] = NAME##_tile(x + t * tile, n - t * tile < tile ? n - t * tile  \
-                                                                         : tile);        \
-            if (tiles == 1)                                                              \
-                break;                                                                   \
-            x = level; /* read before written: tile t writes level[t] */                 \
-            n = tiles;                                                                   \
-            tiles = (n + tile - 1) / tile;                                               \
-        }                                                                                \
-        T r = level[0];                                                                  \
-        free(level);                                                                     \
-        return r;                                                                        \
-    }
-
-FIXED_ORDER(fixed_sum_float, float)
-FIXED_ORDER(fixed_sum_double, double)
-
-/* ---- data ----------------------------------------------------------------------------- */
-
-/* Magnitudes spread over 2^-20 .. 2^20, random signs: every change of order
- * changes the sum's low bits. */
-static void fill_wide(clreduce_type type, void *data, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        double m = ldexp(1.0 + tc_rand_unit(), (int)tc_rand_below(41) - 20);
-        double x = (tc_rand64() & 1) ? -m : m;
-        if (type == CLREDUCE_FLOAT)
-            ((float *)data)[i] = (float)x;
-        else
-            ((double *)data)[i] = x;
-    }
-}
-
-static void host_sum(clreduce_type type, const void *data, size_t n, void *out)
-{
-    if (type == CLREDUCE_FLOAT)
-        *(float *)out = fixed_sum_float(data, n);
-    else
-        *(double *)out = fixed_sum_double(data, n);
 }
 
 /* ---- calls -------------------------------------------------------------------------------- */

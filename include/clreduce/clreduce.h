@@ -334,6 +334,24 @@ typedef struct clreduce_settings {
      * parts of a segment that spans several chunks. clreduce_get_tuning()
      * reports 2 where the library never takes a single kernel by itself. */
     unsigned segment_passes;
+    /* 1: a reproducible context. Every float and double sum it computes
+     * follows the order of CLREDUCE_REPRODUCIBLE, so that every device,
+     * driver and setting gives the same bits: clreduce_reduce() with AUTO
+     * takes that variant, and every row or segment of the rows and
+     * segments reductions (clreduce/batched.h) has the bits that
+     * clreduce_reduce() with it gives on that row or segment alone. A call
+     * whose result depends on an order this cannot fix returns
+     * CLREDUCE_ERROR_UNSUPPORTED: float and double sums by the other
+     * variants, the scans of float sums, the operators past
+     * CLREDUCE_OP_MINMAX on floating-point types (dot, sums of squares and
+     * of absolute values, norm2, mean_var), sums of the storage types,
+     * several operators in one pass that include one of those, and every
+     * user-defined operator; so do the conditions of CLREDUCE_REPRODUCIBLE
+     * (float subnormals, work-groups of 256, build options that relax the
+     * math). Min, max, argmin, argmax, minmax and every integer operator
+     * run as in any context (their bits do not depend on the order).
+     * 0 (the default): no such rule. */
+    unsigned reproducible;
 } clreduce_settings;
 
 /* Fills *settings with the defaults (everything chosen by the library). */

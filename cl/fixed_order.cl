@@ -1,0 +1,148 @@
+/*
+ * fixed_order.cl — the reproducible order of a sum: an order of operations
+ * that depends on the element count alone, so that every device, grid and
+ * driver that adds in IEEE round-to-nearest gives the same bits.
+ *
+ * The order. The input is cut into tiles of CLR_FIXED_TILE_BYTES bytes
+ * (contract.h): CLR_FIXED_LANES lanes, CLR_VEC elements of 16 bytes in all
+ * per lane and step, CLR_FIXED_STEPS steps. Element
+ *     tile * CLR_FIXED_TILE + (step * CLR_FIXED_LANES + lane) * CLR_VEC + j
+ * is combined into accumulator j of its lane, steps in order, each
+ * accumulator starting from the identity; elements past the end are left
+ * out. A lane's accumulators are then combined in pairs, and pairs of pairs
+ * (clr_hreduce), and the lanes by the sequential-addressing tree (lane i
+ * takes lane i + s, s = CLR_FIXED_LANES / 2 .. 1). The tiles' values, in
+ * tile order, are the next input, cut and combined the same way, until one
+ * value is left.
+ *
+ * No lane's value is ever -0.0 (each accumulator starts from +0.0, and a
+ * round-to-nearest sum is -0.0 only of two -0.0), so adding the identity
+ * +0.0 changes no value: a lane with no element may be left out of the
+ * tree, which clr_fixed_short() does.
+ *
+ * Compile-time parameters: those of types.cl and workgroup_reduce.cl, with
+ * CLR_WG == CLR_FIXED_LANES and CLR_VEC * sizeof(T) == 16; CLR_NV_LOAD as
+ * in types.cl (the order does not depend on how a vector is loaded).
+ *
+ *   clr_fixed_lane(in, n, base)           this work-item's lane of a tile
+ *   clr_fixed_lane_elements(in, n, base)  the same, element by element
+ *   clr_fixed_short(in, n)                a whole range of at most
+ *                                         CLR_FIXED_SHORT_MAX elements, by
+ *                                         one work-item
+ *   clr_fixed_levels(l, values, m, out)   the levels above a range's tiles,
+ *                                         by one work-group
+ */
+
+#if CLR_WG != CLR_FIXED_LANES || CLR_VEC * CLR_T_BYTES != 16
+#error "the fixed order needs CLR_FIXED_LANES work-items and 16-byte vectors"
+#endif
+
+#define CLR_FIXED_TILE (CLR_FIXED_TILE_BYTES / CLR_T_BYTES)
+
+#if CLR_VEC > 1
+#define CLR_FIXED_LOAD_ANY(k, p) CLR_CAT(vload, CLR_VEC)((k), (p))
+#else
+#define CLR_FIXED_LOAD_ANY(k, p) (p)[k]
+#endif
+
+/* This work-item's lane of the tile starting at element `base`, element by
+ * element: any alignment, a partial tile, or values other work-groups of
+ * this launch wrote (volatile: never through a read-only cache). */
+T clr_fixed_lane_elements(volatile global const T *in, ulong n, ulong base)
+{
+    const uint lane = (uint)get_local_id(0);
+    T a[CLR_VEC];
+    for (uint j = 0; j < CLR_VEC; j++)
+        a[j] = CLR_IDENTITY;
+    for (uint k = 0; k < CLR_FIXED_STEPS; k++) {
+        ulong first = base + ((ulong)k * CLR_FIXED_LANES + lane) * CLR_VEC;
+        for (uint j = 0; j < CLR_VEC; j++)
+            if (first + j < n)
+                a[j] = clr_op(a[j], in[first + j]);
+    }
+#if CLR_VEC > 1
+    return clr_hreduce(CLR_CAT(vload, CLR_VEC)(0, a));
+#else
+    return a[0];
+#endif
+}
+
+/* This work-item's lane of the tile starting at element `base`, combined to
+ * one value. A whole tile is read as vectors, CLR_FIXED_STEPS of them in
+ * flight; the last, partial tile element by element. */
+T clr_fixed_lane(global const T *restrict in, ulong n, ulong base)
+{
+    const uint lane = (uint)get_local_id(0);
+    global const T *p = in + base + (ulong)lane * CLR_VEC;
+    VT acc = (VT)(CLR_IDENTITY);
+    if (n - base < CLR_FIXED_TILE)
+        return clr_fixed_lane_elements(in, n, base);
+    {
+        VT v[CLR_FIXED_STEPS];
+#if CLR_NV_LOAD && CLR_VEC > 1
+        if (CLR_VEC_ALIGNED(in)) {
+            _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
+                v[k] = clr_load_vec((global const VT *)p + k * CLR_FIXED_LANES);
+        } else
+#endif
+        {
+            _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
+                v[k] = CLR_FIXED_LOAD_ANY(k * CLR_FIXED_LANES, p);
+        }
+        _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
+            acc = clr_opv(acc, v[k]);
+    }
+    return clr_hreduce(acc);
+}
+
+/* Ranges of at most this many elements are summed by one work-item: the
+ * lanes of the tile's order that hold elements (a step each), then their
+ * tree with the lanes past the range left out. */
+#define CLR_FIXED_SHORT_MAX (CLR_FIXED_SHORT_LANES * CLR_VEC)
+
+T clr_fixed_short(global const T *in, uint n)
+{
+    const uint lanes = (n + CLR_VEC - 1) / CLR_VEC;
+    T v[CLR_FIXED_SHORT_LANES];
+    _Pragma("unroll") for (uint i = 0; i < CLR_FIXED_SHORT_LANES; i++) {
+        T a[CLR_VEC];
+        for (uint j = 0; j < CLR_VEC; j++)
+            a[j] = i * CLR_VEC + j < n ? clr_op(CLR_IDENTITY, in[i * CLR_VEC + j]) : CLR_IDENTITY;
+#if CLR_VEC > 1
+        v[i] = clr_hreduce(CLR_CAT(vload, CLR_VEC)(0, a));
+#else
+        v[i] = a[0];
+#endif
+    }
+    _Pragma("unroll") for (uint s = CLR_FIXED_SHORT_LANES / 2; s > 0; s >>= 1)
+        _Pragma("unroll") for (uint i = 0; i < s; i++)
+            if (i + s < lanes)
+                v[i] = clr_op(v[i], v[i + s]);
+    return v[0];
+}
+
+/* Reduces values[0 .. m), m > 1, the values of a range's tiles: level by
+ * level, each level's tiles into the first values of the level (in place:
+ * value t is written after tile t's elements, and every later tile's, lie
+ * past it), the last one into *result. Called by every work-item of one
+ * work-group; values other work-groups wrote are read volatile, and a
+ * barrier orders each tile's value before the next level reads it. */
+void clr_fixed_levels(local T *l, volatile global T *values, ulong m, global T *result)
+{
+    for (;;) {
+        const ulong above = (m + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE;
+        for (ulong t = 0; t < above; t++) {
+            T r = clr_wg_reduce_tree(l, clr_fixed_lane_elements(values, m, t * CLR_FIXED_TILE));
+            if (get_local_id(0) == 0) {
+                if (above == 1)
+                    *result = r;
+                else
+                    values[t] = r;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        }
+        if (above == 1)
+            return;
+        m = above;
+    }
+}

@@ -1,0 +1,164 @@
+/*
+ * reduce_fixed_order_rows.cl — the reproducible reduction of every row of a
+ * matrix or every segment of a CSR layout: each range summed in the order
+ * of fixed_order.cl alone, so that its result has the bits of the
+ * reproducible reduction of that range by itself.
+ *
+ * Compile-time parameters: those of fixed_order.cl; for segments,
+ * CLR_OFFSETS_TYPE (CLR_TYPE_UINT or CLR_TYPE_ULONG). Segment s is
+ * elements [offsets[s], offsets[s + 1]) read clamped to [0, count], empty
+ * where it would end before it starts.
+ *
+ * Kernels, in the order of their launches (each over whole ranges):
+ *   clr_fixed_rows_short, clr_fixed_segments_short: a work-item per range
+ *       of at most CLR_FIXED_SHORT_MAX elements;
+ *   clr_fixed_rows_tiles: a work-group per tile of every row, the value of
+ *       a row of one tile into its result, of longer rows into `levels`,
+ *       tiles_per_row values a row;
+ *   clr_fixed_segments_tiles: a work-group per tile of the segments of more
+ *       than one tile, into `levels`: a segment starting in tile j of the
+ *       input (j = offset / CLR_FIXED_TILE) keeps its values from slot 2j
+ *       on. Such a segment is the last to start in tile j, and the slots of
+ *       two of them never overlap (the second starts at least
+ *       floor(length / CLR_FIXED_TILE) tiles after the first, so 2j grows
+ *       by at least the first's tiles), so slot k belongs to the last
+ *       segment whose 2j <= k, if to any; a launch of
+ *       2 * ceil(count / CLR_FIXED_TILE) + 1 slots covers every segment
+ *       (and, for offsets that decrease, keeps every access in bounds);
+ *   clr_fixed_rows_levels, clr_fixed_segments_levels: a work-group per
+ *       range of more than one tile reduces its values in `levels`
+ *       (clr_fixed_levels); for segments it also sums those of one tile
+ *       and more than CLR_FIXED_SHORT_MAX elements.
+ */
+
+#define CLR_LID get_local_id(0)
+
+/* ---- rows: row r is in[in_off + r * pitch ..][0 .. length) ---------------- */
+
+CLR_KERNEL clr_fixed_rows_short(global const T *restrict in, ulong in_off, ulong rows,
+                                ulong length, ulong pitch, global T *restrict out, ulong out_off)
+{
+    for (ulong r = get_global_id(0); r < rows; r += get_global_size(0))
+        out[out_off + r] = clr_fixed_short(in + in_off + r * pitch, (uint)length);
+}
+
+CLR_KERNEL clr_fixed_rows_tiles(global const T *restrict in, ulong in_off, ulong rows,
+                                ulong length, ulong pitch, ulong tiles, global T *restrict out,
+                                ulong out_off, global T *restrict levels)
+{
+    local T l[CLR_WG];
+    in += in_off;
+    for (ulong g = get_group_id(0); g < rows * tiles; g += get_num_groups(0)) {
+        const ulong r = g / tiles, t = g - r * tiles;
+        T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + r * pitch, length, t * CLR_FIXED_TILE));
+        if (CLR_LID == 0) {
+            if (tiles == 1)
+                out[out_off + r] = v;
+            else
+                levels[g] = v;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* l[0] read by all before it is written again */
+    }
+}
+
+CLR_KERNEL clr_fixed_rows_levels(global T *levels, ulong rows, ulong tiles, global T *out,
+                                 ulong out_off)
+{
+    local T l[CLR_WG];
+    for (ulong r = get_group_id(0); r < rows; r += get_num_groups(0))
+        clr_fixed_levels(l, levels + r * tiles, tiles, out + out_off + r);
+}
+
+/* ---- segments --------------------------------------------------------------------- */
+
+#ifdef CLR_OFFSETS_TYPE
+#if CLR_OFFSETS_TYPE == CLR_TYPE_UINT
+typedef uint OT;
+#else
+typedef ulong OT;
+#endif
+
+/* Segment s's first element and length, clamped. */
+void clr_fixed_segment(global const OT *offsets, ulong s, ulong count, ulong *begin,
+                       ulong *length)
+{
+    const ulong b = min((ulong)offsets[s], count), e = min((ulong)offsets[s + 1], count);
+    *begin = b;
+    *length = e > b ? e - b : 0;
+}
+
+CLR_KERNEL clr_fixed_segments_short(global const T *restrict in, ulong in_off, ulong count,
+                                    global const OT *restrict offsets, ulong offsets_off,
+                                    ulong segments,
+                                    global T *restrict out, ulong out_off)
+{
+    in += in_off;
+    offsets += offsets_off;
+    for (ulong s = get_global_id(0); s < segments; s += get_global_size(0)) {
+        ulong b, n;
+        clr_fixed_segment(offsets, s, count, &b, &n);
+        if (n <= CLR_FIXED_SHORT_MAX)
+            out[out_off + s] = clr_fixed_short(in + b, (uint)n);
+    }
+}
+
+CLR_KERNEL clr_fixed_segments_tiles(global const T *restrict in, ulong in_off, ulong count,
+                                    global const OT *restrict offsets, ulong offsets_off,
+                                    ulong segments,
+                                    ulong slots, global T *restrict levels)
+{
+    local T l[CLR_WG];
+    in += in_off;
+    offsets += offsets_off;
+    for (ulong k = get_group_id(0); k < slots; k += get_num_groups(0)) {
+        /* The last segment starting before tile k / 2 + 1, by bisection
+         * (every work-item alike: the same reads, the same answer). */
+        const ulong x = (k / 2 + 1) * CLR_FIXED_TILE;
+        ulong lo = 0, hi = segments;
+        while (lo < hi) {
+            const ulong mid = lo + (hi - lo) / 2;
+            if (min((ulong)offsets[mid], count) >= x)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        if (lo == 0)
+            continue;
+        ulong b, n;
+        clr_fixed_segment(offsets, lo - 1, count, &b, &n);
+        const ulong first = 2 * (b / CLR_FIXED_TILE);
+        const ulong tiles = (n + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE;
+        if (tiles < 2 || k < first || k - first >= tiles)
+            continue;
+        T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, n, (k - first) * CLR_FIXED_TILE));
+        if (CLR_LID == 0)
+            levels[k] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+CLR_KERNEL clr_fixed_segments_levels(global const T *restrict in, ulong in_off, ulong count,
+                                     global const OT *restrict offsets, ulong offsets_off,
+                                    ulong segments,
+                                     global T *levels, global T *restrict out, ulong out_off)
+{
+    local T l[CLR_WG];
+    in += in_off;
+    offsets += offsets_off;
+    for (ulong s = get_group_id(0); s < segments; s += get_num_groups(0)) {
+        ulong b, n;
+        clr_fixed_segment(offsets, s, count, &b, &n);
+        if (n <= CLR_FIXED_SHORT_MAX)
+            continue;
+        if (n <= CLR_FIXED_TILE) {
+            T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, n, 0));
+            if (CLR_LID == 0)
+                out[out_off + s] = v;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        } else {
+            clr_fixed_levels(l, levels + 2 * (b / CLR_FIXED_TILE),
+                             (n + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE, out + out_off + s);
+        }
+    }
+}
+#endif

@@ -1,0 +1,217 @@
+/* The reproducible order of float and double sums (cl/fixed_order.cl) for
+ * the families that take it: what a device and the settings must allow for
+ * it, the rule of a reproducible context (clreduce_settings.reproducible),
+ * and the plans and launches of rows and segments in that order (the flat
+ * reduction's are reduce.c's). */
+#include <string.h>
+
+#include "families.h"
+
+/* ---- the order's conditions ---------------------------------------------------- */
+
+int is_order_sensitive(clreduce_op op, clreduce_type type)
+{
+    return op == CLREDUCE_OP_SUM && (type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE);
+}
+
+/* Build options under which the compiler may reorder or flush float
+ * arithmetic, which the reproducible order cannot survive. */
+static const char *relaxing_option(const char *options)
+{
+    static const char *const relaxing[] = {"-cl-fast-relaxed-math",
+                                           "-cl-unsafe-math-optimizations",
+                                           "-cl-denorms-are-zero"};
+    for (size_t i = 0; options && i < sizeof relaxing / sizeof *relaxing; i++)
+        if (strstr(options, relaxing[i]))
+            return relaxing[i];
+    return NULL;
+}
+
+clreduce_status fixed_order_check(clreduce_ctx *ctx, plan *p, const char *what)
+{
+    const char *option = relaxing_option(ctx->settings.build_options);
+    if (option)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "%s cannot keep its order under build option %s", what, option);
+    if (ctx->info.max_work_group_size < CLR_FIXED_LANES)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "%s needs work-groups of %d; device \"%s\" allows %zu", what,
+                         CLR_FIXED_LANES, ctx->info.name, ctx->info.max_work_group_size);
+    if (p->type == CLREDUCE_FLOAT && !ctx->info.float_denorms)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "%s needs float subnormals, which device \"%s\" flushes to zero", what,
+                         ctx->info.name);
+    p->variant = CLREDUCE_REPRODUCIBLE;
+    p->t.work_group_size = p->work_group_size = CLR_FIXED_LANES;
+    p->t.vector_width = 16 / (unsigned)p->element_size;
+    p->unroll = 1;
+    p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    return CLREDUCE_SUCCESS;
+}
+
+/* ---- a reproducible context ------------------------------------------------------ */
+
+/* Whether op's result on type depends on the order of its operations:
+ * sums of floating-point values, alone or inside another operator. */
+static int op_depends_on_order(clreduce_op op, clreduce_type type)
+{
+    int floating = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE || is_storage_type(type);
+    switch (op) {
+    case CLREDUCE_OP_MIN:
+    case CLREDUCE_OP_MAX:
+    case CLREDUCE_OP_ARGMIN:
+    case CLREDUCE_OP_ARGMAX:
+    case CLREDUCE_OP_MINMAX: return 0;
+    default: return floating;
+    }
+}
+
+clreduce_status reproducible_check(clreduce_ctx *ctx, const op_family *f, const request *r)
+{
+    if (!ctx->settings.reproducible || storage_owns(ctx, r->custom))
+        return CLREDUCE_SUCCESS; /* a routed request was checked before its route */
+    if (r->custom)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "a reproducible context runs no user-defined operator: the library "
+                         "cannot fix the order its results depend on");
+    for (size_t i = 0; i < r->num_ops; i++)
+        if (op_depends_on_order(r->ops[i], r->type))
+            return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                             "a reproducible context cannot fix the order of %s of %s among "
+                             "several operators in one pass",
+                             clreduce_op_name(r->ops[i]), clreduce_type_name(r->type));
+    if (r->ops || !op_depends_on_order(r->op, r->type))
+        return CLREDUCE_SUCCESS;
+    if (f->fixed_order && is_order_sensitive(r->op, r->type)) {
+        if (r->variant == CLREDUCE_AUTO || r->variant == CLREDUCE_REPRODUCIBLE)
+            return CLREDUCE_SUCCESS;
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "a reproducible context sums %s by variant auto or reproducible only, "
+                         "not %s",
+                         clreduce_type_name(r->type),
+                         clreduce_variant_name((clreduce_variant)r->variant));
+    }
+    return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                     "a reproducible context has no fixed order for %s of %s in this call: only "
+                     "sums of float and double by clreduce_reduce() and over rows and segments "
+                     "have one",
+                     clreduce_op_name(r->op), clreduce_type_name(r->type));
+}
+
+/* ---- rows and segments ------------------------------------------------------------ */
+
+static const char *const batch_sources[] = {
+    clreduce_cl_contract,         clreduce_cl_types,       clreduce_cl_subgroup,
+    clreduce_cl_workgroup_reduce, clreduce_cl_fixed_order, clreduce_cl_reduce_fixed_order_rows};
+static const char *const rows_kernels[] = {"clr_fixed_rows_short", "clr_fixed_rows_tiles",
+                                           "clr_fixed_rows_levels"};
+static const char *const segments_kernels[] = {
+    "clr_fixed_segments_short", "clr_fixed_segments_tiles", "clr_fixed_segments_levels"};
+enum { K_SHORT = 0, K_TILES = 1, K_LEVELS = 2 };
+static const program_spec fixed_rows_program = {
+    batch_sources, sizeof batch_sources / sizeof *batch_sources, rows_kernels, 3, 0};
+static const program_spec fixed_segments_program = {
+    batch_sources, sizeof batch_sources / sizeof *batch_sources, segments_kernels, 3, 0};
+
+int takes_fixed_order(const clreduce_ctx *ctx, const request *r)
+{
+    return ctx->settings.reproducible && !r->custom && is_order_sensitive(r->op, r->type);
+}
+
+clreduce_status fixed_batches_plan(clreduce_ctx *ctx, plan *p, int segments)
+{
+    clreduce_status status = fixed_order_check(ctx, p, "a reproducible context");
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    p->program = segments ? &fixed_segments_program : &fixed_rows_program;
+    defines_add(&p->family_defines, "CLR_NV_LOAD", p->t.nv_load);
+    return CLREDUCE_SUCCESS;
+}
+
+/* Work-groups of a launch over `items`, at most a grid that fills the
+ * device (the kernels walk the rest). */
+static size_t launch_groups(const clreduce_ctx *ctx, const plan *p, size_t items)
+{
+    size_t cap = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
+    return items < cap ? (items ? items : 1) : cap;
+}
+
+static size_t tile_elements(const plan *p)
+{
+    return CLR_FIXED_TILE_BYTES / p->element_size;
+}
+
+static size_t short_max(const plan *p)
+{
+    return CLR_FIXED_SHORT_LANES * (16 / p->element_size);
+}
+
+clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                   cached_kernel *k)
+{
+    const size_t wg = CLR_FIXED_LANES, tile = tile_elements(p);
+    cl_ulong in_off = r->input_offset, rows = r->rows, length = r->row_length,
+             pitch = r->row_pitch ? r->row_pitch : r->row_length, out_off = r->output_offset;
+    if (r->row_length <= short_max(p)) {
+        kernel_arg args[] = {ARG(r->input), ARG(in_off), ARG(rows), ARG(length),
+                             ARG(pitch),    ARG(r->output), ARG(out_off)};
+        return enqueue_kernel_args(ctx, c, k, K_SHORT, launch_groups(ctx, p, div_up(r->rows, wg)),
+                                   wg, args, 7);
+    }
+    cl_ulong tiles = div_up(r->row_length, tile);
+    cl_mem levels = r->output; /* not written for rows of one tile */
+    clreduce_status status = CLREDUCE_SUCCESS;
+    if (tiles > 1) {
+        if ((status = create_temp(ctx, c, r->rows * tiles * p->element_size, &levels)) !=
+            CLREDUCE_SUCCESS)
+            return status;
+        chain_intermediate(c); /* the levels follow */
+    }
+    kernel_arg args[] = {ARG(r->input), ARG(in_off),       ARG(rows),    ARG(length), ARG(pitch),
+                         ARG(tiles),    ARG(r->output), ARG(out_off), ARG(levels)};
+    status = enqueue_kernel_args(ctx, c, k, K_TILES, launch_groups(ctx, p, r->rows * tiles), wg,
+                                 args, 9);
+    if (status == CLREDUCE_SUCCESS && tiles > 1) {
+        kernel_arg finish[] = {ARG(levels), ARG(rows), ARG(tiles), ARG(r->output), ARG(out_off)};
+        status = enqueue_kernel_args(ctx, c, k, K_LEVELS, launch_groups(ctx, p, r->rows), wg,
+                                     finish, 5);
+    }
+    if (tiles > 1)
+        clReleaseMemObject(levels); /* deleted once the commands using it are done */
+    return status;
+}
+
+clreduce_status fixed_segments_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
+                                       const plan *p, cached_kernel *k)
+{
+    const size_t wg = CLR_FIXED_LANES, tile = tile_elements(p);
+    /* cl/reduce_fixed_order_rows.cl: the slots of the segments of several
+     * tiles, two per tile of the input, and one. */
+    cl_ulong slots = 2 * div_up(r->count, tile) + 1;
+    cl_ulong in_off = r->input_offset, count = r->count, off_off = r->index_offset,
+             segments = r->rows, out_off = r->output_offset;
+    cl_mem levels;
+    clreduce_status status = create_temp(ctx, c, slots * p->element_size, &levels);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    kernel_arg short_args[] = {ARG(r->input),  ARG(in_off),   ARG(count),  ARG(r->index),
+                               ARG(off_off),   ARG(segments), ARG(r->output), ARG(out_off)};
+    kernel_arg tile_args[] = {ARG(r->input), ARG(in_off),   ARG(count), ARG(r->index),
+                              ARG(off_off),  ARG(segments), ARG(slots), ARG(levels)};
+    kernel_arg level_args[] = {ARG(r->input), ARG(in_off),   ARG(count),    ARG(r->index),
+                               ARG(off_off),  ARG(segments), ARG(levels),   ARG(r->output),
+                               ARG(out_off)};
+    chain_intermediate(c);
+    status = enqueue_kernel_args(ctx, c, k, K_SHORT, launch_groups(ctx, p, div_up(r->rows, wg)),
+                                 wg, short_args, 8);
+    if (status == CLREDUCE_SUCCESS) {
+        chain_intermediate(c);
+        status = enqueue_kernel_args(ctx, c, k, K_TILES, launch_groups(ctx, p, slots), wg,
+                                     tile_args, 8);
+    }
+    if (status == CLREDUCE_SUCCESS)
+        status = enqueue_kernel_args(ctx, c, k, K_LEVELS, launch_groups(ctx, p, r->rows), wg,
+                                     level_args, 9);
+    clReleaseMemObject(levels);
+    return status;
+}
