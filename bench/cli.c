@@ -94,6 +94,8 @@ static void usage(FILE *f)
         "  --build-options S   appended to every kernel build (settings.build_options),\n"
         "                      e.g. \"-cl-nv-maxrregcount=32\" on NVIDIA\n"
         "  --segment-passes N  launches of a segments reduction: 1 or 2\n"
+        "  --reproducible      a reproducible context (settings.reproducible): float sums\n"
+        "                      of rows and segments, and AUTO's, in the fixed order\n"
         "\n"
         "Bandwidth ceiling\n"
         "  --no-peak           do not measure it (no %peak column)\n"
@@ -436,6 +438,8 @@ void cli_parse(int argc, char **argv, options *o)
             o->settings.build_options = value;
         } else if (VALUE("--segment-passes")) {
             o->settings.segment_passes = (unsigned)parse_number("--segment-passes", value, 2);
+        } else if (FLAG("--reproducible")) {
+            o->settings.reproducible = 1;
         } else if (VALUE("--subgroup-path")) {
             int found = 0;
             for (int p = 0; p <= CLREDUCE_SUBGROUP_PATH_REDUCE; p++) {

@@ -131,8 +131,8 @@ static char *tuning_line(clreduce_ctx *ctx, const options *o)
     clreduce_settings eff;
     if (len < sizeof line && o->type_count &&
         clreduce_get_tuning(ctx, o->type_list[0], &eff) == CLREDUCE_SUCCESS)
-        len += (size_t)snprintf(line + len, sizeof line - len, " | segment passes %u",
-                                eff.segment_passes);
+        len += (size_t)snprintf(line + len, sizeof line - len, " | segment passes %u%s",
+                                eff.segment_passes, eff.reproducible ? " | reproducible" : "");
     if (len < sizeof line)
         snprintf(line + len, sizeof line - len, " | sub-group path %s",
                  clreduce_subgroup_path_name(clreduce_get_subgroup_path(ctx)));

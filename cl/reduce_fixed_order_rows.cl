@@ -78,13 +78,15 @@ typedef uint OT;
 typedef ulong OT;
 #endif
 
-/* Segment s's first element and length, clamped. */
+/* Segment s's first element and length, clamped (the end raised to the
+ * start by max, not a conditional subtraction: compilers turn that into a
+ * saturating one, which Oclgrind 21.10 cannot run). */
 void clr_fixed_segment(global const OT *offsets, ulong s, ulong count, ulong *begin,
                        ulong *length)
 {
-    const ulong b = min((ulong)offsets[s], count), e = min((ulong)offsets[s + 1], count);
+    const ulong b = min((ulong)offsets[s], count);
     *begin = b;
-    *length = e > b ? e - b : 0;
+    *length = max(b, min((ulong)offsets[s + 1], count)) - b;
 }
 
 CLR_KERNEL clr_fixed_segments_short(global const T *restrict in, ulong in_off, ulong count,

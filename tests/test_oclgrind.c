@@ -157,7 +157,9 @@ static void test_target(void **state)
             clreduce_op op = t->only_op ? t->only_op : ops[oi];
             clreduce_type type = types[ti];
             if (!tc_type_supported(g_ctx, type) ||
-                (t->only_op && !clreduce_result_size(op, type)))
+                (t->only_op && !clreduce_result_size(op, type)) ||
+                (t->float_sums && (op != CLREDUCE_OP_SUM || (type != CLREDUCE_FLOAT &&
+                                                             type != CLREDUCE_DOUBLE))))
                 continue;
             clreduce_status st = t->support(t, op, type);
             if (t->expect_unsupported != (st == CLREDUCE_ERROR_UNSUPPORTED) ||
@@ -340,6 +342,9 @@ int main(int argc, char **argv)
     settings.vector_width = vector_width;
     settings.build_options = build_options;
     settings.segment_passes = segment_passes;
+    /* The reproducible family runs in a reproducible context, whose rows
+     * and segments take the fixed order. */
+    settings.reproducible = strcmp(families, "reproducible") == 0;
     clreduce_status s = clreduce_create_with_settings(cl, device, &settings, &g_ctx);
     clReleaseContext(cl);
     if (s != CLREDUCE_SUCCESS) {
@@ -379,10 +384,13 @@ int main(int argc, char **argv)
                         {og_batched_targets, og_batched_target_count, "batched"},
                         {og_multi_targets, og_multi_target_count, "multi"},
                         {og_large_targets, og_large_target_count, "large"},
-                        {og_fixed_order_targets, og_fixed_order_target_count, "reproducible"}};
+                        {og_fixed_order_targets, og_fixed_order_target_count, "reproducible"},
+                        {og_fixed_order_batched_targets, og_fixed_order_batched_target_count,
+                         "reproducible"}};
     struct CMUnitTest *tests = calloc(
         og_flat_target_count + og_batched_target_count + og_multi_target_count +
-            og_large_target_count + og_fixed_order_target_count,
+            og_large_target_count + og_fixed_order_target_count +
+            og_fixed_order_batched_target_count,
         sizeof *tests);
     if (!tests)
         return 1;

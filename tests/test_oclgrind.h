@@ -80,6 +80,9 @@ struct target {
     /* run_custom: a user-defined operator that does not commute (1) or
      * does (2). */
     int custom;
+    /* Float and double sums only (the reproducible context's rows and
+     * segments: its other operators run the batched family's kernels). */
+    int float_sums;
     /* Set in main: the device lacks what the variant needs (sub-groups),
      * so every case must report CLREDUCE_ERROR_UNSUPPORTED and write
      * nothing. */
@@ -101,6 +104,11 @@ extern target og_large_targets[];
 extern const size_t og_large_target_count;
 extern target og_fixed_order_targets[];
 extern const size_t og_fixed_order_target_count;
+extern target og_fixed_order_batched_targets[];
+extern const size_t og_fixed_order_batched_target_count;
+/* The sizes of the reproducible family's cases: up to a few tiles. */
+#define OG_FIXED_ORDER_SIZES 5
+extern const og_size og_fixed_order_sizes[OG_FIXED_ORDER_SIZES];
 
 /* ---- test_oclgrind.c: the context and the buffers ------------------------- */
 

@@ -595,6 +595,29 @@ target og_batched_targets[] = {
 };
 const size_t og_batched_target_count = ARRAY_SIZE(og_batched_targets);
 
+/* The reproducible context's float and double sums of rows and segments
+ * (reduce_fixed_order_rows.cl): rows of a work-item each (3), of a
+ * work-group each (300, pitched), one row of all (several tiles at the
+ * larger sizes, their levels in place); segments up to several tiles long,
+ * and wild offsets. */
+#define FIXED_ORDER_SIZES .sizes = og_fixed_order_sizes, .num_sizes = OG_FIXED_ORDER_SIZES
+target og_fixed_order_batched_targets[] = {
+    {.name = "rows_fixed_order_short", .variant = 3, .run = run_batched,
+     .support = batched_support, .float_sums = 1, FIXED_ORDER_SIZES},
+    {.name = "rows_fixed_order_pitched", .variant = 300, .kind = 3, .run = run_batched,
+     .support = batched_support, .float_sums = 1, FIXED_ORDER_SIZES},
+    {.name = "rows_fixed_order_one_row", .run = run_batched, .support = batched_support,
+     .float_sums = 1, FIXED_ORDER_SIZES},
+    {.name = "segments_fixed_order_uint32", .kind = CLREDUCE_UINT32, .run = run_batched,
+     .support = batched_support, .segments = 1, .longest = 20000, .float_sums = 1,
+     FIXED_ORDER_SIZES},
+    {.name = "segments_fixed_order_uint64", .kind = CLREDUCE_UINT64, .run = run_batched,
+     .support = batched_support, .segments = 1, .float_sums = 1, FIXED_ORDER_SIZES},
+    {.name = "segments_fixed_order_wild", .kind = CLREDUCE_UINT64, .run = run_batched,
+     .support = batched_support, .segments = 2, .float_sums = 1, FIXED_ORDER_SIZES},
+};
+const size_t og_fixed_order_batched_target_count = ARRAY_SIZE(og_fixed_order_batched_targets);
+
 /* Segments in enough chunks for the single launch to read its chunks' first
  * segments from a launch of their own (clr_segment_starts), which it takes
  * from 32 chunks a compute unit: run with one compute unit and chunks of 512

@@ -104,7 +104,7 @@ static const accepted_races fixed_order_hand_off = {
     "the reproducible sum's and the single pass's hand-offs between work-groups",
     {{"values[t] = r;", "a[j] = clr_op(a[j], in[first + j]);"},
      {"partials[get_group_id(0)] = r;", "v = clr_op(v, partials[k]);"}}};
-static const og_size fixed_order_sizes[] = {
+const og_size og_fixed_order_sizes[OG_FIXED_ORDER_SIZES] = {
     {1, 0, 0}, {257, 3, 0}, {8193, 1, 2}, {16385, 0, 0}, {33000, 5, 3},
 };
 
@@ -313,6 +313,6 @@ const size_t og_flat_target_count = ARRAY_SIZE(og_flat_targets);
 target og_fixed_order_targets[] = {
     {.name = "reduce_REPRODUCIBLE", .variant = CLREDUCE_REPRODUCIBLE, .run = run_reduce,
      .support = reduce_support, .fills_part_of_a_buffer = 1, .accepted = &fixed_order_hand_off,
-     .sizes = fixed_order_sizes, .num_sizes = ARRAY_SIZE(fixed_order_sizes)},
+     .sizes = og_fixed_order_sizes, .num_sizes = ARRAY_SIZE(og_fixed_order_sizes)},
 };
 const size_t og_fixed_order_target_count = ARRAY_SIZE(og_fixed_order_targets);

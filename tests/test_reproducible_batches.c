@@ -49,12 +49,10 @@ static size_t short_of(clreduce_type type)
     return 16 * (16 / clreduce_type_size(type));
 }
 
-/* Whether the reproducible context sums type here; says why not. (Whether
- * the device has the type at all is asked of the plain context: the
- * reproducible one refuses the variant that question uses.) */
+/* Whether the reproducible context sums type here; says why not. */
 static int takes(clreduce_type type)
 {
-    if (!tc_type_supported(g_plain, type))
+    if (!tc_type_supported(g_ctx, type))
         return 0;
     clreduce_status st = clreduce_check_support(g_ctx, CLREDUCE_OP_SUM, type, CLREDUCE_AUTO);
     if (st == CLREDUCE_SUCCESS)

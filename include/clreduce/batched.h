@@ -43,7 +43,10 @@ extern "C" {
  * clreduce_get_tuning(), m <= n / w + 4 v + 2 for a row, and
  * m <= min(n, 16 v w) + n / (4 v w^2) + 2 for a segment. The operators past
  * CLREDUCE_OP_MAX keep the bounds of the numerical contract above with
- * that m.
+ * that m. In a reproducible context (clreduce_settings.reproducible) a
+ * float or double sum of each row or segment follows the order of
+ * CLREDUCE_REPRODUCIBLE instead, on that range alone: the same bits on
+ * every device, with that variant's bound.
  *
  * The enqueueing calls are asynchronous like clreduce_reduce(): they wait
  * for the `num_wait` events of `wait`, *done (when not NULL) receives an

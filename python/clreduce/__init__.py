@@ -385,25 +385,25 @@ class Context(_Handle):
     the first device. Context(cl_context, device) works on a pyopencl
     Context and Device (device may be left out when the context has one);
     the pyopencl arrays given to enqueue_reduce and enqueue_scan must belong
-    to that context.
+    to that context. reproducible=True makes a reproducible context
+    (clreduce_settings.reproducible): float sums, flat ("auto") and of rows
+    and segments, in the order of variant "reproducible", the same bits on
+    every device; what it cannot make reproducible raises UnsupportedError.
     """
 
-    def __init__(self, cl_context=None, device=None):
+    def __init__(self, cl_context=None, device=None, *, reproducible=False):
         lib = _lib.library()
-        handle = c_void_p()
-        if cl_context is None:
-            if device is not None:
-                raise _invalid("a device needs the cl_context it belongs to")
-            _check(lib.clreduce_create_default(byref(handle)), "clreduce_create_default", None)
-        else:
-            context_ptr = _int_ptr(cl_context, "cl_context")
-            if device is None:
-                devices = getattr(cl_context, "devices", None)
-                if not devices or len(devices) != 1:
-                    raise _invalid("pass the device: the context does not have exactly one")
-                device = devices[0]
-            _check(lib.clreduce_create(context_ptr, _int_ptr(device, "device"), byref(handle)),
-                   "clreduce_create", None)
+        context_ptr = None if cl_context is None else _int_ptr(cl_context, "cl_context")
+        if cl_context is None and device is not None:
+            raise _invalid("a device needs the cl_context it belongs to")
+        if cl_context is not None and device is None:
+            devices = getattr(cl_context, "devices", None)
+            if not devices or len(devices) != 1:
+                raise _invalid("pass the device: the context does not have exactly one")
+            device = devices[0]
+        device_ptr = None if device is None else _int_ptr(device, "device")
+        status, where, handle = _lib.create_context(lib, context_ptr, device_ptr, reproducible)
+        _check(status, where, None)
         self._lib = lib
         self._handle = handle
         self._cl_objects = None

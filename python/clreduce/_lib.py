@@ -22,6 +22,20 @@ _events = POINTER(c_void_p)
 
 
 
+class Settings(Structure):
+    """clreduce_settings (clreduce.h), field for field."""
+    _fields_ = [
+        ("subgroup_path", _enum),
+        ("work_group_size", c_size_t),
+        ("groups_per_compute_unit", c_uint),
+        ("loads_per_work_item", c_uint),
+        ("vector_width", c_uint),
+        ("build_options", c_char_p),
+        ("segment_passes", c_uint),
+        ("reproducible", c_uint),
+    ]
+
+
 class OperatorDesc(Structure):
     """clreduce_operator_desc (clreduce/operator.h)."""
     _fields_ = [
@@ -42,6 +56,10 @@ class OperatorDesc(Structure):
 _PROTOTYPES = {
     "clreduce_create_default": (_status, [POINTER(_handle)]),
     "clreduce_create": (_status, [_handle, _handle, POINTER(_handle)]),
+    "clreduce_default_settings": (None, [POINTER(Settings)]),
+    "clreduce_create_with_settings": (
+        _status, [_handle, _handle, POINTER(Settings), POINTER(_handle)]),
+    "clreduce_get_tuning": (_status, [_handle, _enum, POINTER(Settings)]),
     "clreduce_destroy": (None, [_handle]),
     "clreduce_get_cl_context": (_handle, [_handle]),
     "clreduce_get_cl_device": (_handle, [_handle]),
@@ -158,6 +176,30 @@ def library():
                 function.argtypes = argtypes
             _library = lib
         return _library
+
+
+def create_context(lib, cl_context, device, reproducible):
+    """Creates a clreduce context on (cl_context, device), integer handles,
+    or on the default device where cl_context is None; reproducible: with
+    clreduce_settings.reproducible. Returns (status, the C function that
+    gave it, the handle)."""
+    handle = ctypes.c_void_p()
+    default = None
+    if cl_context is None:
+        status = lib.clreduce_create_default(ctypes.byref(handle))
+        if status != SUCCESS or not reproducible:
+            return status, "clreduce_create_default", handle
+        default, handle = handle, ctypes.c_void_p()  # its device, in a context of these settings
+        cl_context = lib.clreduce_get_cl_context(default)
+        device = lib.clreduce_get_cl_device(default)
+    settings = Settings()
+    lib.clreduce_default_settings(ctypes.byref(settings))
+    settings.reproducible = 1 if reproducible else 0
+    status = lib.clreduce_create_with_settings(cl_context, device, ctypes.byref(settings),
+                                               ctypes.byref(handle))
+    if default is not None:
+        lib.clreduce_destroy(default)  # the new context holds the OpenCL one
+    return status, "clreduce_create_with_settings", handle
 
 
 def text(value):

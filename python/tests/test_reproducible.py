@@ -1,7 +1,7 @@
-"""variant="reproducible": float32 and float64 sums whose bits are those of
-the order clreduce.h documents, written here again with NumPy (whose
-element-wise additions round as the device's must), on data whose sums
-depend on the order."""
+"""variant="reproducible" and a reproducible context: float32 and float64
+sums whose bits are those of the order clreduce.h documents, written here
+again with NumPy (whose element-wise additions round as the device's must),
+on data whose sums depend on the order."""
 
 import numpy as np
 import pytest
@@ -63,3 +63,36 @@ def test_other_operators_match_auto(ctx):
 def test_refused_for_float16(ctx):
     with pytest.raises(clreduce.UnsupportedError):
         ctx.reduce(np.ones(8, np.float16), "sum", variant="reproducible")
+
+
+@pytest.fixture(scope="module")
+def fixed_ctx(ctx):
+    context = clreduce.Context(reproducible=True)
+    yield context
+    context.close()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reproducible_context_rows_and_segments(fixed_ctx, dtype):
+    """Every row and segment has the bits of the order on it alone."""
+    matrix = wide((7, 20000), dtype, 3)
+    got = fixed_ctx.reduce_rows(matrix, "sum")
+    for r in range(matrix.shape[0]):
+        assert got[r].tobytes() == fixed_order_sum(matrix[r]).tobytes()
+    x = wide(50000, dtype, 4)
+    offsets = np.array([0, 0, 3, 64, 65, 1000, 17000, 17001, 50000], np.uint32)
+    got = fixed_ctx.reduce_segments(x, offsets, "sum")
+    for s in range(offsets.size - 1):
+        want = fixed_order_sum(x[offsets[s] : offsets[s + 1]])
+        assert got[s].tobytes() == want.tobytes(), s
+    assert fixed_ctx.reduce(x, "sum").tobytes() == fixed_order_sum(x).tobytes()
+
+
+def test_reproducible_context_refuses_what_it_cannot_fix(fixed_ctx):
+    x = np.linspace(-1, 1, 1000, dtype=np.float32)
+    with pytest.raises(clreduce.UnsupportedError, match="reproducible"):
+        fixed_ctx.scan(x, "sum")
+    with pytest.raises(clreduce.UnsupportedError, match="reproducible"):
+        fixed_ctx.reduce(x, "sum", variant="grid_stride")
+    assert fixed_ctx.reduce(x, "max") == x.max()
+    assert fixed_ctx.scan(x, "max")[-1] == x.max()
