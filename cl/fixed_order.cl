@@ -15,6 +15,12 @@
  * tile order, are the next input, cut and combined the same way, until one
  * value is left.
  *
+ * Sums of a map: with CLR_FIXED_MAP, each element x (of a second input, y)
+ * is replaced by x * x (1), |x| (2) or x * y (3) before it is added, in the
+ * first level only; multiplications and additions are never contracted
+ * into fused ones (FP_CONTRACT OFF), which some compilers would do and
+ * others not.
+ *
  * No lane's value is ever -0.0 (each accumulator starts from +0.0, and a
  * round-to-nearest sum is -0.0 only of two -0.0), so adding the identity
  * +0.0 changes no value: a lane with no element may be left out of the
@@ -24,9 +30,11 @@
  * CLR_WG == CLR_FIXED_LANES and CLR_VEC * sizeof(T) == 16; CLR_NV_LOAD as
  * in types.cl (the order does not depend on how a vector is loaded).
  *
- *   clr_fixed_lane(in, n, base)           this work-item's lane of a tile
- *   clr_fixed_lane_elements(in, n, base)  the same, element by element
- *   clr_fixed_short(in, n)                a whole range of at most
+ *   clr_fixed_lane(in, in2, n, base)      this work-item's lane of a tile
+ *   clr_fixed_lane_elements(in, in2, n, base, map)
+ *                                         the same, element by element
+ *                                         (map: whether to map them)
+ *   clr_fixed_short(in, in2, n)           a whole range of at most
  *                                         CLR_FIXED_SHORT_MAX elements, by
  *                                         one work-item
  *   clr_fixed_levels(l, values, m, out)   the levels above a range's tiles,
@@ -39,6 +47,21 @@
 
 #define CLR_FIXED_TILE (CLR_FIXED_TILE_BYTES / CLR_T_BYTES)
 
+#pragma OPENCL FP_CONTRACT OFF
+
+#ifndef CLR_FIXED_MAP
+#define CLR_FIXED_MAP 0
+#endif
+#if CLR_FIXED_MAP == 1
+#define CLR_FIXED_OF(x, y) ((x) * (x))
+#elif CLR_FIXED_MAP == 2
+#define CLR_FIXED_OF(x, y) fabs(x)
+#elif CLR_FIXED_MAP == 3
+#define CLR_FIXED_OF(x, y) ((x) * (y))
+#else
+#define CLR_FIXED_OF(x, y) (x)
+#endif
+
 #if CLR_VEC > 1
 #define CLR_FIXED_LOAD_ANY(k, p) CLR_CAT(vload, CLR_VEC)((k), (p))
 #else
@@ -47,8 +70,10 @@
 
 /* This work-item's lane of the tile starting at element `base`, element by
  * element: any alignment, a partial tile, or values other work-groups of
- * this launch wrote (volatile: never through a read-only cache). */
-T clr_fixed_lane_elements(volatile global const T *in, ulong n, ulong base)
+ * this launch wrote (volatile: never through a read-only cache); mapped
+ * (and reading in2, for a product) where `map`. */
+T clr_fixed_lane_elements(volatile global const T *in, volatile global const T *in2, ulong n,
+                          ulong base, int map)
 {
     const uint lane = (uint)get_local_id(0);
     T a[CLR_VEC];
@@ -57,8 +82,14 @@ T clr_fixed_lane_elements(volatile global const T *in, ulong n, ulong base)
     for (uint k = 0; k < CLR_FIXED_STEPS; k++) {
         ulong first = base + ((ulong)k * CLR_FIXED_LANES + lane) * CLR_VEC;
         for (uint j = 0; j < CLR_VEC; j++)
-            if (first + j < n)
-                a[j] = clr_op(a[j], in[first + j]);
+            if (first + j < n) {
+#if CLR_FIXED_MAP == 3
+                T y = map ? in2[first + j] : 0;
+#else
+                T y = 0;
+#endif
+                a[j] = clr_op(a[j], map ? CLR_FIXED_OF(in[first + j], y) : in[first + j]);
+            }
     }
 #if CLR_VEC > 1
     return clr_hreduce(CLR_CAT(vload, CLR_VEC)(0, a));
@@ -70,15 +101,20 @@ T clr_fixed_lane_elements(volatile global const T *in, ulong n, ulong base)
 /* This work-item's lane of the tile starting at element `base`, combined to
  * one value. A whole tile is read as vectors, CLR_FIXED_STEPS of them in
  * flight; the last, partial tile element by element. */
-T clr_fixed_lane(global const T *restrict in, ulong n, ulong base)
+T clr_fixed_lane(global const T *restrict in, global const T *restrict in2, ulong n, ulong base)
 {
     const uint lane = (uint)get_local_id(0);
     global const T *p = in + base + (ulong)lane * CLR_VEC;
     VT acc = (VT)(CLR_IDENTITY);
     if (n - base < CLR_FIXED_TILE)
-        return clr_fixed_lane_elements(in, n, base);
+        return clr_fixed_lane_elements(in, in2, n, base, 1);
     {
-        VT v[CLR_FIXED_STEPS];
+        VT v[CLR_FIXED_STEPS], w[CLR_FIXED_STEPS];
+#if CLR_FIXED_MAP == 3
+        global const T *q = in2 + base + (ulong)lane * CLR_VEC;
+        _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
+            w[k] = CLR_FIXED_LOAD_ANY(k * CLR_FIXED_LANES, q);
+#endif
 #if CLR_NV_LOAD && CLR_VEC > 1
         if (CLR_VEC_ALIGNED(in)) {
             _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
@@ -90,7 +126,7 @@ T clr_fixed_lane(global const T *restrict in, ulong n, ulong base)
                 v[k] = CLR_FIXED_LOAD_ANY(k * CLR_FIXED_LANES, p);
         }
         _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
-            acc = clr_opv(acc, v[k]);
+            acc = clr_opv(acc, CLR_FIXED_OF(v[k], w[k]));
     }
     return clr_hreduce(acc);
 }
@@ -100,14 +136,16 @@ T clr_fixed_lane(global const T *restrict in, ulong n, ulong base)
  * tree with the lanes past the range left out. */
 #define CLR_FIXED_SHORT_MAX (CLR_FIXED_SHORT_LANES * CLR_VEC)
 
-T clr_fixed_short(global const T *in, uint n)
+T clr_fixed_short(global const T *in, global const T *in2, uint n)
 {
     const uint lanes = (n + CLR_VEC - 1) / CLR_VEC;
     T v[CLR_FIXED_SHORT_LANES];
     _Pragma("unroll") for (uint i = 0; i < CLR_FIXED_SHORT_LANES; i++) {
         T a[CLR_VEC];
         for (uint j = 0; j < CLR_VEC; j++)
-            a[j] = i * CLR_VEC + j < n ? clr_op(CLR_IDENTITY, in[i * CLR_VEC + j]) : CLR_IDENTITY;
+            a[j] = i * CLR_VEC + j < n ? clr_op(CLR_IDENTITY, CLR_FIXED_OF(in[i * CLR_VEC + j],
+                                                                           in2[i * CLR_VEC + j]))
+                                       : CLR_IDENTITY;
 #if CLR_VEC > 1
         v[i] = clr_hreduce(CLR_CAT(vload, CLR_VEC)(0, a));
 #else
@@ -132,7 +170,8 @@ void clr_fixed_levels(local T *l, volatile global T *values, ulong m, global T *
     for (;;) {
         const ulong above = (m + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE;
         for (ulong t = 0; t < above; t++) {
-            T r = clr_wg_reduce_tree(l, clr_fixed_lane_elements(values, m, t * CLR_FIXED_TILE));
+            T r = clr_wg_reduce_tree(
+                l, clr_fixed_lane_elements(values, values, m, t * CLR_FIXED_TILE, 0));
             if (get_local_id(0) == 0) {
                 if (above == 1)
                     *result = r;

@@ -54,7 +54,7 @@ CLR_KERNEL clr_reduce_fixed_order(global const T *restrict in, ulong in_off, ulo
     global T *values = out + out_off;
 #endif
     for (ulong t = get_group_id(0); t < tiles; t += get_num_groups(0)) {
-        T r = clr_wg_reduce_tree(l, clr_fixed_lane(in, n, t * CLR_FIXED_TILE));
+        T r = clr_wg_reduce_tree(l, clr_fixed_lane(in, in, n, t * CLR_FIXED_TILE));
         if (get_local_id(0) == 0)
             values[t] = r;
         /* Every work-item has read l[0] before the next tile writes it. */

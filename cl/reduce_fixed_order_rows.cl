@@ -4,7 +4,9 @@
  * of fixed_order.cl alone, so that its result has the bits of the
  * reproducible reduction of that range by itself.
  *
- * Compile-time parameters: those of fixed_order.cl; for segments,
+ * Compile-time parameters: those of fixed_order.cl (CLR_FIXED_MAP: a
+ * product reads in2, a second input laid out as the rows, through the
+ * rows' kernels only); for segments,
  * CLR_OFFSETS_TYPE (CLR_TYPE_UINT or CLR_TYPE_ULONG). Segment s is
  * elements [offsets[s], offsets[s + 1]) read clamped to [0, count], empty
  * where it would end before it starts.
@@ -36,21 +38,27 @@
 /* ---- rows: row r is in[in_off + r * pitch ..][0 .. length) ---------------- */
 
 CLR_KERNEL clr_fixed_rows_short(global const T *restrict in, ulong in_off, ulong rows,
-                                ulong length, ulong pitch, global T *restrict out, ulong out_off)
+                                ulong length, ulong pitch, global T *restrict out, ulong out_off,
+                                global const T *restrict in2, ulong in2_off)
 {
+    in += in_off;
+    in2 += in2_off;
     for (ulong r = get_global_id(0); r < rows; r += get_global_size(0))
-        out[out_off + r] = clr_fixed_short(in + in_off + r * pitch, (uint)length);
+        out[out_off + r] = clr_fixed_short(in + r * pitch, in2 + r * pitch, (uint)length);
 }
 
 CLR_KERNEL clr_fixed_rows_tiles(global const T *restrict in, ulong in_off, ulong rows,
                                 ulong length, ulong pitch, ulong tiles, global T *restrict out,
-                                ulong out_off, global T *restrict levels)
+                                ulong out_off, global T *restrict levels,
+                                global const T *restrict in2, ulong in2_off)
 {
     local T l[CLR_WG];
     in += in_off;
+    in2 += in2_off;
     for (ulong g = get_group_id(0); g < rows * tiles; g += get_num_groups(0)) {
         const ulong r = g / tiles, t = g - r * tiles;
-        T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + r * pitch, length, t * CLR_FIXED_TILE));
+        T v = clr_wg_reduce_tree(
+            l, clr_fixed_lane(in + r * pitch, in2 + r * pitch, length, t * CLR_FIXED_TILE));
         if (CLR_LID == 0) {
             if (tiles == 1)
                 out[out_off + r] = v;
@@ -100,7 +108,7 @@ CLR_KERNEL clr_fixed_segments_short(global const T *restrict in, ulong in_off, u
         ulong b, n;
         clr_fixed_segment(offsets, s, count, &b, &n);
         if (n <= CLR_FIXED_SHORT_MAX)
-            out[out_off + s] = clr_fixed_short(in + b, (uint)n);
+            out[out_off + s] = clr_fixed_short(in + b, in + b, (uint)n);
     }
 }
 
@@ -132,7 +140,7 @@ CLR_KERNEL clr_fixed_segments_tiles(global const T *restrict in, ulong in_off, u
         const ulong tiles = (n + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE;
         if (tiles < 2 || k < first || k - first >= tiles)
             continue;
-        T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, n, (k - first) * CLR_FIXED_TILE));
+        T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, in + b, n, (k - first) * CLR_FIXED_TILE));
         if (CLR_LID == 0)
             levels[k] = v;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -153,7 +161,7 @@ CLR_KERNEL clr_fixed_segments_levels(global const T *restrict in, ulong in_off, 
         if (n <= CLR_FIXED_SHORT_MAX)
             continue;
         if (n <= CLR_FIXED_TILE) {
-            T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, n, 0));
+            T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, in + b, n, 0));
             if (CLR_LID == 0)
                 out[out_off + s] = v;
             barrier(CLK_LOCAL_MEM_FENCE);

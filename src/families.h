@@ -269,10 +269,15 @@ clreduce_status custom_scan_plan(clreduce_ctx *ctx, const request *r, plan *p);
 
 /* ---- fixed_order.c: the reproducible order --------------------------------- */
 
-/* Whether op's result on type depends on the order of operations and the
- * reproducible order fixes it: float and double sums. (Min, max and
+/* Whether the reproducible order fixes op's result on type, which depends
+ * on the order of operations: float and double sums, of the elements, of
+ * their squares or absolute values, of products (dot). (Min, max and
  * integer sums, which wrap, are associative bit for bit.) */
-int is_order_sensitive(clreduce_op op, clreduce_type type);
+int has_fixed_order(clreduce_op op, clreduce_type type);
+
+/* Whether op's result on type depends on the order of its operations at
+ * all: sums of floating-point values, alone or inside another operator. */
+int op_depends_on_order(clreduce_op op, clreduce_type type);
 
 /* Whether the device and the settings can keep the reproducible order for
  * the plan's type (UNSUPPORTED naming `what` otherwise); then sets the
@@ -286,13 +291,18 @@ clreduce_status fixed_order_check(clreduce_ctx *ctx, plan *p, const char *what);
  * the plan. */
 clreduce_status reproducible_check(clreduce_ctx *ctx, const op_family *f, const request *r);
 
-/* Whether a rows or segments request takes the reproducible order: a float
- * or double sum in a reproducible context. Then fixed_batches_plan() ends
- * the plan (after the family's checks and defines) and
- * fixed_rows_enqueue() or fixed_segments_enqueue() launch it. */
+/* Whether a rows or segments request takes the reproducible order: one of
+ * has_fixed_order()'s in a reproducible context. Then fixed_batches_plan()
+ * ends the plan (after the family's checks and defines; `what` names the
+ * caller in messages) and fixed_rows_enqueue() or fixed_segments_enqueue()
+ * launch it. The flat reductions of the operators past max take the rows'
+ * program, as one row, by fixed_flat_enqueue(). */
 int takes_fixed_order(const clreduce_ctx *ctx, const request *r);
-clreduce_status fixed_batches_plan(clreduce_ctx *ctx, plan *p, int segments);
+clreduce_status fixed_batches_plan(clreduce_ctx *ctx, const request *r, plan *p, int segments,
+                                   const char *what);
 clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                   cached_kernel *k);
+clreduce_status fixed_flat_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
                                    cached_kernel *k);
 clreduce_status fixed_segments_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
                                        const plan *p, cached_kernel *k);

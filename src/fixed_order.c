@@ -9,9 +9,23 @@
 
 /* ---- the order's conditions ---------------------------------------------------- */
 
-int is_order_sensitive(clreduce_op op, clreduce_type type)
+/* The map a sum in the fixed order applies to each element first
+ * (cl/fixed_order.cl's CLR_FIXED_MAP), or -1 for an operator it does not
+ * take. */
+static int fixed_order_map(clreduce_op op)
 {
-    return op == CLREDUCE_OP_SUM && (type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE);
+    switch (op) {
+    case CLREDUCE_OP_SUM: return 0;
+    case CLREDUCE_OP_SUM_SQUARES: return 1;
+    case CLREDUCE_OP_SUM_ABS: return 2;
+    case CLREDUCE_OP_DOT: return 3;
+    default: return -1;
+    }
+}
+
+int has_fixed_order(clreduce_op op, clreduce_type type)
+{
+    return fixed_order_map(op) >= 0 && (type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE);
 }
 
 /* Build options under which the compiler may reorder or flush float
@@ -51,9 +65,7 @@ clreduce_status fixed_order_check(clreduce_ctx *ctx, plan *p, const char *what)
 
 /* ---- a reproducible context ------------------------------------------------------ */
 
-/* Whether op's result on type depends on the order of its operations:
- * sums of floating-point values, alone or inside another operator. */
-static int op_depends_on_order(clreduce_op op, clreduce_type type)
+int op_depends_on_order(clreduce_op op, clreduce_type type)
 {
     int floating = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE || is_storage_type(type);
     switch (op) {
@@ -82,19 +94,19 @@ clreduce_status reproducible_check(clreduce_ctx *ctx, const op_family *f, const 
                              clreduce_op_name(r->ops[i]), clreduce_type_name(r->type));
     if (r->ops || !op_depends_on_order(r->op, r->type))
         return CLREDUCE_SUCCESS;
-    if (f->fixed_order && is_order_sensitive(r->op, r->type)) {
+    if (f->fixed_order && has_fixed_order(r->op, r->type)) {
         if (r->variant == CLREDUCE_AUTO || r->variant == CLREDUCE_REPRODUCIBLE)
             return CLREDUCE_SUCCESS;
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "a reproducible context sums %s by variant auto or reproducible only, "
-                         "not %s",
-                         clreduce_type_name(r->type),
+                         "a reproducible context runs %s of %s by variant auto or reproducible "
+                         "only, not %s",
+                         clreduce_op_name(r->op), clreduce_type_name(r->type),
                          clreduce_variant_name((clreduce_variant)r->variant));
     }
     return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                      "a reproducible context has no fixed order for %s of %s in this call: only "
-                     "sums of float and double by clreduce_reduce() and over rows and segments "
-                     "have one",
+                     "float and double sums, sums of squares and of absolute values (flat, of "
+                     "rows, of segments) and dot products have one",
                      clreduce_op_name(r->op), clreduce_type_name(r->type));
 }
 
@@ -115,16 +127,23 @@ static const program_spec fixed_segments_program = {
 
 int takes_fixed_order(const clreduce_ctx *ctx, const request *r)
 {
-    return ctx->settings.reproducible && !r->custom && is_order_sensitive(r->op, r->type);
+    return ctx->settings.reproducible && !r->custom && has_fixed_order(r->op, r->type);
 }
 
-clreduce_status fixed_batches_plan(clreduce_ctx *ctx, plan *p, int segments)
+clreduce_status fixed_batches_plan(clreduce_ctx *ctx, const request *r, plan *p, int segments,
+                                   const char *what)
 {
-    clreduce_status status = fixed_order_check(ctx, p, "a reproducible context");
+    clreduce_status status = fixed_order_check(ctx, p, what);
     if (status != CLREDUCE_SUCCESS)
         return status;
+    /* The kernels sum (CLR_OP), the map comes first; every such operator
+     * gives 0 of no element. */
+    p->op = CLREDUCE_OP_SUM;
+    p->output_size = p->element_size;
+    memset(p->empty_output, 0, sizeof p->empty_output);
     p->program = segments ? &fixed_segments_program : &fixed_rows_program;
     defines_add(&p->family_defines, "CLR_NV_LOAD", p->t.nv_load);
+    defines_add(&p->family_defines, "CLR_FIXED_MAP", fixed_order_map(r->op));
     return CLREDUCE_SUCCESS;
 }
 
@@ -152,11 +171,14 @@ clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r
     const size_t wg = CLR_FIXED_LANES, tile = tile_elements(p);
     cl_ulong in_off = r->input_offset, rows = r->rows, length = r->row_length,
              pitch = r->row_pitch ? r->row_pitch : r->row_length, out_off = r->output_offset;
+    /* The second input of a dot product, else the first again (unread). */
+    cl_mem in2 = r->input2 ? r->input2 : r->input;
+    cl_ulong in2_off = r->input2 ? r->input2_offset : r->input_offset;
     if (r->row_length <= short_max(p)) {
-        kernel_arg args[] = {ARG(r->input), ARG(in_off), ARG(rows), ARG(length),
-                             ARG(pitch),    ARG(r->output), ARG(out_off)};
+        kernel_arg args[] = {ARG(r->input), ARG(in_off),  ARG(rows), ARG(length), ARG(pitch),
+                             ARG(r->output), ARG(out_off), ARG(in2), ARG(in2_off)};
         return enqueue_kernel_args(ctx, c, k, K_SHORT, launch_groups(ctx, p, div_up(r->rows, wg)),
-                                   wg, args, 7);
+                                   wg, args, 9);
     }
     cl_ulong tiles = div_up(r->row_length, tile);
     cl_mem levels = r->output; /* not written for rows of one tile */
@@ -167,10 +189,11 @@ clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r
             return status;
         chain_intermediate(c); /* the levels follow */
     }
-    kernel_arg args[] = {ARG(r->input), ARG(in_off),       ARG(rows),    ARG(length), ARG(pitch),
-                         ARG(tiles),    ARG(r->output), ARG(out_off), ARG(levels)};
+    kernel_arg args[] = {ARG(r->input), ARG(in_off), ARG(rows),   ARG(length),
+                         ARG(pitch),    ARG(tiles),  ARG(r->output), ARG(out_off),
+                         ARG(levels),   ARG(in2),    ARG(in2_off)};
     status = enqueue_kernel_args(ctx, c, k, K_TILES, launch_groups(ctx, p, r->rows * tiles), wg,
-                                 args, 9);
+                                 args, 11);
     if (status == CLREDUCE_SUCCESS && tiles > 1) {
         kernel_arg finish[] = {ARG(levels), ARG(rows), ARG(tiles), ARG(r->output), ARG(out_off)};
         status = enqueue_kernel_args(ctx, c, k, K_LEVELS, launch_groups(ctx, p, r->rows), wg,
@@ -179,6 +202,15 @@ clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r
     if (tiles > 1)
         clReleaseMemObject(levels); /* deleted once the commands using it are done */
     return status;
+}
+
+clreduce_status fixed_flat_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                   cached_kernel *k)
+{
+    request one = *r;
+    one.rows = 1;
+    one.row_length = one.row_pitch = r->count;
+    return fixed_rows_enqueue(ctx, c, &one, p, k);
 }
 
 clreduce_status fixed_segments_enqueue(clreduce_ctx *ctx, chain *c, const request *r,

@@ -126,8 +126,21 @@ static clreduce_status operator_plan(clreduce_ctx *ctx, const request *r, plan *
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                          "op %s is defined for float and double only, not %s",
                          clreduce_op_name(r->op), clreduce_type_name(r->type));
-    clreduce_variant v = r->variant == CLREDUCE_AUTO ? clreduce_auto_variant(ctx, p->type)
-                                                     : (clreduce_variant)r->variant;
+    clreduce_variant v = (clreduce_variant)r->variant;
+    if (v == CLREDUCE_AUTO && ctx->settings.reproducible && has_fixed_order(r->op, p->type))
+        v = CLREDUCE_REPRODUCIBLE;
+    if (v == CLREDUCE_REPRODUCIBLE && has_fixed_order(r->op, p->type))
+        return fixed_batches_plan(ctx, r, p, 0, "variant reproducible");
+    if (v == CLREDUCE_REPRODUCIBLE && !op_depends_on_order(r->op, p->type))
+        v = CLREDUCE_AUTO; /* the same bits in every variant */
+    if (v == CLREDUCE_REPRODUCIBLE)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "variant reproducible has no fixed order for %s of %s (sums, sums of "
+                         "squares and of absolute values and dot products of float and double "
+                         "have one)",
+                         clreduce_op_name(r->op), clreduce_type_name(r->type));
+    if (v == CLREDUCE_AUTO)
+        v = clreduce_auto_variant(ctx, p->type);
     if (v != CLREDUCE_GRID_STRIDE && v != CLREDUCE_SINGLE_PASS)
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                          "op %s runs on variants auto, grid_stride and single_pass, not %s",
@@ -204,6 +217,8 @@ static clreduce_status enqueue_op_kernel(clreduce_ctx *ctx, chain *c, cached_ker
 clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
                                  cached_kernel *k, int in_order)
 {
+    if (p->variant == CLREDUCE_REPRODUCIBLE)
+        return fixed_flat_enqueue(ctx, c, r, p, k);
     size_t wg = p->t.work_group_size;
     size_t groups = grid_groups(ctx, p, r->count);
     size_t out_byte = r->output_offset * p->output_size;
@@ -283,13 +298,14 @@ const op_family operator_reductions = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "data",
     .outputs = OUTPUT_ONE, .in_place = 0, .two_inputs = 0,
     .plan = reduction_plan, .enqueue_empty = operator_enqueue_empty,
-    .enqueue = operator_enqueue,
+    .enqueue = operator_enqueue, .fixed_order = 1,
 };
 
 const op_family dot_products = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "x",
     .outputs = OUTPUT_ONE, .in_place = 0, .two_inputs = 1,
     .plan = dot_plan, .enqueue_empty = operator_enqueue_empty, .enqueue = operator_enqueue,
+    .fixed_order = 1,
 };
 
 /* ---- API -------------------------------------------------------------------------- */

@@ -132,9 +132,9 @@ static clreduce_status reduce_plan(clreduce_ctx *ctx, const request *r, plan *p)
     if (status != CLREDUCE_SUCCESS)
         return status;
     clreduce_variant v = (clreduce_variant)r->variant;
-    if (v == CLREDUCE_AUTO && ctx->settings.reproducible && is_order_sensitive(r->op, p->type))
+    if (v == CLREDUCE_AUTO && ctx->settings.reproducible && has_fixed_order(r->op, p->type))
         v = CLREDUCE_REPRODUCIBLE;
-    if (v == CLREDUCE_REPRODUCIBLE && !is_order_sensitive(r->op, p->type))
+    if (v == CLREDUCE_REPRODUCIBLE && !has_fixed_order(r->op, p->type))
         v = CLREDUCE_AUTO; /* the same bits in every variant */
     if (v == CLREDUCE_AUTO)
         v = clreduce_auto_variant(ctx, p->type);

@@ -171,7 +171,7 @@ static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
     p->variant = 0;
     p->family_defines.count = 0;
     if (takes_fixed_order(ctx, r))
-        return fixed_batches_plan(ctx, p, 0);
+        return fixed_batches_plan(ctx, r, p, 0, "a reproducible context");
     return plan_teams(ctx, r, p, "rows: ", &rows_program, &operator_rows_program);
 }
 

@@ -477,7 +477,7 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     if ((status = segments_plan_offsets(ctx, r, p)) != CLREDUCE_SUCCESS)
         return status;
     if (takes_fixed_order(ctx, r))
-        return fixed_batches_plan(ctx, p, 1);
+        return fixed_batches_plan(ctx, r, p, 1, "a reproducible context");
     status = plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
     if (status == CLREDUCE_SUCCESS)
         tune_8_bytes(ctx, p);

@@ -288,8 +288,8 @@ static void test_other_operators(void **state)
     free(data);
 }
 
-/* Refused, with a message and nothing written: the storage types, the
- * operators past max, and a context whose build options relax the math. */
+/* Refused, with a message and nothing written: the storage types, norm2
+ * and mean_var, and a context whose build options relax the math. */
 static void test_refusals(void **state)
 {
     (void)state;
@@ -300,9 +300,13 @@ static void test_refusals(void **state)
                      CLREDUCE_ERROR_UNSUPPORTED);
     assert_true(tc_contains(clreduce_last_error(g_ctx), "reproducible"));
     float f[4] = {1, 2, 3, 4};
-    clreduce_status st = clreduce_check_support(g_ctx, CLREDUCE_OP_SUM_SQUARES, CLREDUCE_FLOAT,
-                                                CLREDUCE_REPRODUCIBLE);
-    assert_int_equal(st, CLREDUCE_ERROR_UNSUPPORTED);
+    static const clreduce_op unfixed[] = {CLREDUCE_OP_NORM2, CLREDUCE_OP_MEAN_VAR};
+    for (size_t i = 0; i < 2; i++) {
+        clreduce_status st =
+            clreduce_check_support(g_ctx, unfixed[i], CLREDUCE_FLOAT, CLREDUCE_REPRODUCIBLE);
+        assert_int_equal(st, CLREDUCE_ERROR_UNSUPPORTED);
+        assert_true(tc_contains(clreduce_last_error(g_ctx), clreduce_op_name(unfixed[i])));
+    }
 
     clreduce_settings s;
     clreduce_default_settings(&s);
@@ -312,6 +316,64 @@ static void test_refusals(void **state)
                      CLREDUCE_ERROR_UNSUPPORTED);
     assert_true(tc_contains(clreduce_last_error(c), "-cl-fast-relaxed-math"));
     clreduce_destroy(c);
+}
+
+/* Sums of a map, by clreduce_reduce() and clreduce_dot(): x*x, |x| and
+ * x*y rounded to the type (never fused into the addition), then summed in
+ * the order, in two launches (the tiles, then their levels). */
+static void test_maps(void **state)
+{
+    (void)state;
+    for (size_t ti = 0; ti < 2; ti++) {
+        clreduce_type type = float_types[ti];
+        if (!takes(g_ctx, type))
+            continue;
+        size_t es = clreduce_type_size(type), tile = (size_t)LANES * STEPS * (16 / es);
+        const size_t sizes[] = {1, 33, 64, 65, 4097, tile + 1, 3 * tile + 7};
+        size_t largest = 3 * tile + 7;
+        if (largest > max_count())
+            largest = max_count();
+        unsigned char *x = malloc(largest * es), *y = malloc(largest * es),
+                      *mapped = malloc(largest * es);
+        assert_true(x && y && mapped);
+        fill_wide(type, x, largest);
+        fill_wide(type, y, largest);
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes && sizes[si] <= largest; si++) {
+            size_t n = sizes[si];
+            for (int map = 0; map < 3; map++) {
+                for (size_t i = 0; i < n; i++) {
+                    double a = tc_get_double(type, x, i), b = tc_get_double(type, y, i);
+                    if (type == CLREDUCE_FLOAT) {
+                        float fa = (float)a, fb = (float)b;
+                        volatile float m = map == 0 ? fa * fa : map == 1 ? fabsf(fa) : fa * fb;
+                        ((float *)mapped)[i] = m;
+                    } else {
+                        volatile double m = map == 0 ? a * a : map == 1 ? fabs(a) : a * b;
+                        ((double *)mapped)[i] = m;
+                    }
+                }
+                unsigned char got[8], want[8];
+                host_sum(type, mapped, n, want);
+                clreduce_status st =
+                    map == 2 ? clreduce_dot_host(g_ctx, type, CLREDUCE_REPRODUCIBLE, x, y, n, got)
+                             : clreduce_reduce_host(g_ctx,
+                                                    map == 0 ? CLREDUCE_OP_SUM_SQUARES
+                                                             : CLREDUCE_OP_SUM_ABS,
+                                                    type, CLREDUCE_REPRODUCIBLE, x, n, got);
+                assert_int_equal(st, CLREDUCE_SUCCESS);
+                if (memcmp(got, want, es) != 0) {
+                    print_error("%s %s n=%zu: got %.17g, the order gives %.17g\n",
+                                map == 0 ? "sum_squares" : map == 1 ? "sum_abs" : "dot",
+                                tc_type_name(type), n, tc_get_double(type, got, 0),
+                                tc_get_double(type, want, 0));
+                    fail();
+                }
+            }
+        }
+        free(x);
+        free(y);
+        free(mapped);
+    }
 }
 
 /* The form of devices that do not order memory between work-groups, a
@@ -367,7 +429,7 @@ static void test_three_levels(void **state)
 int main(void)
 {
     g_ctx = tc_start("unit.reproducible", &g_queue, NULL);
-    struct CMUnitTest tests[9];
+    struct CMUnitTest tests[10];
     size_t nt = 0;
     tc_add_test(tests, &nt, "order", test_order, NULL);
     tc_add_test(tests, &nt, "offsets", test_offsets, NULL);
@@ -376,6 +438,7 @@ int main(void)
     tc_add_test(tests, &nt, "subnormals", test_subnormals, NULL);
     tc_add_test(tests, &nt, "special", test_special, NULL);
     tc_add_test(tests, &nt, "other_operators", test_other_operators, NULL);
+    tc_add_test(tests, &nt, "maps", test_maps, NULL);
     tc_add_test(tests, &nt, "refusals", test_refusals, NULL);
     tc_add_test(tests, &nt, "three_levels", test_three_levels, NULL);
     int failed = tc_run_tests("unit.reproducible", tests, nt);

@@ -273,6 +273,81 @@ static void test_segments(void **state)
     }
 }
 
+/* x*x and |x| summed in the order, each rounded to the type first. */
+static void map_values(clreduce_type type, int abs, const void *x, size_t n, void *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        double a = tc_get_double(type, x, i);
+        if (type == CLREDUCE_FLOAT) {
+            float fa = (float)a;
+            volatile float m = abs ? fabsf(fa) : fa * fa;
+            ((float *)out)[i] = m;
+        } else {
+            volatile double m = abs ? fabs(a) : a * a;
+            ((double *)out)[i] = m;
+        }
+    }
+}
+
+/* Sums of squares and of absolute values of rows and segments, and the
+ * flat ones (AUTO, and dot), in the order: the bits of the order's sum of
+ * the mapped values. */
+static void test_maps(void **state)
+{
+    (void)state;
+    for (size_t ti = 0; ti < 2; ti++) {
+        clreduce_type type = float_types[ti];
+        if (!takes(type))
+            continue;
+        size_t tile = tile_of(type), es = clreduce_type_size(type);
+        size_t length = 2 * tile + 9, rows = 3, n = rows * length;
+        unsigned char *x = malloc(n * es), *mapped = malloc(n * es), *y = malloc(n * es);
+        unsigned char got[(3 + RESULT_OFFSET + 1) * 8], want[8];
+        assert_true(x && mapped && y);
+        fill_wide(type, x, n);
+        fill_wide(type, y, n);
+        for (int abs = 0; abs < 2; abs++) {
+            clreduce_op op = abs ? CLREDUCE_OP_SUM_ABS : CLREDUCE_OP_SUM_SQUARES;
+            map_values(type, abs, x, n, mapped);
+            size_t begin[3] = {0, length, 2 * length}, len[3] = {length, 40, length - 1};
+            /* Rows of several tiles each; segments of several tiles, of 40
+             * (one work-item) and of several tiles again. */
+            assert_int_equal(run_rows(g_ctx, op, type, x, n, 0, rows, length, 0, got),
+                             CLREDUCE_SUCCESS);
+            size_t full[3] = {length, length, length};
+            expect_ranges(type, mapped, begin, full, rows, got, clreduce_op_name(op));
+            uint64_t offsets[4] = {0, length, length + 40, n - 1};
+            assert_int_equal(run_segments(g_ctx, op, type, x, n, 0, offsets, 3, CLREDUCE_UINT64,
+                                          got),
+                             CLREDUCE_SUCCESS);
+            size_t seg_begin[3] = {0, length, length + 40};
+            len[2] = n - 1 - (length + 40);
+            expect_ranges(type, mapped, seg_begin, len, 3, got, clreduce_op_name(op));
+            assert_int_equal(clreduce_reduce_host(g_ctx, op, type, CLREDUCE_AUTO, x, n, got),
+                             CLREDUCE_SUCCESS);
+            host_sum(type, mapped, n, want);
+            assert_memory_equal(got, want, es);
+        }
+        for (size_t i = 0; i < n; i++) {
+            double a = tc_get_double(type, x, i), b = tc_get_double(type, y, i);
+            if (type == CLREDUCE_FLOAT) {
+                volatile float m = (float)a * (float)b;
+                ((float *)mapped)[i] = m;
+            } else {
+                volatile double m = a * b;
+                ((double *)mapped)[i] = m;
+            }
+        }
+        assert_int_equal(clreduce_dot_host(g_ctx, type, CLREDUCE_AUTO, x, y, n, got),
+                         CLREDUCE_SUCCESS);
+        host_sum(type, mapped, n, want);
+        assert_memory_equal(got, want, es);
+        free(x);
+        free(y);
+        free(mapped);
+    }
+}
+
 /* One segment of everything, and the flat reduction (AUTO) of the same:
  * the same bits, those of the order. */
 static void test_one_segment_and_flat(void **state)
@@ -391,8 +466,9 @@ static void test_refusals(void **state)
     } flat[] = {
         {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_GRID_STRIDE, "grid_stride"},
         {CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_ATOMIC, "atomic"},
-        {CLREDUCE_OP_SUM_SQUARES, CLREDUCE_FLOAT, CLREDUCE_AUTO, "sum_squares"},
+        {CLREDUCE_OP_SUM_SQUARES, CLREDUCE_FLOAT, CLREDUCE_GRID_STRIDE, "grid_stride"},
         {CLREDUCE_OP_MEAN_VAR, CLREDUCE_FLOAT, CLREDUCE_AUTO, "mean_var"},
+        {CLREDUCE_OP_NORM2, CLREDUCE_DOUBLE, CLREDUCE_AUTO, "norm2"},
         {CLREDUCE_OP_SUM, CLREDUCE_HALF, CLREDUCE_AUTO, "half"},
     };
     for (size_t i = 0; i < sizeof flat / sizeof *flat; i++) {
@@ -404,7 +480,8 @@ static void test_refusals(void **state)
                 flat[i].word);
         assert_memory_equal(got, want, sizeof got);
     }
-    refused("dot", clreduce_dot_host(g_ctx, CLREDUCE_FLOAT, CLREDUCE_AUTO, f, f, 64, got), "dot");
+    refused("dot", clreduce_dot_host(g_ctx, CLREDUCE_FLOAT, CLREDUCE_SINGLE_PASS, f, f, 64, got),
+            "single_pass");
     refused("scan",
             clreduce_scan_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_INCLUSIVE,
                                CLREDUCE_SCAN_AUTO, f, 64, got),
@@ -490,12 +567,13 @@ int main(void)
         fprintf(stderr, "clreduce_create_with_settings: %s\n", clreduce_last_error(NULL));
         return 1;
     }
-    struct CMUnitTest tests[8];
+    struct CMUnitTest tests[9];
     size_t nt = 0;
     tc_add_test(tests, &nt, "rows", test_rows, NULL);
     tc_add_test(tests, &nt, "long_rows", test_long_rows, NULL);
     tc_add_test(tests, &nt, "segments", test_segments, NULL);
     tc_add_test(tests, &nt, "one_segment_and_flat", test_one_segment_and_flat, NULL);
+    tc_add_test(tests, &nt, "maps", test_maps, NULL);
     tc_add_test(tests, &nt, "signed_zeros", test_signed_zeros, NULL);
     tc_add_test(tests, &nt, "bad_offsets", test_bad_offsets, NULL);
     tc_add_test(tests, &nt, "refusals", test_refusals, NULL);

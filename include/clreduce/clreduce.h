@@ -264,11 +264,15 @@ typedef enum clreduce_variant {
      * each adding 16 vectors of 16 bytes in sequence, their vector
      * components added in pairs, the lanes by a tree of pairs, and the
      * tiles' sums reduced the same way until one is left (docs/USING.md
-     * spells it out). Min, max and integer sums are the same bits in every
-     * variant already; this variant runs them as AUTO does. Refused
-     * (CLREDUCE_ERROR_UNSUPPORTED) by the operators past max, for the
-     * storage types, where the device flushes float subnormals to zero or
-     * allows no work-group of 256, and where the settings' build_options
+     * spells it out). Sums of squares and of absolute values, and dot
+     * products (clreduce_dot()), of float and double take it too: each
+     * element is mapped (x*x, |x|, x*y, rounded to the type and never
+     * fused into the addition), then summed in that order, in two launches.
+     * Min, max, argmin, argmax, minmax and every integer operator are the
+     * same bits in every variant already; this variant runs them as AUTO
+     * does. Refused (CLREDUCE_ERROR_UNSUPPORTED) by norm2 and mean_var, for
+     * the storage types, where the device flushes float subnormals to zero
+     * or allows no work-group of 256, and where the settings' build_options
      * relax the math. Settings do not change its order: its work-group
      * size and vector width are fixed. */
     CLREDUCE_REPRODUCIBLE = 10
@@ -335,21 +339,21 @@ typedef struct clreduce_settings {
      * reports 2 where the library never takes a single kernel by itself. */
     unsigned segment_passes;
     /* 1: a reproducible context. Every float and double sum it computes
+     * (of the elements, of their squares or absolute values, of products)
      * follows the order of CLREDUCE_REPRODUCIBLE, so that every device,
-     * driver and setting gives the same bits: clreduce_reduce() with AUTO
-     * takes that variant, and every row or segment of the rows and
-     * segments reductions (clreduce/batched.h) has the bits that
-     * clreduce_reduce() with it gives on that row or segment alone. A call
-     * whose result depends on an order this cannot fix returns
-     * CLREDUCE_ERROR_UNSUPPORTED: float and double sums by the other
-     * variants, the scans of float sums, the operators past
-     * CLREDUCE_OP_MINMAX on floating-point types (dot, sums of squares and
-     * of absolute values, norm2, mean_var), sums of the storage types,
-     * several operators in one pass that include one of those, and every
-     * user-defined operator; so do the conditions of CLREDUCE_REPRODUCIBLE
-     * (float subnormals, work-groups of 256, build options that relax the
-     * math). Min, max, argmin, argmax, minmax and every integer operator
-     * run as in any context (their bits do not depend on the order).
+     * driver and setting gives the same bits: clreduce_reduce() and
+     * clreduce_dot() with AUTO take that variant, and every row or segment
+     * of the rows and segments reductions (clreduce/batched.h) has the
+     * bits that clreduce_reduce() with it gives on that row or segment
+     * alone. A call whose result depends on an order this cannot fix
+     * returns CLREDUCE_ERROR_UNSUPPORTED: those sums by the other variants,
+     * the scans of float sums (and of the float operators past minmax),
+     * norm2 and mean_var, sums of the storage types, several operators in
+     * one pass that include an order-dependent one, and every user-defined
+     * operator; so do the conditions of CLREDUCE_REPRODUCIBLE (float
+     * subnormals, work-groups of 256, build options that relax the math).
+     * Min, max, argmin, argmax, minmax and every integer operator run as
+     * in any context (their bits do not depend on the order).
      * 0 (the default): no such rule. */
     unsigned reproducible;
 } clreduce_settings;
