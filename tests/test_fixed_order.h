@@ -85,4 +85,23 @@ static inline void host_sum(clreduce_type type, const void *data, size_t n, void
         *(double *)out = fixed_sum_double(data, n);
 }
 
+/* The values a sum of a map adds: x*x (map 1), |x| (2) or x*y (3) of each
+ * element of type, rounded to the type (a volatile store: never fused into
+ * anything), into out. */
+static inline void map_values(clreduce_type type, int map, const void *x, const void *y,
+                              size_t n, void *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        double a = tc_get_double(type, x, i), b = map == 3 ? tc_get_double(type, y, i) : 0;
+        if (type == CLREDUCE_FLOAT) {
+            float fa = (float)a, fb = (float)b;
+            volatile float m = map == 1 ? fa * fa : map == 2 ? fabsf(fa) : fa * fb;
+            ((float *)out)[i] = m;
+        } else {
+            volatile double m = map == 1 ? a * a : map == 2 ? fabs(a) : a * b;
+            ((double *)out)[i] = m;
+        }
+    }
+}
+
 #endif /* TEST_FIXED_ORDER_H */

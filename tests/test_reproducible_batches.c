@@ -273,22 +273,6 @@ static void test_segments(void **state)
     }
 }
 
-/* x*x and |x| summed in the order, each rounded to the type first. */
-static void map_values(clreduce_type type, int abs, const void *x, size_t n, void *out)
-{
-    for (size_t i = 0; i < n; i++) {
-        double a = tc_get_double(type, x, i);
-        if (type == CLREDUCE_FLOAT) {
-            float fa = (float)a;
-            volatile float m = abs ? fabsf(fa) : fa * fa;
-            ((float *)out)[i] = m;
-        } else {
-            volatile double m = abs ? fabs(a) : a * a;
-            ((double *)out)[i] = m;
-        }
-    }
-}
-
 /* Sums of squares and of absolute values of rows and segments, and the
  * flat ones (AUTO, and dot), in the order: the bits of the order's sum of
  * the mapped values. */
@@ -308,7 +292,7 @@ static void test_maps(void **state)
         fill_wide(type, y, n);
         for (int abs = 0; abs < 2; abs++) {
             clreduce_op op = abs ? CLREDUCE_OP_SUM_ABS : CLREDUCE_OP_SUM_SQUARES;
-            map_values(type, abs, x, n, mapped);
+            map_values(type, abs ? 2 : 1, x, NULL, n, mapped);
             size_t begin[3] = {0, length, 2 * length}, len[3] = {length, 40, length - 1};
             /* Rows of several tiles each; segments of several tiles, of 40
              * (one work-item) and of several tiles again. */
@@ -328,16 +312,7 @@ static void test_maps(void **state)
             host_sum(type, mapped, n, want);
             assert_memory_equal(got, want, es);
         }
-        for (size_t i = 0; i < n; i++) {
-            double a = tc_get_double(type, x, i), b = tc_get_double(type, y, i);
-            if (type == CLREDUCE_FLOAT) {
-                volatile float m = (float)a * (float)b;
-                ((float *)mapped)[i] = m;
-            } else {
-                volatile double m = a * b;
-                ((double *)mapped)[i] = m;
-            }
-        }
+        map_values(type, 3, x, y, n, mapped);
         assert_int_equal(clreduce_dot_host(g_ctx, type, CLREDUCE_AUTO, x, y, n, got),
                          CLREDUCE_SUCCESS);
         host_sum(type, mapped, n, want);
