@@ -1,8 +1,9 @@
 /* The reproducible order of float and double sums (cl/fixed_order.cl) for
  * the families that take it: what a device and the settings must allow for
  * it, the rule of a reproducible context (clreduce_settings.reproducible),
- * and the plans and launches of rows and segments in that order (the flat
- * reduction's are reduce.c's). */
+ * and the plans and launches of rows and segments in that order, which the
+ * flat sums of a map (operators.c) take as one row; the flat plain sum's
+ * own kernel is reduce.c's. */
 #include <string.h>
 
 #include "families.h"

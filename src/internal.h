@@ -230,7 +230,8 @@ typedef struct op_family {
      * NULL: the family refuses the storage types. */
     const struct op_family *storage;
     /* Sums float and double in the reproducible order where asked
-     * (fixed_order.c): the flat reduction, rows, segments. */
+     * (fixed_order.c): the flat reductions (of the elements, of a map, dot
+     * products), rows, segments. */
     int fixed_order;
 } op_family;
 
