@@ -31,9 +31,14 @@
  * in types.cl (the order does not depend on how a vector is loaded).
  *
  *   clr_fixed_lane(in, in2, n, base)      this work-item's lane of a tile
- *   clr_fixed_lane_elements(in, in2, n, base, map)
- *                                         the same, element by element
- *                                         (map: whether to map them)
+ *   clr_fixed_lane_at(in, in2, n, base, lane)
+ *                                         lane `lane` of a tile, element
+ *                                         by element
+ *   clr_fixed_value_lane_at(...)          the same over values other
+ *                                         work-groups wrote, unmapped
+ *   clr_fixed_team_tree(l, v, team)       the tree of a team of `team`
+ *                                         work-items (a power of two), its
+ *                                         range's lanes all in its team
  *   clr_fixed_short(in, in2, n)           a whole range of at most
  *                                         CLR_FIXED_SHORT_MAX elements, by
  *                                         one work-item
@@ -68,35 +73,36 @@
 #define CLR_FIXED_LOAD_ANY(k, p) (p)[k]
 #endif
 
-/* This work-item's lane of the tile starting at element `base`, element by
- * element: any alignment, a partial tile, or values other work-groups of
- * this launch wrote (volatile: never through a read-only cache); mapped
- * (and reading in2, for a product) where `map`. */
-T clr_fixed_lane_elements(volatile global const T *in, volatile global const T *in2, ulong n,
-                          ulong base, int map)
-{
-    const uint lane = (uint)get_local_id(0);
-    T a[CLR_VEC];
-    for (uint j = 0; j < CLR_VEC; j++)
-        a[j] = CLR_IDENTITY;
-    for (uint k = 0; k < CLR_FIXED_STEPS; k++) {
-        ulong first = base + ((ulong)k * CLR_FIXED_LANES + lane) * CLR_VEC;
-        for (uint j = 0; j < CLR_VEC; j++)
-            if (first + j < n) {
-#if CLR_FIXED_MAP == 3
-                T y = map ? in2[first + j] : 0;
-#else
-                T y = 0;
-#endif
-                a[j] = clr_op(a[j], map ? CLR_FIXED_OF(in[first + j], y) : in[first + j]);
-            }
+/* Lane `lane` of the tile starting at element `base`, element by element,
+ * any alignment and a partial tile: of the input, mapped (and reading in2,
+ * for a product), by clr_fixed_lane_at(); of values other work-groups of
+ * this launch wrote, by clr_fixed_value_lane_at() (volatile: never through
+ * a read-only cache). The same code for both, written once. */
+#define CLR_FIXED_LANE_AT(NAME, QUALIFIER, MAP)                                \
+    T NAME(QUALIFIER global const T *in, QUALIFIER global const T *in2,         \
+           ulong n, ulong base, uint lane)                                      \
+    {                                                                           \
+        T a[CLR_VEC];                                                           \
+        for (uint j = 0; j < CLR_VEC; j++)                                      \
+            a[j] = CLR_IDENTITY;                                                \
+        for (uint k = 0; k < CLR_FIXED_STEPS; k++) {                            \
+            ulong first = base + ((ulong)k * CLR_FIXED_LANES + lane) * CLR_VEC; \
+            for (uint j = 0; j < CLR_VEC; j++)                                  \
+                if (first + j < n)                                              \
+                    a[j] = clr_op(a[j], MAP(in[first + j], in2[first + j]));    \
+        }                                                                       \
+        return CLR_FIXED_HREDUCE(a);                                            \
     }
+
 #if CLR_VEC > 1
-    return clr_hreduce(CLR_CAT(vload, CLR_VEC)(0, a));
+#define CLR_FIXED_HREDUCE(a) clr_hreduce(CLR_CAT(vload, CLR_VEC)(0, (a)))
 #else
-    return a[0];
+#define CLR_FIXED_HREDUCE(a) ((a)[0])
 #endif
-}
+#define CLR_FIXED_VALUE(x, y) (x)
+
+CLR_FIXED_LANE_AT(clr_fixed_lane_at, , CLR_FIXED_OF)
+CLR_FIXED_LANE_AT(clr_fixed_value_lane_at, volatile, CLR_FIXED_VALUE)
 
 /* This work-item's lane of the tile starting at element `base`, combined to
  * one value. A whole tile is read as vectors, CLR_FIXED_STEPS of them in
@@ -107,7 +113,7 @@ T clr_fixed_lane(global const T *restrict in, global const T *restrict in2, ulon
     global const T *p = in + base + (ulong)lane * CLR_VEC;
     VT acc = (VT)(CLR_IDENTITY);
     if (n - base < CLR_FIXED_TILE)
-        return clr_fixed_lane_elements(in, in2, n, base, 1);
+        return clr_fixed_lane_at(in, in2, n, base, lane);
     {
         VT v[CLR_FIXED_STEPS], w[CLR_FIXED_STEPS];
 #if CLR_FIXED_MAP == 3
@@ -159,6 +165,25 @@ T clr_fixed_short(global const T *in, global const T *in2, uint n)
     return v[0];
 }
 
+/* The tree of the lanes of a range whose lanes number `team` or fewer (a
+ * power of two: a range of one step, team * CLR_VEC elements at most), by
+ * the team of work-items lid / team: the tile's tree but for its first
+ * steps, which would add lanes past the range, +0.0, and so change
+ * nothing. Every work-item of the work-group calls it with the same
+ * `team`; the team's first work-item gets the value. */
+T clr_fixed_team_tree(local T *l, T v, uint team)
+{
+    const uint lid = (uint)get_local_id(0), lane = lid & (team - 1);
+    l[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = team / 2; s > 0; s >>= 1) {
+        if (lane < s)
+            l[lid] = clr_op(l[lid], l[lid + s]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return l[lid];
+}
+
 /* Reduces values[0 .. m), m > 1, the values of a range's tiles: level by
  * level, each level's tiles into the first values of the level (in place:
  * value t is written after tile t's elements, and every later tile's, lie
@@ -171,7 +196,8 @@ void clr_fixed_levels(local T *l, volatile global T *values, ulong m, global T *
         const ulong above = (m + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE;
         for (ulong t = 0; t < above; t++) {
             T r = clr_wg_reduce_tree(
-                l, clr_fixed_lane_elements(values, values, m, t * CLR_FIXED_TILE, 0));
+                l, clr_fixed_value_lane_at(values, values, m, t * CLR_FIXED_TILE,
+                                           (uint)get_local_id(0)));
             if (get_local_id(0) == 0) {
                 if (above == 1)
                     *result = r;

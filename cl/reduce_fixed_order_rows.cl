@@ -14,6 +14,8 @@
  * Kernels, in the order of their launches (each over whole ranges):
  *   clr_fixed_rows_short, clr_fixed_segments_short: a work-item per range
  *       of at most CLR_FIXED_SHORT_MAX elements;
+ *   clr_fixed_rows_teams: a team of work-items per row of one step, as
+ *       many lanes as the row fills (rounded up to a power of two);
  *   clr_fixed_rows_tiles: a work-group per tile of every row, the value of
  *       a row of one tile into its result, of longer rows into `levels`,
  *       tiles_per_row values a row;
@@ -45,6 +47,30 @@ CLR_KERNEL clr_fixed_rows_short(global const T *restrict in, ulong in_off, ulong
     in2 += in2_off;
     for (ulong r = get_global_id(0); r < rows; r += get_global_size(0))
         out[out_off + r] = clr_fixed_short(in + r * pitch, in2 + r * pitch, (uint)length);
+}
+
+/* Rows of one step of at most `team` lanes: CLR_WG / team rows a
+ * work-group, a team of work-items a row (every team of the work-group
+ * runs the tree's steps, those past the last row too). */
+CLR_KERNEL clr_fixed_rows_teams(global const T *restrict in, ulong in_off, ulong rows,
+                                ulong length, ulong pitch, global T *restrict out, ulong out_off,
+                                global const T *restrict in2, ulong in2_off, uint team)
+{
+    local T l[CLR_WG];
+    const uint per_group = CLR_WG / team, lane = (uint)CLR_LID & (team - 1);
+    in += in_off;
+    in2 += in2_off;
+    for (ulong first = get_group_id(0) * per_group; first < rows;
+         first += get_num_groups(0) * per_group) {
+        const ulong r = first + CLR_LID / team;
+        T v = CLR_IDENTITY;
+        if (r < rows)
+            v = clr_fixed_lane_at(in + r * pitch, in2 + r * pitch, length, 0, lane);
+        v = clr_fixed_team_tree(l, v, team);
+        if (r < rows && lane == 0)
+            out[out_off + r] = v;
+        barrier(CLK_LOCAL_MEM_FENCE); /* l read by all before it is written again */
+    }
 }
 
 CLR_KERNEL clr_fixed_rows_tiles(global const T *restrict in, ulong in_off, ulong rows,

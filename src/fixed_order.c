@@ -117,12 +117,12 @@ static const char *const batch_sources[] = {
     clreduce_cl_contract,         clreduce_cl_types,       clreduce_cl_subgroup,
     clreduce_cl_workgroup_reduce, clreduce_cl_fixed_order, clreduce_cl_reduce_fixed_order_rows};
 static const char *const rows_kernels[] = {"clr_fixed_rows_short", "clr_fixed_rows_tiles",
-                                           "clr_fixed_rows_levels"};
+                                           "clr_fixed_rows_levels", "clr_fixed_rows_teams"};
 static const char *const segments_kernels[] = {
     "clr_fixed_segments_short", "clr_fixed_segments_tiles", "clr_fixed_segments_levels"};
-enum { K_SHORT = 0, K_TILES = 1, K_LEVELS = 2 };
+enum { K_SHORT = 0, K_TILES = 1, K_LEVELS = 2, K_TEAMS = 3 /* rows only */ };
 static const program_spec fixed_rows_program = {
-    batch_sources, sizeof batch_sources / sizeof *batch_sources, rows_kernels, 3, 0};
+    batch_sources, sizeof batch_sources / sizeof *batch_sources, rows_kernels, 4, 0};
 static const program_spec fixed_segments_program = {
     batch_sources, sizeof batch_sources / sizeof *batch_sources, segments_kernels, 3, 0};
 
@@ -175,12 +175,22 @@ clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r
     /* The second input of a dot product, else the first again (unread). */
     cl_mem in2 = r->input2 ? r->input2 : r->input;
     cl_ulong in2_off = r->input2 ? r->input2_offset : r->input_offset;
-    if (r->row_length <= short_max(p)) {
-        kernel_arg args[] = {ARG(r->input), ARG(in_off),  ARG(rows), ARG(length), ARG(pitch),
-                             ARG(r->output), ARG(out_off), ARG(in2), ARG(in2_off)};
+    /* Rows of one step: a work-item, or a team of as many work-items as
+     * the row fills lanes, rounded up to a power of two (fewer than the
+     * work-group: else the tiles' kernel is the same). */
+    size_t vec = 16 / p->element_size;
+    cl_uint team = 1;
+    while (team * vec < r->row_length)
+        team *= 2;
+    kernel_arg args[] = {ARG(r->input), ARG(in_off),  ARG(rows), ARG(length), ARG(pitch),
+                         ARG(r->output), ARG(out_off), ARG(in2), ARG(in2_off), ARG(team)};
+    if (r->row_length <= short_max(p))
         return enqueue_kernel_args(ctx, c, k, K_SHORT, launch_groups(ctx, p, div_up(r->rows, wg)),
                                    wg, args, 9);
-    }
+    if (team < wg)
+        return enqueue_kernel_args(ctx, c, k, K_TEAMS,
+                                   launch_groups(ctx, p, div_up(r->rows, wg / team)), wg, args,
+                                   10);
     cl_ulong tiles = div_up(r->row_length, tile);
     cl_mem levels = r->output; /* not written for rows of one tile */
     clreduce_status status = CLREDUCE_SUCCESS;
@@ -190,11 +200,11 @@ clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r
             return status;
         chain_intermediate(c); /* the levels follow */
     }
-    kernel_arg args[] = {ARG(r->input), ARG(in_off), ARG(rows),   ARG(length),
-                         ARG(pitch),    ARG(tiles),  ARG(r->output), ARG(out_off),
-                         ARG(levels),   ARG(in2),    ARG(in2_off)};
+    kernel_arg tile_args[] = {ARG(r->input), ARG(in_off), ARG(rows),      ARG(length),
+                              ARG(pitch),    ARG(tiles),  ARG(r->output), ARG(out_off),
+                              ARG(levels),   ARG(in2),    ARG(in2_off)};
     status = enqueue_kernel_args(ctx, c, k, K_TILES, launch_groups(ctx, p, r->rows * tiles), wg,
-                                 args, 11);
+                                 tile_args, 11);
     if (status == CLREDUCE_SUCCESS && tiles > 1) {
         kernel_arg finish[] = {ARG(levels), ARG(rows), ARG(tiles), ARG(r->output), ARG(out_off)};
         status = enqueue_kernel_args(ctx, c, k, K_LEVELS, launch_groups(ctx, p, r->rows), wg,

@@ -102,7 +102,8 @@ static const accepted_races single_pass_hand_off = {
  * that the last work-group reduces a level above the first. */
 static const accepted_races fixed_order_hand_off = {
     "the reproducible sum's and the single pass's hand-offs between work-groups",
-    {{"values[t] = r;", "a[j] = clr_op(a[j], in[first + j]);"},
+    {{"values[t] = r;",
+      "CLR_FIXED_LANE_AT(clr_fixed_value_lane_at, volatile, CLR_FIXED_VALUE)"},
      {"partials[get_group_id(0)] = r;", "v = clr_op(v, partials[k]);"}}};
 const og_size og_fixed_order_sizes[OG_FIXED_ORDER_SIZES] = {
     {1, 0, 0}, {257, 3, 0}, {8193, 1, 2}, {16385, 0, 0}, {33000, 5, 3},
