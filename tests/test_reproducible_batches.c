@@ -6,8 +6,9 @@
  * work-group per tile, levels of tiles), pitched, at offsets, between
  * poisoned results; CSR segments that mix empty, short, one-tile and
  * many-tile ones, several starting in one tile, with 32- and 64-bit
- * offsets; signed zeros; offsets that decrease (nothing written outside
- * the results). The flat reduction with AUTO takes the order too. Refused,
+ * offsets; sums of squares and of absolute values; signed zeros; offsets
+ * that decrease (nothing written outside the results); an out-of-order
+ * queue. The flat reductions with AUTO take the order too. Refused,
  * with a message and nothing written: what the context cannot make
  * reproducible. Allowed and unchanged: min, max, argmax and integer sums.
  *
@@ -32,6 +33,7 @@
 static clreduce_ctx *g_plain; /* the default context */
 static clreduce_ctx *g_ctx;   /* a reproducible one on the same device */
 static cl_command_queue g_queue;
+static cl_command_queue g_use; /* the queue the calls take: g_queue, or an out-of-order one */
 
 #define RESULT_OFFSET 2
 #define POISON 0x7f
@@ -100,9 +102,9 @@ static clreduce_status run_rows(clreduce_ctx *ctx, clreduce_op op, clreduce_type
     cl_mem in = tc_make_buffer(ctx, n * clreduce_type_size(type), data);
     cl_mem res = tc_make_buffer(ctx, slots * rs, got);
     cl_event done = NULL;
-    clreduce_status st = clreduce_reduce_rows(ctx, g_queue, op, type, in, offset, rows, length,
+    clreduce_status st = clreduce_reduce_rows(ctx, g_use, op, type, in, offset, rows, length,
                                               pitch, res, RESULT_OFFSET, 0, NULL, &done);
-    tc_read_buffer(g_queue, res, got, slots * rs, done ? 1 : 0, done ? &done : NULL);
+    tc_read_buffer(g_use, res, got, slots * rs, done ? 1 : 0, done ? &done : NULL);
     if (done)
         clReleaseEvent(done);
     clReleaseMemObject(in);
@@ -130,17 +132,17 @@ static clreduce_status run_segments(clreduce_ctx *ctx, clreduce_op op, clreduce_
     memset(got, POISON, slots * rs);
     cl_mem in = tc_make_buffer(ctx, (offset + n) * clreduce_type_size(type), NULL);
     if (offset + n)
-        assert_int_equal(clEnqueueWriteBuffer(g_queue, in, CL_TRUE, 0,
+        assert_int_equal(clEnqueueWriteBuffer(g_use, in, CL_TRUE, 0,
                                               (offset + n) * clreduce_type_size(type), data, 0,
                                               NULL, NULL),
                          CL_SUCCESS);
     cl_mem offs = tc_make_buffer(ctx, (segments + 2) * os, packed);
     cl_mem res = tc_make_buffer(ctx, slots * rs, got);
     cl_event done = NULL;
-    clreduce_status st = clreduce_reduce_segments(ctx, g_queue, op, type, in, offset, n, offs, 1,
+    clreduce_status st = clreduce_reduce_segments(ctx, g_use, op, type, in, offset, n, offs, 1,
                                                   offsets_type, segments, res, RESULT_OFFSET, 0,
                                                   NULL, &done);
-    tc_read_buffer(g_queue, res, got, slots * rs, done ? 1 : 0, done ? &done : NULL);
+    tc_read_buffer(g_use, res, got, slots * rs, done ? 1 : 0, done ? &done : NULL);
     if (done)
         clReleaseEvent(done);
     clReleaseMemObject(in);
@@ -511,6 +513,24 @@ static void test_refusals(void **state)
                      CLREDUCE_SUCCESS);
 }
 
+/* Rows, long rows and segments again on an out-of-order queue, where every
+ * launch of a call waits for the one before by its event and each call
+ * takes temporary buffers of its own. */
+static void test_out_of_order(void **state)
+{
+    if (!tc_device_supports_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+        print_message("note: the device has no out-of-order queues; not run\n");
+        return;
+    }
+    g_use = tc_create_queue(g_ctx, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+    assert_non_null(g_use);
+    test_long_rows(state);
+    test_segments(state);
+    test_maps(state);
+    clReleaseCommandQueue(g_use);
+    g_use = g_queue;
+}
+
 /* The setting takes 0 or 1. */
 static void test_setting(void **state)
 {
@@ -533,6 +553,7 @@ static void test_setting(void **state)
 int main(void)
 {
     g_plain = tc_start("unit.reproducible_batches", &g_queue, NULL);
+    g_use = g_queue;
     clreduce_settings s;
     clreduce_default_settings(&s);
     s.reproducible = 1;
@@ -542,7 +563,7 @@ int main(void)
         fprintf(stderr, "clreduce_create_with_settings: %s\n", clreduce_last_error(NULL));
         return 1;
     }
-    struct CMUnitTest tests[9];
+    struct CMUnitTest tests[10];
     size_t nt = 0;
     tc_add_test(tests, &nt, "rows", test_rows, NULL);
     tc_add_test(tests, &nt, "long_rows", test_long_rows, NULL);
@@ -551,6 +572,7 @@ int main(void)
     tc_add_test(tests, &nt, "maps", test_maps, NULL);
     tc_add_test(tests, &nt, "signed_zeros", test_signed_zeros, NULL);
     tc_add_test(tests, &nt, "bad_offsets", test_bad_offsets, NULL);
+    tc_add_test(tests, &nt, "out_of_order", test_out_of_order, NULL);
     tc_add_test(tests, &nt, "refusals", test_refusals, NULL);
     tc_add_test(tests, &nt, "setting", test_setting, NULL);
     int failed = tc_run_tests("unit.reproducible_batches", tests, nt);
