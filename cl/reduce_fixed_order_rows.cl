@@ -32,7 +32,8 @@
  *   clr_fixed_rows_levels, clr_fixed_segments_levels: a work-group per
  *       range of more than one tile reduces its values in `levels`
  *       (clr_fixed_levels); for segments it also sums those of one tile
- *       and more than CLR_FIXED_SHORT_MAX elements.
+ *       and more than CLR_FIXED_SHORT_MAX elements, and takes CLR_WG
+ *       segments a round, skipping the short ones together.
  */
 
 #define CLR_LID get_local_id(0)
@@ -173,28 +174,46 @@ CLR_KERNEL clr_fixed_segments_tiles(global const T *restrict in, ulong in_off, u
     }
 }
 
+/* CLR_WG segments a round: the work-items list those past
+ * CLR_FIXED_SHORT_MAX (in any order: each segment's sum is its own), then
+ * the work-group sums them one after another, so that a round of short
+ * segments costs one read of their offsets. */
 CLR_KERNEL clr_fixed_segments_levels(global const T *restrict in, ulong in_off, ulong count,
                                      global const OT *restrict offsets, ulong offsets_off,
-                                    ulong segments,
-                                     global T *levels, global T *restrict out, ulong out_off)
+                                     ulong segments, global T *levels, global T *restrict out,
+                                     ulong out_off)
 {
     local T l[CLR_WG];
+    local uint longer[CLR_WG], longer_count;
     in += in_off;
     offsets += offsets_off;
-    for (ulong s = get_group_id(0); s < segments; s += get_num_groups(0)) {
+    for (ulong first = get_group_id(0) * CLR_WG; first < segments;
+         first += get_num_groups(0) * CLR_WG) {
+        if (CLR_LID == 0)
+            longer_count = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
         ulong b, n;
-        clr_fixed_segment(offsets, s, count, &b, &n);
-        if (n <= CLR_FIXED_SHORT_MAX)
-            continue;
-        if (n <= CLR_FIXED_TILE) {
-            T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, in + b, n, 0));
-            if (CLR_LID == 0)
-                out[out_off + s] = v;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        } else {
-            clr_fixed_levels(l, levels + 2 * (b / CLR_FIXED_TILE),
-                             (n + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE, out + out_off + s);
+        if (first + CLR_LID < segments) {
+            clr_fixed_segment(offsets, first + CLR_LID, count, &b, &n);
+            if (n > CLR_FIXED_SHORT_MAX)
+                longer[atomic_inc(&longer_count)] = (uint)CLR_LID;
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint k = longer_count;
+        for (uint i = 0; i < k; i++) {
+            const ulong s = first + longer[i];
+            clr_fixed_segment(offsets, s, count, &b, &n);
+            if (n <= CLR_FIXED_TILE) {
+                T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, in + b, n, 0));
+                if (CLR_LID == 0)
+                    out[out_off + s] = v;
+                barrier(CLK_LOCAL_MEM_FENCE);
+            } else {
+                clr_fixed_levels(l, levels + 2 * (b / CLR_FIXED_TILE),
+                                 (n + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE, out + out_off + s);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* the list read by all before the next round */
     }
 }
 #endif

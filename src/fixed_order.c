@@ -253,8 +253,9 @@ clreduce_status fixed_segments_enqueue(clreduce_ctx *ctx, chain *c, const reques
                                      tile_args, 8);
     }
     if (status == CLREDUCE_SUCCESS)
-        status = enqueue_kernel_args(ctx, c, k, K_LEVELS, launch_groups(ctx, p, r->rows), wg,
-                                     level_args, 9);
+        status = enqueue_kernel_args(ctx, c, k, K_LEVELS,
+                                     launch_groups(ctx, p, div_up(r->rows, wg)), wg, level_args,
+                                     9);
     clReleaseMemObject(levels);
     return status;
 }

@@ -6,7 +6,7 @@
  * work-group per tile, levels of tiles), pitched, at offsets, between
  * poisoned results; CSR segments that mix empty, short, one-tile and
  * many-tile ones, several starting in one tile, with 32- and 64-bit
- * offsets; sums of squares and of absolute values; signed zeros; offsets
+ * offsets; 20000 short ones; sums of squares and of absolute values; signed zeros; offsets
  * that decrease (nothing written outside the results); an out-of-order
  * queue. The flat reductions with AUTO take the order too. Refused,
  * with a message and nothing written: what the context cannot make
@@ -325,6 +325,42 @@ static void test_maps(void **state)
     }
 }
 
+/* 20000 segments of 0 to 100 elements: rounds of a work-group's segments,
+ * most of them short (a work-item each), a third of them not. */
+static void test_many_segments(void **state)
+{
+    (void)state;
+    for (size_t ti = 0; ti < 2; ti++) {
+        clreduce_type type = float_types[ti];
+        if (!takes(type))
+            continue;
+        size_t segments = 20000, es = clreduce_type_size(type);
+        uint64_t *offsets = malloc((segments + 1) * sizeof *offsets);
+        size_t *begin = malloc(segments * sizeof *begin), *len = malloc(segments * sizeof *len);
+        assert_true(offsets && begin && len);
+        offsets[0] = 0;
+        for (size_t s = 0; s < segments; s++) {
+            len[s] = tc_rand_below(101);
+            begin[s] = (size_t)offsets[s];
+            offsets[s + 1] = offsets[s] + len[s];
+        }
+        size_t n = (size_t)offsets[segments];
+        void *data = malloc(n * es);
+        unsigned char *got = malloc((segments + RESULT_OFFSET + 1) * es);
+        assert_true(data && got);
+        fill_wide(type, data, n);
+        assert_int_equal(run_segments(g_ctx, CLREDUCE_OP_SUM, type, data, n, 0, offsets, segments,
+                                      CLREDUCE_UINT32, got),
+                         CLREDUCE_SUCCESS);
+        expect_ranges(type, data, begin, len, segments, got, "many segments");
+        free(offsets);
+        free(begin);
+        free(len);
+        free(data);
+        free(got);
+    }
+}
+
 /* One segment of everything, and the flat reduction (AUTO) of the same:
  * the same bits, those of the order. */
 static void test_one_segment_and_flat(void **state)
@@ -563,11 +599,12 @@ int main(void)
         fprintf(stderr, "clreduce_create_with_settings: %s\n", clreduce_last_error(NULL));
         return 1;
     }
-    struct CMUnitTest tests[10];
+    struct CMUnitTest tests[11];
     size_t nt = 0;
     tc_add_test(tests, &nt, "rows", test_rows, NULL);
     tc_add_test(tests, &nt, "long_rows", test_long_rows, NULL);
     tc_add_test(tests, &nt, "segments", test_segments, NULL);
+    tc_add_test(tests, &nt, "many_segments", test_many_segments, NULL);
     tc_add_test(tests, &nt, "one_segment_and_flat", test_one_segment_and_flat, NULL);
     tc_add_test(tests, &nt, "maps", test_maps, NULL);
     tc_add_test(tests, &nt, "signed_zeros", test_signed_zeros, NULL);
