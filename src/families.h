@@ -307,6 +307,15 @@ clreduce_status fixed_flat_enqueue(clreduce_ctx *ctx, chain *c, const request *r
 clreduce_status fixed_segments_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
                                        const plan *p, cached_kernel *k);
 
+/* The same for a flat scan: whether it takes the order (a float or double
+ * sum scan on variant auto, in a reproducible context), its plan (after
+ * scan.c's checks), whether a plan is one of those, and its launches. */
+int takes_fixed_scan(const clreduce_ctx *ctx, const request *r);
+clreduce_status fixed_scan_plan(clreduce_ctx *ctx, plan *p);
+int is_fixed_scan(const plan *p);
+clreduce_status fixed_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                   cached_kernel *k);
+
 /* ---- storage.c: sum, min and max of the storage types -------------------- */
 
 /* Whether type is a storage type (CLREDUCE_HALF, CLREDUCE_BFLOAT16). */

@@ -95,19 +95,22 @@ clreduce_status reproducible_check(clreduce_ctx *ctx, const op_family *f, const 
                              clreduce_op_name(r->ops[i]), clreduce_type_name(r->type));
     if (r->ops || !op_depends_on_order(r->op, r->type))
         return CLREDUCE_SUCCESS;
-    if (f->fixed_order && has_fixed_order(r->op, r->type)) {
-        if (r->variant == CLREDUCE_AUTO || r->variant == CLREDUCE_REPRODUCIBLE)
+    /* Scans take the order for plain sums, on variant auto. */
+    int scans = f->outputs == OUTPUT_PER_ELEMENT;
+    if (f->fixed_order && has_fixed_order(r->op, r->type) && (!scans || r->op == CLREDUCE_OP_SUM)) {
+        if (r->variant == CLREDUCE_AUTO || (!scans && r->variant == CLREDUCE_REPRODUCIBLE))
             return CLREDUCE_SUCCESS;
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "a reproducible context runs %s of %s by variant auto or reproducible "
-                         "only, not %s",
+                         "a reproducible context runs %s of %s by variant auto%s only, not %s",
                          clreduce_op_name(r->op), clreduce_type_name(r->type),
-                         clreduce_variant_name((clreduce_variant)r->variant));
+                         scans ? "" : " or reproducible",
+                         scans ? clreduce_scan_variant_name((clreduce_scan_variant)r->variant)
+                               : clreduce_variant_name((clreduce_variant)r->variant));
     }
     return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                      "a reproducible context has no fixed order for %s of %s in this call: only "
                      "float and double sums, sums of squares and of absolute values (flat, of "
-                     "rows, of segments) and dot products have one",
+                     "rows, of segments), dot products and flat sum scans have one",
                      clreduce_op_name(r->op), clreduce_type_name(r->type));
 }
 
@@ -257,5 +260,67 @@ clreduce_status fixed_segments_enqueue(clreduce_ctx *ctx, chain *c, const reques
                                      launch_groups(ctx, p, div_up(r->rows, wg)), wg, level_args,
                                      9);
     clReleaseMemObject(levels);
+    return status;
+}
+
+/* ---- scans -------------------------------------------------------------------------- */
+
+static const char *const scan_sources[] = {
+    clreduce_cl_contract,         clreduce_cl_types,       clreduce_cl_subgroup,
+    clreduce_cl_workgroup_reduce, clreduce_cl_fixed_order, clreduce_cl_scan_fixed_order};
+static const char *const scan_kernels[] = {"clr_fixed_scan_totals", "clr_fixed_scan_prefixes",
+                                           "clr_fixed_scan_apply"};
+enum { K_SCAN_TOTALS = 0, K_SCAN_PREFIXES = 1, K_SCAN_APPLY = 2 };
+static const program_spec fixed_scan_program = {
+    scan_sources, sizeof scan_sources / sizeof *scan_sources, scan_kernels, 3, 0};
+
+int takes_fixed_scan(const clreduce_ctx *ctx, const request *r)
+{
+    return ctx->settings.reproducible && r->op == CLREDUCE_OP_SUM && !r->custom &&
+           has_fixed_order(r->op, r->type);
+}
+
+clreduce_status fixed_scan_plan(clreduce_ctx *ctx, plan *p)
+{
+    clreduce_status status = fixed_order_check(ctx, p, "a reproducible context");
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    p->program = &fixed_scan_program;
+    p->family_defines.count = 0;
+    defines_add(&p->family_defines, "CLR_NV_LOAD", p->t.nv_load);
+    return CLREDUCE_SUCCESS;
+}
+
+int is_fixed_scan(const plan *p)
+{
+    return p->program == &fixed_scan_program;
+}
+
+clreduce_status fixed_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
+                                   cached_kernel *k)
+{
+    const size_t wg = CLR_FIXED_LANES;
+    cl_ulong tiles = div_up(r->count, tile_elements(p));
+    cl_ulong in_off = r->input_offset, n = r->count, out_off = r->output_offset;
+    cl_uint exclusive = r->kind == CLREDUCE_EXCLUSIVE;
+    cl_mem values; /* the tiles' totals, then their prefixes */
+    clreduce_status status = create_temp(ctx, c, 2 * tiles * p->element_size, &values);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    kernel_arg totals[] = {ARG(r->input), ARG(in_off), ARG(n), ARG(values)};
+    kernel_arg prefixes[] = {ARG(values), ARG(tiles)};
+    kernel_arg apply[] = {ARG(r->input), ARG(in_off), ARG(n),        ARG(values),
+                          ARG(r->output), ARG(out_off), ARG(exclusive)};
+    chain_intermediate(c);
+    status = enqueue_kernel_args(ctx, c, k, K_SCAN_TOTALS, launch_groups(ctx, p, tiles), wg,
+                                 totals, 4);
+    if (status == CLREDUCE_SUCCESS) {
+        chain_intermediate(c);
+        status = enqueue_kernel_args(ctx, c, k, K_SCAN_PREFIXES, 1, wg, prefixes, 2);
+    }
+    if (status == CLREDUCE_SUCCESS)
+        status = enqueue_kernel_args(ctx, c, k, K_SCAN_APPLY, launch_groups(ctx, p, tiles), wg,
+                                     apply, 7);
+    clReleaseMemObject(values);
     return status;
 }

@@ -87,6 +87,8 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
+    if (r->variant == CLREDUCE_SCAN_AUTO && takes_fixed_scan(ctx, r))
+        return fixed_scan_plan(ctx, p);
     clreduce_scan_variant v = r->variant == CLREDUCE_SCAN_AUTO
                                   ? clreduce_auto_scan_variant(ctx, p->type)
                                   : (clreduce_scan_variant)r->variant;
@@ -240,6 +242,8 @@ static clreduce_status scan_enqueue(clreduce_ctx *ctx, chain *c, const request *
                                     cached_kernel *k, int in_order)
 {
     cl_int exclusive = r->kind == CLREDUCE_EXCLUSIVE;
+    if (is_fixed_scan(p))
+        return fixed_scan_enqueue(ctx, c, r, p, k);
     switch (p->variant) {
     case CLREDUCE_SCAN_REDUCE_THEN_SCAN:
         return enqueue_reduce_then_scan(ctx, c, p, k, r, exclusive);
@@ -254,7 +258,7 @@ static const op_family scans = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
     .outputs = OUTPUT_PER_ELEMENT, .in_place = 1,
     .plan = scan_plan, .enqueue_empty = enqueue_nothing, .enqueue = scan_enqueue,
-    .storage = &custom_scans,
+    .storage = &custom_scans, .fixed_order = 1,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

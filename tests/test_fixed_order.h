@@ -62,6 +62,68 @@
 FIXED_ORDER(fixed_sum_float, float)
 FIXED_ORDER(fixed_sum_double, double)
 
+/* The reproducible scan (cl/scan_fixed_order.cl): lanes of consecutive
+ * elements summed in sequence, the lanes' totals by Hillis-Steele, the
+ * tiles' totals in chunks of ceil(tiles / LANES), the chunks' sums by
+ * Hillis-Steele; element i is P(t) + (E(l) + run). */
+#define FIXED_SCAN(NAME, T)                                                              \
+    static inline void NAME##_lanes(T *a) /* Hillis-Steele, inclusive */                \
+    {                                                                                    \
+        for (size_t s = 1; s < LANES; s *= 2)                                            \
+            for (size_t l = LANES; l-- > s;)                                             \
+                a[l] = a[l - s] + a[l];                                                  \
+    }                                                                                    \
+    static inline void NAME(const T *x, size_t n, int exclusive, T *out)                 \
+    {                                                                                    \
+        const size_t tile = (size_t)LANES * STEPS * (16 / sizeof(T)), lane = tile / LANES; \
+        size_t tiles = (n + tile - 1) / tile, chunk = (tiles + LANES - 1) / LANES;       \
+        T *tot = malloc((tiles + 1) * sizeof(T)), *pre = malloc((tiles + 1) * sizeof(T)); \
+        T (*incl)[LANES] = malloc((tiles + 1) * sizeof *incl), chunks[LANES];            \
+        assert_true(tot && pre && incl);                                                 \
+        for (size_t t = 0; t < tiles; t++) {                                             \
+            for (size_t l = 0; l < LANES; l++) {                                         \
+                T s = 0;                                                                 \
+                for (size_t m = 0; m < lane; m++)                                        \
+                    if (t * tile + l * lane + m < n)                                     \
+                        s = s + x[t * tile + l * lane + m];                              \
+                incl[t][l] = s;                                                          \
+            }                                                                            \
+            NAME##_lanes(incl[t]);                                                       \
+            tot[t] = incl[t][LANES - 1];                                                 \
+        }                                                                                \
+        for (size_t c = 0; c < LANES; c++) {                                             \
+            chunks[c] = 0;                                                               \
+            for (size_t t = c * chunk; t < (c + 1) * chunk && t < tiles; t++)            \
+                chunks[c] = chunks[c] + tot[t];                                          \
+        }                                                                                \
+        NAME##_lanes(chunks);                                                            \
+        for (size_t c = 0; c < LANES; c++) {                                             \
+            T q = c ? chunks[c - 1] : 0, r = 0;                                          \
+            for (size_t t = c * chunk; t < (c + 1) * chunk && t < tiles; t++) {          \
+                pre[t] = q + r;                                                          \
+                r = r + tot[t];                                                          \
+            }                                                                            \
+        }                                                                                \
+        for (size_t t = 0; t < tiles; t++)                                               \
+            for (size_t l = 0; l < LANES; l++) {                                         \
+                T e = l ? incl[t][l - 1] : 0, run = 0;                                   \
+                for (size_t m = 0; m < lane; m++) {                                      \
+                    size_t i = t * tile + l * lane + m;                                  \
+                    if (i >= n)                                                          \
+                        break;                                                           \
+                    T before = run;                                                      \
+                    run = run + x[i];                                                    \
+                    out[i] = pre[t] + (e + (exclusive ? before : run));                  \
+                }                                                                        \
+            }                                                                            \
+        free(tot);                                                                       \
+        free(pre);                                                                       \
+        free(incl);                                                                      \
+    }
+
+FIXED_SCAN(fixed_scan_float, float)
+FIXED_SCAN(fixed_scan_double, double)
+
 /* Magnitudes spread over 2^-20 .. 2^20, random signs: every change of order
  * changes the sum's low bits. */
 static inline void fill_wide(clreduce_type type, void *data, size_t n)

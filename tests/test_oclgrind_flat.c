@@ -315,5 +315,13 @@ target og_fixed_order_targets[] = {
     {.name = "reduce_REPRODUCIBLE", .variant = CLREDUCE_REPRODUCIBLE, .run = run_reduce,
      .support = reduce_support, .fills_part_of_a_buffer = 1, .accepted = &fixed_order_hand_off,
      .sizes = og_fixed_order_sizes, .num_sizes = ARRAY_SIZE(og_fixed_order_sizes)},
+    /* The reproducible context's float and double sum scans (variant auto),
+     * at the same sizes: tiles of lanes, several tiles at the larger. */
+    {.name = "scan_fixed_order_inclusive", .variant = CLREDUCE_SCAN_AUTO,
+     .kind = CLREDUCE_INCLUSIVE, .run = run_scan, .support = scan_support, .float_sums = 1,
+     .sizes = og_fixed_order_sizes, .num_sizes = ARRAY_SIZE(og_fixed_order_sizes)},
+    {.name = "scan_fixed_order_exclusive", .variant = CLREDUCE_SCAN_AUTO,
+     .kind = CLREDUCE_EXCLUSIVE, .run = run_scan, .support = scan_support, .float_sums = 1,
+     .sizes = og_fixed_order_sizes, .num_sizes = ARRAY_SIZE(og_fixed_order_sizes)},
 };
 const size_t og_fixed_order_target_count = ARRAY_SIZE(og_fixed_order_targets);

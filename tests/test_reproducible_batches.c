@@ -495,9 +495,13 @@ static void test_refusals(void **state)
     }
     refused("dot", clreduce_dot_host(g_ctx, CLREDUCE_FLOAT, CLREDUCE_SINGLE_PASS, f, f, 64, got),
             "single_pass");
-    refused("scan",
-            clreduce_scan_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_INCLUSIVE,
+    refused("scan of sum_squares",
+            clreduce_scan_host(g_ctx, CLREDUCE_OP_SUM_SQUARES, CLREDUCE_FLOAT, CLREDUCE_INCLUSIVE,
                                CLREDUCE_SCAN_AUTO, f, 64, got),
+            "sum_squares");
+    refused("scan rows",
+            clreduce_scan_rows_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_INCLUSIVE, f,
+                                    4, 16, 0, got),
             "sum");
     refused("rows of norm2",
             clreduce_reduce_rows_host(g_ctx, CLREDUCE_OP_NORM2, CLREDUCE_FLOAT, f, 4, 16, 0, got),

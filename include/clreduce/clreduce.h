@@ -346,9 +346,11 @@ typedef struct clreduce_settings {
      * of the rows and segments reductions (clreduce/batched.h) has the
      * bits that clreduce_reduce() with it gives on that row or segment
      * alone. A call whose result depends on an order this cannot fix
-     * returns CLREDUCE_ERROR_UNSUPPORTED: those sums by the other variants,
-     * the scans of float sums (and of the float operators past minmax),
-     * norm2 and mean_var, sums of the storage types, several operators in
+     * returns CLREDUCE_ERROR_UNSUPPORTED: those sums by the other variants
+     * (flat sum scans take an order of their own on
+     * CLREDUCE_SCAN_AUTO: clreduce/scan.h), the scans of rows of float
+     * sums and the scans of the float operators past minmax, norm2 and
+     * mean_var, sums of the storage types, several operators in
      * one pass that include an order-dependent one, and every user-defined
      * operator; so do the conditions of CLREDUCE_REPRODUCIBLE (float
      * subnormals, work-groups of 256, build options that relax the math).

@@ -43,6 +43,16 @@ extern "C" {
  * aggregates of earlier tiles in an order that depends on timing, so its
  * float sums may differ in the last bits between runs (its integer results,
  * and its min and max, never do).
+ *
+ * In a reproducible context (clreduce_settings.reproducible) a float or
+ * double sum scan on CLREDUCE_SCAN_AUTO follows an order fixed by the count
+ * alone, the same bits on every device (docs/USING.md spells it out): tiles
+ * of 64 KiB, 256 lanes of consecutive elements each added in sequence, the
+ * lanes' and then the tiles' totals scanned in fixed patterns; three
+ * launches. Then k above is the elements of a lane (64 floats, 32 doubles)
+ * plus 2 * ceil(tiles / 256), plus 18 (each value passes through at most
+ * that many additions in a row). The other
+ * variants are refused there for these sums, and so are the scans of rows.
  * ------------------------------------------------------------------------- */
 
 /* Inclusive or exclusive scan. */

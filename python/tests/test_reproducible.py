@@ -38,6 +38,42 @@ def fixed_order_sum(x):
             return x[0]
 
 
+def hillis_steele(a):
+    """Inclusive scan along the last axis, lane l taking lane l - s."""
+    a = a.copy()
+    s = 1
+    while s < a.shape[-1]:
+        a[..., s:] = a[..., :-s] + a[..., s:]
+        s *= 2
+    return a
+
+
+def fixed_order_scan(x, exclusive=False):
+    """The reproducible scan's order (cl/scan_fixed_order.cl). np.cumsum
+    adds in sequence in the array's dtype."""
+    vec = 16 // x.dtype.itemsize
+    tile = LANES * STEPS * vec
+    tiles = -(-x.size // tile)
+    padded = np.zeros(tiles * tile, x.dtype)
+    padded[: x.size] = x
+    run = np.cumsum(padded.reshape(tiles, LANES, tile // LANES), axis=2, dtype=x.dtype)
+    incl = hillis_steele(run[..., -1])
+    e = np.concatenate([np.zeros((tiles, 1), x.dtype), incl[:, :-1]], axis=1)
+    totals = incl[:, -1]
+    chunk = -(-tiles // LANES)
+    chunks = np.zeros(LANES * chunk, x.dtype)
+    chunks[:tiles] = totals
+    chunk_run = np.cumsum(chunks.reshape(LANES, chunk), axis=1, dtype=x.dtype)
+    q = hillis_steele(chunk_run[:, -1])
+    q = np.concatenate([np.zeros(1, x.dtype), q[:-1]])
+    r = np.concatenate([np.zeros((LANES, 1), x.dtype), chunk_run[:, :-1]], axis=1)
+    prefixes = (q[:, None] + r).reshape(-1)[:tiles]
+    if exclusive:
+        run = np.concatenate([np.zeros(run.shape[:2] + (1,), x.dtype), run[..., :-1]], axis=2)
+    out = prefixes[:, None, None] + (e[..., None] + run)
+    return out.reshape(-1)[: x.size]
+
+
 def wide(size, dtype, seed):
     rng = np.random.default_rng(seed)
     x = np.ldexp(1 + rng.random(size), rng.integers(-20, 21, size))
@@ -88,10 +124,19 @@ def test_reproducible_context_rows_and_segments(fixed_ctx, dtype):
     assert fixed_ctx.reduce(x, "sum").tobytes() == fixed_order_sum(x).tobytes()
 
 
+@pytest.mark.parametrize("kind", ["inclusive", "exclusive"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reproducible_context_scan(fixed_ctx, dtype, kind):
+    x = wide(300 * 16384 + 7, dtype, 6)
+    got = fixed_ctx.scan(x, "sum", kind=kind)
+    want = fixed_order_scan(x, kind == "exclusive")
+    assert got.tobytes() == want.tobytes()
+
+
 def test_reproducible_context_refuses_what_it_cannot_fix(fixed_ctx):
     x = np.linspace(-1, 1, 1000, dtype=np.float32)
     with pytest.raises(clreduce.UnsupportedError, match="reproducible"):
-        fixed_ctx.scan(x, "sum")
+        fixed_ctx.scan(x, "sum", variant="lookback")
     with pytest.raises(clreduce.UnsupportedError, match="reproducible"):
         fixed_ctx.reduce(x, "sum", variant="grid_stride")
     assert fixed_ctx.reduce(x, "max") == x.max()
