@@ -386,8 +386,8 @@ class Context(_Handle):
     Context and Device (device may be left out when the context has one);
     the pyopencl arrays given to enqueue_reduce and enqueue_scan must belong
     to that context. reproducible=True makes a reproducible context
-    (clreduce_settings.reproducible): float sums, flat ("auto") and of rows
-    and segments, in the order of variant "reproducible", the same bits on
+    (clreduce_settings.reproducible): float sums (flat, of rows and
+    segments, scans) in orders fixed by the count alone, the same bits on
     every device; what it cannot make reproducible raises UnsupportedError.
     """
 
