@@ -44,13 +44,28 @@ static void fill_measurement(row *r, const measurement *m, double peak_gbps)
             *c = ' ';
 }
 
+/* Whether a reproducible context takes a fixed order for op on type:
+ * float and double sums, and sums of a map where `maps` (not scans). */
+static int takes_fixed_order(const clreduce_ctx *ctx, clreduce_op op, clreduce_type type, int maps)
+{
+    clreduce_settings s;
+    int floating = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
+    int summed = op == CLREDUCE_OP_SUM ||
+                 (maps && (op == CLREDUCE_OP_SUM_SQUARES || op == CLREDUCE_OP_SUM_ABS ||
+                           op == CLREDUCE_OP_DOT));
+    return floating && summed && clreduce_get_tuning(ctx, type, &s) == CLREDUCE_SUCCESS &&
+           s.reproducible;
+}
+
 static void fill_row(row *r, clreduce_ctx *ctx, clreduce_variant v, clreduce_op op,
                      const dataset *ds, const measurement *m, const peak_result *peak)
 {
     r->kind = ROW_REDUCTION;
     r->variant = clreduce_variant_name(v);
-    r->resolved = v == CLREDUCE_AUTO ? clreduce_variant_name(clreduce_auto_variant(ctx, ds->type))
-                                     : NULL;
+    r->resolved = v != CLREDUCE_AUTO ? NULL
+                  : takes_fixed_order(ctx, op, ds->type, 1)
+                      ? clreduce_variant_name(CLREDUCE_REPRODUCIBLE)
+                      : clreduce_variant_name(clreduce_auto_variant(ctx, ds->type));
     r->op = op;
     r->type = ds->type;
     r->elements = ds->count;
@@ -67,9 +82,10 @@ static void fill_scan_row(row *r, clreduce_ctx *ctx, clreduce_scan_variant v, cl
 {
     r->kind = ROW_SCAN;
     r->variant = clreduce_scan_variant_name(v);
-    r->resolved = v == CLREDUCE_SCAN_AUTO
-                      ? clreduce_scan_variant_name(clreduce_auto_scan_variant(ctx, ds->type))
-                      : NULL;
+    r->resolved = v != CLREDUCE_SCAN_AUTO ? NULL
+                  : takes_fixed_order(ctx, op, ds->type, 0)
+                      ? "fixed_order"
+                      : clreduce_scan_variant_name(clreduce_auto_scan_variant(ctx, ds->type));
     r->scan_kind = kind;
     r->in_place = in_place;
     r->op = op;
