@@ -6,6 +6,7 @@
 #define TEST_FIXED_ORDER_H
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define LANES 256
@@ -164,6 +165,21 @@ static inline void map_values(clreduce_type type, int map, const void *x, const 
             ((double *)out)[i] = m;
         }
     }
+}
+
+/* A reproducible context on plain's device and OpenCL context; NULL, said
+ * on stderr, where it cannot be made. */
+static inline clreduce_ctx *reproducible_context(clreduce_ctx *plain)
+{
+    clreduce_settings s;
+    clreduce_default_settings(&s);
+    s.reproducible = 1;
+    clreduce_ctx *ctx = NULL;
+    if (clreduce_create_with_settings(clreduce_get_cl_context(plain),
+                                      clreduce_get_cl_device(plain), &s, &ctx) !=
+        CLREDUCE_SUCCESS)
+        fprintf(stderr, "clreduce_create_with_settings: %s\n", clreduce_last_error(NULL));
+    return ctx;
 }
 
 #endif /* TEST_FIXED_ORDER_H */

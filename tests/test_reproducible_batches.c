@@ -594,15 +594,8 @@ int main(void)
 {
     g_plain = tc_start("unit.reproducible_batches", &g_queue, NULL);
     g_use = g_queue;
-    clreduce_settings s;
-    clreduce_default_settings(&s);
-    s.reproducible = 1;
-    if (clreduce_create_with_settings(clreduce_get_cl_context(g_plain),
-                                      clreduce_get_cl_device(g_plain), &s, &g_ctx) !=
-        CLREDUCE_SUCCESS) {
-        fprintf(stderr, "clreduce_create_with_settings: %s\n", clreduce_last_error(NULL));
+    if (!(g_ctx = reproducible_context(g_plain)))
         return 1;
-    }
     struct CMUnitTest tests[11];
     size_t nt = 0;
     tc_add_test(tests, &nt, "rows", test_rows, NULL);
