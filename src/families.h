@@ -329,10 +329,6 @@ int is_storage_type(clreduce_type type);
 clreduce_status storage_route(clreduce_ctx *ctx, const op_family **f, const request **r,
                               request *routed);
 
-/* Whether op is one of the context's operators for the storage types (a
- * request storage_route() routed). */
-int storage_owns(clreduce_ctx *ctx, const clreduce_operator *op);
-
 /* Releases the context's storage operators (clreduce_destroy). */
 void storage_release(clreduce_ctx *ctx);
 

@@ -68,7 +68,8 @@ clreduce_status fixed_order_check(clreduce_ctx *ctx, plan *p, const char *what)
 
 int op_depends_on_order(clreduce_op op, clreduce_type type)
 {
-    int floating = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE || is_storage_type(type);
+    int floating = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE ||
+                   type == CLREDUCE_HALF || type == CLREDUCE_BFLOAT16;
     switch (op) {
     case CLREDUCE_OP_MIN:
     case CLREDUCE_OP_MAX:
@@ -81,7 +82,7 @@ int op_depends_on_order(clreduce_op op, clreduce_type type)
 
 clreduce_status reproducible_check(clreduce_ctx *ctx, const op_family *f, const request *r)
 {
-    if (!ctx->settings.reproducible || storage_owns(ctx, r->custom))
+    if (!ctx->settings.reproducible || r->routed)
         return CLREDUCE_SUCCESS; /* a routed request was checked before its route */
     if (r->custom)
         return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,

@@ -132,6 +132,10 @@ typedef struct request {
     size_t input2_offset;
     /* A user-defined operator (custom.c): `op` and `type` are then its. */
     const struct clreduce_operator *custom;
+    /* Set by storage_route(): `custom` is the context's own operator for a
+     * built-in one on a storage type (the caller's request was checked
+     * before it was routed). */
+    int routed;
     /* Several operators over one input (multi.c): ops[i]'s result at byte
      * result_offsets[i] of `output`; `op` is then unused. */
     const clreduce_op *ops;

@@ -61,22 +61,10 @@ clreduce_status storage_route(clreduce_ctx *ctx, const op_family **f, const requ
     *routed = *q;
     routed->custom = op;
     routed->op = CLREDUCE_OP_SUM; /* the operator's plan replaces it */
+    routed->routed = 1;
     *f = (*f)->storage;
     *r = routed;
     return CLREDUCE_SUCCESS;
-}
-
-int storage_owns(clreduce_ctx *ctx, const clreduce_operator *op)
-{
-    int owns = 0;
-    if (!op)
-        return 0;
-    pthread_mutex_lock(&ctx->storage_lock);
-    for (size_t t = 0; t < 2; t++)
-        for (size_t i = 0; i < STORAGE_OPS; i++)
-            owns |= ctx->storage_ops[t][i] == op;
-    pthread_mutex_unlock(&ctx->storage_lock);
-    return owns;
 }
 
 void storage_release(clreduce_ctx *ctx)
