@@ -571,7 +571,8 @@ static void test_out_of_order(void **state)
     g_use = g_queue;
 }
 
-/* The setting takes 0 or 1. */
+/* The setting takes 0 or 1; with build options that relax the math, a
+ * context of it refuses its float sums. */
 static void test_setting(void **state)
 {
     (void)state;
@@ -588,6 +589,24 @@ static void test_setting(void **state)
     clreduce_settings got;
     assert_int_equal(clreduce_get_tuning(g_ctx, CLREDUCE_FLOAT, &got), CLREDUCE_SUCCESS);
     assert_int_equal(got.reproducible, 1);
+
+    /* Build options that let the compiler reorder: the context's float
+     * sums are refused, with the option named; its max is not. */
+    s.reproducible = 1;
+    s.build_options = "-cl-unsafe-math-optimizations";
+    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(g_plain),
+                                                   clreduce_get_cl_device(g_plain), &s, &c),
+                     CLREDUCE_SUCCESS);
+    float f[64] = {1.0f}, res[4];
+    const char *const words[] = {"reproducible", "-cl-unsafe-math-optimizations", NULL};
+    tc_check_status_and_message("relaxed rows",
+                                clreduce_reduce_rows_host(c, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, f, 4,
+                                                          16, 0, res),
+                                CLREDUCE_ERROR_UNSUPPORTED, c, words);
+    assert_int_equal(clreduce_reduce_rows_host(c, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, f, 4, 16, 0, res),
+                     CLREDUCE_SUCCESS);
+    assert_true(res[0] == 1.0f && res[1] == 0.0f);
+    clreduce_destroy(c);
 }
 
 int main(void)
