@@ -603,8 +603,9 @@ static void test_setting(void **state)
                                 clreduce_reduce_rows_host(c, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, f, 4,
                                                           16, 0, res),
                                 CLREDUCE_ERROR_UNSUPPORTED, c, words);
-    assert_int_equal(clreduce_reduce_rows_host(c, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, f, 4, 16, 0, res),
-                     CLREDUCE_SUCCESS);
+    assert_int_equal(
+        clreduce_reduce_rows_host(c, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, f, 4, 16, 0, res),
+        CLREDUCE_SUCCESS);
     assert_true(res[0] == 1.0f && res[1] == 0.0f);
     clreduce_destroy(c);
 }
