@@ -22,13 +22,13 @@
  * Compile-time parameters: those of fixed_order.cl.
  *
  * Kernels, in the order of their launches, over `values`: the tiles'
- * totals, then their P(t), `tiles` of each:
- *   clr_fixed_scan_totals(in, in_off, n, values): each tile's total;
- *   clr_fixed_scan_prefixes(values, tiles): P(t) of every tile, one
- *       work-group;
- *   clr_fixed_scan_apply(in, in_off, n, values, out, out_off, exclusive):
- *       the scan, tile by tile (in place too: a lane reads its elements
- *       before it writes them).
+ * totals, then their P(t), `tiles` of each per row:
+ *   clr_fixed_scan_totals: each tile's total;
+ *   clr_fixed_scan_prefixes: P(t) of every tile of a row, a work-group
+ *       per row;
+ *   clr_fixed_scan_apply: the scan, tile by tile (in place too: a lane
+ *       reads its elements before it writes them);
+ *   clr_fixed_scan_short: rows of one lane at most, alone.
  */
 
 #define CLR_FIXED_LANE (CLR_FIXED_TILE / CLR_FIXED_LANES)
@@ -82,55 +82,67 @@ T clr_fixed_scan_lane(global const T *in, ulong n, ulong base, VT *x)
     return total;
 }
 
-CLR_KERNEL clr_fixed_scan_totals(global const T *restrict in, ulong in_off, ulong n,
-                                 global T *restrict values)
+/* Rows: row r is in[in_off + r * pitch ..][0 .. n), its scan goes to
+ * out[out_off + r * out_pitch ..]; `tiles` tiles a row, and a row's values
+ * (its tiles' totals, then their P(t)) at values[r * 2 * tiles ..]. A flat
+ * scan is one row. */
+
+CLR_KERNEL clr_fixed_scan_totals(global const T *restrict in, ulong in_off, ulong rows, ulong n,
+                                 ulong pitch, ulong tiles, global T *restrict values)
 {
     local T l[CLR_WG];
     VT x[CLR_FIXED_LANE_VECTORS];
     in += in_off;
-    const ulong tiles = (n + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE;
-    for (ulong t = get_group_id(0); t < tiles; t += get_num_groups(0)) {
-        T before, all = clr_fixed_lanes_scan(l, clr_fixed_scan_lane(in, n, t * CLR_FIXED_TILE, x),
-                                             &before);
+    for (ulong g = get_group_id(0); g < rows * tiles; g += get_num_groups(0)) {
+        const ulong r = g / tiles, t = g - r * tiles;
+        T before, all = clr_fixed_lanes_scan(
+            l, clr_fixed_scan_lane(in + r * pitch, n, t * CLR_FIXED_TILE, x), &before);
         if (get_local_id(0) == CLR_FIXED_LANES - 1)
-            values[t] = all;
+            values[r * 2 * tiles + t] = all;
     }
 }
 
-CLR_KERNEL clr_fixed_scan_prefixes(global T *values, ulong tiles)
+/* A work-group per row. */
+CLR_KERNEL clr_fixed_scan_prefixes(global T *values, ulong rows, ulong tiles)
 {
-    global const T *totals = values;
-    global T *prefixes = values + tiles;
     local T l[CLR_WG];
     const ulong chunk = (tiles + CLR_FIXED_LANES - 1) / CLR_FIXED_LANES;
     const ulong first = get_local_id(0) * chunk, end = min(first + chunk, tiles);
-    T sum = CLR_IDENTITY;
-    for (ulong t = first; t < end; t++)
-        sum = clr_op(sum, totals[t]);
-    T q;
-    clr_fixed_lanes_scan(l, sum, &q);
-    T r = CLR_IDENTITY;
-    for (ulong t = first; t < end; t++) {
-        prefixes[t] = clr_op(q, r);
-        r = clr_op(r, totals[t]);
+    for (ulong row = get_group_id(0); row < rows; row += get_num_groups(0)) {
+        global const T *totals = values + row * 2 * tiles;
+        global T *prefixes = values + row * 2 * tiles + tiles;
+        T sum = CLR_IDENTITY;
+        for (ulong t = first; t < end; t++)
+            sum = clr_op(sum, totals[t]);
+        T q;
+        clr_fixed_lanes_scan(l, sum, &q);
+        T r = CLR_IDENTITY;
+        for (ulong t = first; t < end; t++) {
+            prefixes[t] = clr_op(q, r);
+            r = clr_op(r, totals[t]);
+        }
     }
 }
 
-CLR_KERNEL clr_fixed_scan_apply(global const T *in, ulong in_off, ulong n,
-                                global const T *restrict values, global T *out, ulong out_off,
-                                uint exclusive)
+/* A row of one tile has P(0) = +0.0 and no values: the host launches this
+ * one kernel alone. */
+CLR_KERNEL clr_fixed_scan_apply(global const T *in, ulong in_off, ulong rows, ulong n,
+                                ulong pitch, ulong tiles, global const T *restrict values,
+                                global T *out, ulong out_off, ulong out_pitch, uint exclusive)
 {
     local T l[CLR_WG];
     VT x[CLR_FIXED_LANE_VECTORS];
     in += in_off;
     out += out_off;
-    const ulong tiles = (n + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE;
-    for (ulong t = get_group_id(0); t < tiles; t += get_num_groups(0)) {
+    for (ulong g = get_group_id(0); g < rows * tiles; g += get_num_groups(0)) {
+        const ulong r = g / tiles, t = g - r * tiles;
         const ulong first = t * CLR_FIXED_TILE + (ulong)get_local_id(0) * CLR_FIXED_LANE;
         T e;
-        clr_fixed_lanes_scan(l, clr_fixed_scan_lane(in, n, t * CLR_FIXED_TILE, x), &e);
-        const T p = values[tiles + t];
+        clr_fixed_lanes_scan(l, clr_fixed_scan_lane(in + r * pitch, n, t * CLR_FIXED_TILE, x),
+                             &e);
+        const T p = tiles > 1 ? values[r * 2 * tiles + tiles + t] : CLR_IDENTITY;
         T run = CLR_IDENTITY;
+        global T *row_out = out + r * out_pitch;
         for (uint k = 0; k < CLR_FIXED_LANE_VECTORS; k++) {
             const T *s = (const T *)&x[k];
             for (uint j = 0; j < CLR_VEC; j++) {
@@ -138,8 +150,26 @@ CLR_KERNEL clr_fixed_scan_apply(global const T *in, ulong in_off, ulong n,
                 const T before = run;
                 run = clr_op(run, s[j]);
                 if (at < n)
-                    out[at] = clr_op(p, clr_op(e, exclusive ? before : run));
+                    row_out[at] = clr_op(p, clr_op(e, exclusive ? before : run));
             }
+        }
+    }
+}
+
+/* Rows of one lane at most (n <= CLR_FIXED_LANE): E(0) and P(0) are +0.0,
+ * so an element is its lane's sum so far; a work-item per row. */
+CLR_KERNEL clr_fixed_scan_short(global const T *in, ulong in_off, ulong rows, ulong n,
+                                ulong pitch, global T *out, ulong out_off, ulong out_pitch,
+                                uint exclusive)
+{
+    in += in_off;
+    out += out_off;
+    for (ulong r = get_global_id(0); r < rows; r += get_global_size(0)) {
+        T run = CLR_IDENTITY;
+        for (uint i = 0; i < (uint)n; i++) {
+            const T x = in[r * pitch + i], before = run;
+            run = clr_op(run, x);
+            out[r * out_pitch + i] = exclusive ? before : run;
         }
     }
 }

@@ -307,9 +307,10 @@ clreduce_status fixed_flat_enqueue(clreduce_ctx *ctx, chain *c, const request *r
 clreduce_status fixed_segments_enqueue(clreduce_ctx *ctx, chain *c, const request *r,
                                        const plan *p, cached_kernel *k);
 
-/* The same for a flat scan: whether it takes the order (a float or double
- * sum scan on variant auto, in a reproducible context), its plan (after
- * scan.c's checks), whether a plan is one of those, and its launches. */
+/* The same for a scan, flat or of rows: whether it takes the order (a
+ * float or double sum scan on variant auto, in a reproducible context),
+ * its plan (after the family's checks), whether a plan is one of those,
+ * and its launches (a flat scan, request.rows 0, as one row). */
 int takes_fixed_scan(const clreduce_ctx *ctx, const request *r);
 clreduce_status fixed_scan_plan(clreduce_ctx *ctx, plan *p);
 int is_fixed_scan(const plan *p);

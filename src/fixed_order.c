@@ -97,7 +97,7 @@ clreduce_status reproducible_check(clreduce_ctx *ctx, const op_family *f, const 
     if (r->ops || !op_depends_on_order(r->op, r->type))
         return CLREDUCE_SUCCESS;
     /* Scans take the order for plain sums, on variant auto. */
-    int scans = f->outputs == OUTPUT_PER_ELEMENT;
+    int scans = f->outputs == OUTPUT_PER_ELEMENT || f->outputs == OUTPUT_ROWS;
     if (f->fixed_order && has_fixed_order(r->op, r->type) && (!scans || r->op == CLREDUCE_OP_SUM)) {
         if (r->variant == CLREDUCE_AUTO || (!scans && r->variant == CLREDUCE_REPRODUCIBLE))
             return CLREDUCE_SUCCESS;
@@ -111,7 +111,7 @@ clreduce_status reproducible_check(clreduce_ctx *ctx, const op_family *f, const 
     return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                      "a reproducible context has no fixed order for %s of %s in this call: only "
                      "float and double sums, sums of squares and of absolute values (flat, of "
-                     "rows, of segments), dot products and flat sum scans have one",
+                     "rows, of segments), dot products and sum scans (flat, of rows) have one",
                      clreduce_op_name(r->op), clreduce_type_name(r->type));
 }
 
@@ -270,10 +270,10 @@ static const char *const scan_sources[] = {
     clreduce_cl_contract,         clreduce_cl_types,       clreduce_cl_subgroup,
     clreduce_cl_workgroup_reduce, clreduce_cl_fixed_order, clreduce_cl_scan_fixed_order};
 static const char *const scan_kernels[] = {"clr_fixed_scan_totals", "clr_fixed_scan_prefixes",
-                                           "clr_fixed_scan_apply"};
-enum { K_SCAN_TOTALS = 0, K_SCAN_PREFIXES = 1, K_SCAN_APPLY = 2 };
+                                           "clr_fixed_scan_apply", "clr_fixed_scan_short"};
+enum { K_SCAN_TOTALS = 0, K_SCAN_PREFIXES = 1, K_SCAN_APPLY = 2, K_SCAN_SHORT = 3 };
 static const program_spec fixed_scan_program = {
-    scan_sources, sizeof scan_sources / sizeof *scan_sources, scan_kernels, 3, 0};
+    scan_sources, sizeof scan_sources / sizeof *scan_sources, scan_kernels, 4, 0};
 
 int takes_fixed_scan(const clreduce_ctx *ctx, const request *r)
 {
@@ -300,28 +300,47 @@ int is_fixed_scan(const plan *p)
 clreduce_status fixed_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
                                    cached_kernel *k)
 {
-    const size_t wg = CLR_FIXED_LANES;
-    cl_ulong tiles = div_up(r->count, tile_elements(p));
-    cl_ulong in_off = r->input_offset, n = r->count, out_off = r->output_offset;
+    const size_t wg = CLR_FIXED_LANES, lane = tile_elements(p) / CLR_FIXED_LANES;
+    /* A flat scan is one row. */
+    int flat = r->rows == 0;
+    cl_ulong rows = flat ? 1 : r->rows, n = flat ? r->count : r->row_length;
+    cl_ulong pitch = flat ? n : scan_rows_input_pitch(r);
+    cl_ulong out_pitch = flat ? n : scan_rows_output_pitch(r);
+    cl_ulong tiles = div_up(n, tile_elements(p));
+    cl_ulong in_off = r->input_offset, out_off = r->output_offset;
     cl_uint exclusive = r->kind == CLREDUCE_EXCLUSIVE;
-    cl_mem values; /* the tiles' totals, then their prefixes */
-    clreduce_status status = create_temp(ctx, c, 2 * tiles * p->element_size, &values);
-    if (status != CLREDUCE_SUCCESS)
+    if (n <= lane) {
+        kernel_arg args[] = {ARG(r->input),  ARG(in_off),    ARG(rows),     ARG(n),    ARG(pitch),
+                             ARG(r->output), ARG(out_off), ARG(out_pitch), ARG(exclusive)};
+        return enqueue_kernel_args(ctx, c, k, K_SCAN_SHORT, launch_groups(ctx, p, div_up(rows, wg)),
+                                   wg, args, 9);
+    }
+    cl_mem values = r->output; /* the tiles' totals, then their prefixes; unread for one */
+    clreduce_status status = CLREDUCE_SUCCESS;
+    if (tiles > 1 &&
+        (status = create_temp(ctx, c, rows * 2 * tiles * p->element_size, &values)) !=
+            CLREDUCE_SUCCESS)
         return status;
-    kernel_arg totals[] = {ARG(r->input), ARG(in_off), ARG(n), ARG(values)};
-    kernel_arg prefixes[] = {ARG(values), ARG(tiles)};
-    kernel_arg apply[] = {ARG(r->input), ARG(in_off), ARG(n),        ARG(values),
-                          ARG(r->output), ARG(out_off), ARG(exclusive)};
-    chain_intermediate(c);
-    status = enqueue_kernel_args(ctx, c, k, K_SCAN_TOTALS, launch_groups(ctx, p, tiles), wg,
-                                 totals, 4);
-    if (status == CLREDUCE_SUCCESS) {
+    kernel_arg totals[] = {ARG(r->input), ARG(in_off), ARG(rows), ARG(n),
+                           ARG(pitch),    ARG(tiles),  ARG(values)};
+    kernel_arg prefixes[] = {ARG(values), ARG(rows), ARG(tiles)};
+    kernel_arg apply[] = {ARG(r->input), ARG(in_off),   ARG(rows),    ARG(n),
+                          ARG(pitch),    ARG(tiles),    ARG(values),  ARG(r->output),
+                          ARG(out_off),  ARG(out_pitch), ARG(exclusive)};
+    if (tiles > 1) {
         chain_intermediate(c);
-        status = enqueue_kernel_args(ctx, c, k, K_SCAN_PREFIXES, 1, wg, prefixes, 2);
+        status = enqueue_kernel_args(ctx, c, k, K_SCAN_TOTALS, launch_groups(ctx, p, rows * tiles),
+                                     wg, totals, 7);
+        if (status == CLREDUCE_SUCCESS) {
+            chain_intermediate(c);
+            status = enqueue_kernel_args(ctx, c, k, K_SCAN_PREFIXES, launch_groups(ctx, p, rows),
+                                         wg, prefixes, 3);
+        }
     }
     if (status == CLREDUCE_SUCCESS)
-        status = enqueue_kernel_args(ctx, c, k, K_SCAN_APPLY, launch_groups(ctx, p, tiles), wg,
-                                     apply, 7);
-    clReleaseMemObject(values);
+        status = enqueue_kernel_args(ctx, c, k, K_SCAN_APPLY, launch_groups(ctx, p, rows * tiles),
+                                     wg, apply, 11);
+    if (tiles > 1)
+        clReleaseMemObject(values);
     return status;
 }

@@ -65,6 +65,8 @@ static clreduce_status scan_rows_plan(clreduce_ctx *ctx, const request *r, plan 
         (status = rows_check_pitch(ctx, r->rows, r->row_length, r->output_pitch, "output_pitch",
                                    "elements")) != CLREDUCE_SUCCESS)
         return status;
+    if (takes_fixed_scan(ctx, r))
+        return fixed_scan_plan(ctx, p);
     const char *lacks;
     p->path = path_usable(&ctx->info, ctx->subgroup_path, &lacks) ? ctx->subgroup_path
                                                                   : CLREDUCE_SUBGROUP_PATH_NONE;
@@ -159,6 +161,8 @@ static clreduce_status scan_rows_enqueue(clreduce_ctx *ctx, chain *c, const requ
                                          const plan *p, cached_kernel *k, int in_order)
 {
     (void)in_order;
+    if (is_fixed_scan(p))
+        return fixed_scan_enqueue(ctx, c, r, p, k);
     cl_int exclusive = r->kind == CLREDUCE_EXCLUSIVE;
     return p->variant == BY_TEAMS ? enqueue_teams(ctx, c, r, p, k, exclusive)
                                   : enqueue_tiles(ctx, c, r, p, k, exclusive);
@@ -168,7 +172,7 @@ static const op_family scan_rows_family = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "data",
     .index_name = NULL, .outputs = OUTPUT_ROWS, .in_place = 1,
     .plan = scan_rows_plan, .enqueue_empty = enqueue_nothing,
-    .enqueue = scan_rows_enqueue, .storage = &custom_row_scans,
+    .enqueue = scan_rows_enqueue, .storage = &custom_row_scans, .fixed_order = 1,
 };
 
 /* ---- API ------------------------------------------------------------------------------ */

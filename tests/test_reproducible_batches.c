@@ -499,10 +499,10 @@ static void test_refusals(void **state)
             clreduce_scan_host(g_ctx, CLREDUCE_OP_SUM_SQUARES, CLREDUCE_FLOAT, CLREDUCE_INCLUSIVE,
                                CLREDUCE_SCAN_AUTO, f, 64, got),
             "sum_squares");
-    refused("scan rows",
-            clreduce_scan_rows_host(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_INCLUSIVE, f,
-                                    4, 16, 0, got),
-            "sum");
+    refused("scan rows of sum_abs",
+            clreduce_scan_rows_host(g_ctx, CLREDUCE_OP_SUM_ABS, CLREDUCE_FLOAT,
+                                    CLREDUCE_INCLUSIVE, f, 4, 16, 0, got),
+            "sum_abs");
     refused("rows of norm2",
             clreduce_reduce_rows_host(g_ctx, CLREDUCE_OP_NORM2, CLREDUCE_FLOAT, f, 4, 16, 0, got),
             "norm2");

@@ -1,10 +1,11 @@
 /* unit.reproducible_scan: the float and double sum scans of a reproducible
- * context (clreduce_settings.reproducible) give, bit for bit, the scan
- * that their documented order gives on the host (test_fixed_order.h):
- * inclusive and exclusive, at sizes around a lane, a tile and more tiles
- * than a work-group has lanes (chunks of tiles), at offsets between
- * poisoned elements, in place, on an out-of-order queue; and the scans
- * such a context refuses or runs as any other.
+ * context (clreduce_settings.reproducible), flat and of rows, give, bit
+ * for bit, the scan that their documented order gives on the host
+ * (test_fixed_order.h): inclusive and exclusive, at sizes around a lane, a
+ * tile and more tiles than a work-group has lanes (chunks of tiles), at
+ * offsets between poisoned elements, pitched rows, in place, on an
+ * out-of-order queue; and the scans such a context refuses or runs as any
+ * other.
  *
  * CLREDUCE_TEST_SEED=n repeats a run's random data; CLREDUCE_TEST_FILTER=glob
  * runs only the matching tests. */
@@ -145,6 +146,80 @@ static void test_out_of_order(void **state)
     clReleaseCommandQueue(q);
 }
 
+/* Rows scanned each on its own, pitched, into rows of another pitch
+ * between poisoned elements, or in place: every element's bits those of
+ * the order on its row. */
+static void expect_rows(clreduce_type type, size_t rows, size_t length, int exclusive,
+                        int in_place)
+{
+    size_t es = clreduce_type_size(type), pitch = length + 3, out_pitch = in_place ? pitch
+                                                                                  : length + 2;
+    size_t offset = 2, out_offset = in_place ? offset : 1;
+    size_t in_n = offset + (rows - 1) * pitch + length;
+    size_t out_n = out_offset + (rows - 1) * out_pitch + length + PAD;
+    if (in_place && out_n < in_n + PAD)
+        out_n = in_n + PAD;
+    unsigned char *data = malloc(in_n * es), *init = malloc(out_n * es),
+                  *got = malloc(out_n * es), *want = malloc(out_n * es);
+    assert_true(data && init && got && want);
+    fill_wide(type, data, in_n);
+    memset(init, POISON, out_n * es);
+    if (in_place)
+        memcpy(init, data, in_n * es);
+    memcpy(want, init, out_n * es);
+    for (size_t r = 0; r < rows; r++)
+        host_scan(type, data + (offset + r * pitch) * es, length, exclusive,
+                  want + (out_offset + r * out_pitch) * es);
+    cl_mem in = in_place ? NULL : tc_make_buffer(g_ctx, in_n * es, data);
+    cl_mem out = tc_make_buffer(g_ctx, out_n * es, init);
+    cl_event done = NULL;
+    clreduce_status st = clreduce_scan_rows(
+        g_ctx, g_queue, CLREDUCE_OP_SUM, type, exclusive ? CLREDUCE_EXCLUSIVE : CLREDUCE_INCLUSIVE,
+        in_place ? out : in, offset, rows, length, pitch, out, out_offset, out_pitch, 0, NULL,
+        &done);
+    if (st != CLREDUCE_SUCCESS)
+        print_error("clreduce_scan_rows: %s\n", clreduce_last_error(g_ctx));
+    assert_int_equal(st, CLREDUCE_SUCCESS);
+    tc_read_buffer(g_queue, out, got, out_n * es, done ? 1 : 0, done ? &done : NULL);
+    if (done)
+        clReleaseEvent(done);
+    for (size_t i = 0; i < out_n; i++)
+        if (memcmp(got + i * es, want + i * es, es) != 0) {
+            print_error("%s rows %zu x %zu%s %s: element %zu: got %.17g, want %.17g\n",
+                        tc_type_name(type), rows, length, in_place ? " in place" : "",
+                        exclusive ? "exclusive" : "inclusive", i, tc_get_double(type, got, i),
+                        tc_get_double(type, want, i));
+            fail();
+        }
+    if (in)
+        clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    free(data);
+    free(init);
+    free(got);
+    free(want);
+}
+
+/* Rows of one lane (a work-item each), of one tile (a launch), of several
+ * tiles (three launches, a prefixes work-group per row). */
+static void test_rows(void **state)
+{
+    (void)state;
+    for (size_t ti = 0; ti < 2; ti++) {
+        clreduce_type type = float_types[ti];
+        if (!tc_type_supported(g_ctx, type))
+            continue;
+        size_t tile = (size_t)LANES * STEPS * (16 / clreduce_type_size(type)), lane = tile / LANES;
+        const size_t lengths[] = {1, lane, lane + 1, 300, tile - 1, tile + 1, 2 * tile + 5};
+        const size_t counts[] = {1, 5};
+        for (size_t li = 0; li < sizeof lengths / sizeof *lengths; li++)
+            for (size_t ci = 0; ci < 2; ci++)
+                for (int exclusive = 0; exclusive < 2; exclusive++)
+                    for (int in_place = 0; in_place < 2; in_place++)
+                        expect_rows(type, counts[ci], lengths[li], exclusive, in_place);
+    }
+}
+
 /* Infinities and NaN stay; a scan of -0.0 gives +0.0, every sum of the
  * order starting from +0.0. */
 static void test_special(void **state)
@@ -219,10 +294,11 @@ int main(void)
     g_plain = tc_start("unit.reproducible_scan", &g_queue, NULL);
     if (!(g_ctx = reproducible_context(g_plain)))
         return 1;
-    struct CMUnitTest tests[5];
+    struct CMUnitTest tests[6];
     size_t nt = 0;
     tc_add_test(tests, &nt, "sizes", test_sizes, NULL);
     tc_add_test(tests, &nt, "many_tiles", test_many_tiles, NULL);
+    tc_add_test(tests, &nt, "rows", test_rows, NULL);
     tc_add_test(tests, &nt, "out_of_order", test_out_of_order, NULL);
     tc_add_test(tests, &nt, "special", test_special, NULL);
     tc_add_test(tests, &nt, "others", test_others, NULL);

@@ -347,10 +347,9 @@ typedef struct clreduce_settings {
      * bits that clreduce_reduce() with it gives on that row or segment
      * alone. A call whose result depends on an order this cannot fix
      * returns CLREDUCE_ERROR_UNSUPPORTED: those sums by the other variants
-     * (flat sum scans take an order of their own on
-     * CLREDUCE_SCAN_AUTO: clreduce/scan.h), the scans of rows of float
-     * sums and the scans of the float operators past minmax, norm2 and
-     * mean_var, sums of the storage types, several operators in
+     * (sum scans, flat and of rows, take an order of their own on
+     * CLREDUCE_SCAN_AUTO: clreduce/scan.h), the scans of the float
+     * operators past minmax, norm2 and mean_var, sums of the storage types, several operators in
      * one pass that include an order-dependent one, and every user-defined
      * operator; so do the conditions of CLREDUCE_REPRODUCIBLE (float
      * subnormals, work-groups of 256, build options that relax the math).

@@ -51,8 +51,9 @@ extern "C" {
  * lanes' and then the tiles' totals scanned in fixed patterns; three
  * launches. Then k above is the elements of a lane (64 floats, 32 doubles)
  * plus 2 * ceil(tiles / 256), plus 18 (each value passes through at most
- * that many additions in a row). The other
- * variants are refused there for these sums, and so are the scans of rows.
+ * that many additions in a row). The other variants are refused there for
+ * these sums. Each row of clreduce_scan_rows() (clreduce/batched.h) is
+ * scanned in that order on its own.
  * ------------------------------------------------------------------------- */
 
 /* Inclusive or exclusive scan. */

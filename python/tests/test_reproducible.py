@@ -133,6 +133,14 @@ def test_reproducible_context_scan(fixed_ctx, dtype, kind):
     assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reproducible_context_scan_rows(fixed_ctx, dtype):
+    matrix = wide((5, 40000), dtype, 7)
+    got = fixed_ctx.scan_rows(matrix, "sum", kind="exclusive")
+    for r in range(matrix.shape[0]):
+        assert got[r].tobytes() == fixed_order_scan(matrix[r], True).tobytes()
+
+
 def test_reproducible_context_refuses_what_it_cannot_fix(fixed_ctx):
     x = np.linspace(-1, 1, 1000, dtype=np.float32)
     with pytest.raises(clreduce.UnsupportedError, match="reproducible"):
