@@ -596,10 +596,10 @@ target og_batched_targets[] = {
 const size_t og_batched_target_count = ARRAY_SIZE(og_batched_targets);
 
 /* The reproducible context's float and double sums of rows and segments
- * (reduce_fixed_order_rows.cl): rows of a work-item each (3), of a
- * work-group each (300, pitched), one row of all (several tiles at the
- * larger sizes, their levels in place); segments up to several tiles long,
- * and wild offsets. */
+ * (reduce_fixed_order_rows.cl): rows of a work-item each (3), of a team
+ * each (300, pitched), one row of all (several tiles at the larger sizes,
+ * their levels in place); segments up to several tiles long, and wild
+ * offsets. */
 #define FIXED_ORDER_SIZES .sizes = og_fixed_order_sizes, .num_sizes = OG_FIXED_ORDER_SIZES
 target og_fixed_order_batched_targets[] = {
     {.name = "rows_fixed_order_short", .variant = 3, .run = run_batched,
@@ -615,6 +615,17 @@ target og_fixed_order_batched_targets[] = {
      .support = batched_support, .segments = 1, .float_sums = 1, FIXED_ORDER_SIZES},
     {.name = "segments_fixed_order_wild", .kind = CLREDUCE_UINT64, .run = run_batched,
      .support = batched_support, .segments = 2, .float_sums = 1, FIXED_ORDER_SIZES},
+    /* Their sum scans of rows: rows of 40 (a work-item each), of 300 (a
+     * launch of one tile each), one row of all in place (several tiles at
+     * the larger sizes: three launches). */
+    {.name = "scan_rows_fixed_order_short", .variant = 40, .kind = CLREDUCE_INCLUSIVE,
+     .run = run_scan_rows, .support = batched_support, .padding = 2, .float_sums = 1,
+     FIXED_ORDER_SIZES},
+    {.name = "scan_rows_fixed_order_tile", .variant = 300, .kind = CLREDUCE_EXCLUSIVE,
+     .run = run_scan_rows, .support = batched_support, .padding = 3, .float_sums = 1,
+     FIXED_ORDER_SIZES},
+    {.name = "scan_rows_fixed_order_one_row", .kind = CLREDUCE_INCLUSIVE, .run = run_scan_rows,
+     .support = batched_support, .in_place = 1, .float_sums = 1, FIXED_ORDER_SIZES},
 };
 const size_t og_fixed_order_batched_target_count = ARRAY_SIZE(og_fixed_order_batched_targets);
 
