@@ -184,7 +184,7 @@ clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r
      * work-group: else the tiles' kernel is the same). */
     size_t vec = 16 / p->element_size;
     cl_uint team = 1;
-    while (team * vec < r->row_length)
+    while (team < wg && team * vec < r->row_length)
         team *= 2;
     kernel_arg args[] = {ARG(r->input), ARG(in_off),  ARG(rows), ARG(length), ARG(pitch),
                          ARG(r->output), ARG(out_off), ARG(in2), ARG(in2_off), ARG(team)};
