@@ -345,14 +345,15 @@ typedef struct clreduce_settings {
      * clreduce_dot() with AUTO take that variant, and every row or segment
      * of the rows and segments reductions (clreduce/batched.h) has the
      * bits that clreduce_reduce() with it gives on that row or segment
-     * alone. A call whose result depends on an order this cannot fix
-     * returns CLREDUCE_ERROR_UNSUPPORTED: those sums by the other variants
-     * (sum scans, flat and of rows, take an order of their own on
-     * CLREDUCE_SCAN_AUTO: clreduce/scan.h), the scans of the float
-     * operators past minmax, norm2 and mean_var, sums of the storage types, several operators in
-     * one pass that include an order-dependent one, and every user-defined
-     * operator; so do the conditions of CLREDUCE_REPRODUCIBLE (float
-     * subnormals, work-groups of 256, build options that relax the math).
+     * alone. Sum scans, flat and of rows, on CLREDUCE_SCAN_AUTO take an
+     * order of their own (clreduce/scan.h). A call whose result depends on
+     * an order this cannot fix returns CLREDUCE_ERROR_UNSUPPORTED: those
+     * sums by the other variants (scan variants too), the scans of the
+     * float operators past minmax, norm2 and mean_var, sums of the storage
+     * types, several operators in one pass that include an order-dependent
+     * one, and every user-defined operator; so do the conditions of
+     * CLREDUCE_REPRODUCIBLE (float subnormals, work-groups of 256, build
+     * options that relax the math).
      * Min, max, argmin, argmax, minmax and every integer operator run as
      * in any context (their bits do not depend on the order).
      * 0 (the default): no such rule. */
