@@ -606,5 +606,6 @@ CLREDUCE_API unsigned clreduce_version_number(void);
 #include "clreduce/scan.h"
 #include "clreduce/batched.h"
 #include "clreduce/multi.h"
+#include "clreduce/parts.h"
 
 #endif /* CLREDUCE_CLREDUCE_H */

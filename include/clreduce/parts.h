@@ -1,0 +1,90 @@
+/*
+ * clreduce/parts.h: one reduction over an array spread across devices.
+ * Included by clreduce/clreduce.h; include that header, not this one.
+ *
+ * An array too large for one GPU, or split to use several, lies in parts:
+ * a buffer per device, each in that device's context. clreduce_reduce_parts()
+ * reduces every part on its own device, all of them at once, and combines
+ * their results into the reduction of the parts laid end to end, in order:
+ *
+ *     clreduce_part parts[2] = {
+ *         {ctx_gpu0, queue_gpu0, buffer_gpu0, 0, n0},
+ *         {ctx_gpu1, queue_gpu1, buffer_gpu1, 0, n1},
+ *     };
+ *     float sum;
+ *     clreduce_reduce_parts(parts, 2, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO, &sum);
+ *
+ * The contexts may belong to different platforms (a GPU and a CPU), or be
+ * several contexts, or one, of the same device.
+ *
+ * Results:
+ *  - MIN, MAX, MINMAX, ARGMIN, ARGMAX and integer sums are what one call on
+ *    the whole array gives (ARGMIN/ARGMAX: indices into the whole array,
+ *    the first part's element winning a tie, as the smaller index does),
+ *    but for the bits of a NaN;
+ *  - floating-point SUM, SUM_SQUARES, SUM_ABS: each part's result on its
+ *    device, then the parts' results added in part order on the host;
+ *    NORM2: the parts' norms combined as hypot() does; MEAN_VAR: the parts'
+ *    (mean, m2, count) merged in part order (Chan et al.), in double. These
+ *    are within the numerical contract of clreduce.h, and on the same
+ *    devices with the same split give the same bits from call to call;
+ *  - in reproducible contexts (clreduce_settings.reproducible: every part's
+ *    context, or none), a float or double SUM, SUM_SQUARES or SUM_ABS has
+ *    the bits of the reproducible sum of the whole array on one device,
+ *    whatever the devices: each part reduces its tiles of the order
+ *    (clreduce.h, CLREDUCE_REPRODUCIBLE) and the first part's device sums
+ *    the tiles' values in the order's next levels. For that, every part but
+ *    the last that holds elements must hold whole tiles: a multiple of
+ *    CLREDUCE_REPRODUCIBLE_TILE_BYTES / clreduce_type_size(type) elements.
+ *
+ * DOT (two inputs per part) is not taken yet.
+ */
+#ifndef CLREDUCE_PARTS_H
+#define CLREDUCE_PARTS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The bytes of elements in a tile of the reproducible order: 64 KiB. */
+#define CLREDUCE_REPRODUCIBLE_TILE_BYTES 65536
+
+/* Elements [offset, offset + count) of `input`, a buffer of ctx's
+ * OpenCL context, reduced on `queue`, a queue of ctx's device. */
+typedef struct clreduce_part {
+    clreduce_ctx *ctx;
+    cl_command_queue queue;
+    cl_mem input;
+    size_t offset;
+    size_t count;
+} clreduce_part;
+
+/* Reduces parts[0 .. num_parts) as one array, parts in order, into host
+ * memory `result` (clreduce_result_size(op, type) bytes). Every part's
+ * work is enqueued on its queue and flushed before the call waits for any;
+ * it returns when all are done, and leaves nothing on the queues. A part of
+ * no element adds nothing; of none at all the result is the operator's
+ * identity, as clreduce_reduce() gives.
+ *
+ * Statuses are those of clreduce_reduce() for each part's call, whose
+ * message (prefixed by the part's number) is in
+ * clreduce_last_error(parts[0].ctx), and:
+ *   CLREDUCE_ERROR_INVALID_ARGUMENT  parts or result NULL, num_parts 0, a
+ *       part without context, contexts that differ in their reproducible
+ *       setting (no message can be left where parts[0].ctx is NULL);
+ *   CLREDUCE_ERROR_UNSUPPORTED  DOT; in
+ *       reproducible contexts, a part of elements not all in whole tiles
+ *       before another part's elements, or a variant of the sums other
+ *       than AUTO and REPRODUCIBLE; in other contexts, CLREDUCE_REPRODUCIBLE
+ *       for a floating-point sum (its bits would depend on the split).
+ * On any error `result` is not written; parts whose work was enqueued are
+ * waited for before the call returns. */
+CLREDUCE_API clreduce_status clreduce_reduce_parts(const clreduce_part *parts, size_t num_parts,
+                                                   clreduce_op op, clreduce_type type,
+                                                   clreduce_variant variant, void *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLREDUCE_PARTS_H */

@@ -1,0 +1,343 @@
+/* One reduction over parts of an array on several devices
+ * (clreduce/parts.h): each part's partial results by the public calls on
+ * its own context and queue, all parts enqueued before any is waited for,
+ * then their combination on the host -- or, for the sums of a reproducible
+ * context, on the first part's device in the order's next levels. This
+ * file stands above the request pipeline: it calls the library as a
+ * caller would. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* What one part contributes: its results' buffer, read back into `host`,
+ * and the event of that read. */
+typedef struct part_work {
+    cl_mem partials;
+    cl_event read;
+    size_t count; /* partial results: 1, or the part's tiles */
+} part_work;
+
+static int fixed_order_sum(clreduce_op op, clreduce_type type)
+{
+    return (op == CLREDUCE_OP_SUM || op == CLREDUCE_OP_SUM_SQUARES || op == CLREDUCE_OP_SUM_ABS) &&
+           (type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE);
+}
+
+/* The checks of the whole call, before anything is enqueued. */
+static clreduce_status check_parts(const clreduce_part *parts, size_t num_parts, clreduce_op op,
+                                   clreduce_type type, clreduce_variant variant, int *tiles)
+{
+    clreduce_ctx *ctx = parts[0].ctx;
+    for (size_t i = 0; i < num_parts; i++) {
+        if (!parts[i].ctx)
+            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "part %zu has no context", i);
+        if (!parts[i].ctx->settings.reproducible != !ctx->settings.reproducible)
+            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                             "part %zu's context is %sreproducible, part 0's is %s: the parts' "
+                             "contexts must agree",
+                             i, parts[i].ctx->settings.reproducible ? "" : "not ",
+                             ctx->settings.reproducible ? "" : "not");
+    }
+    if ((unsigned)op >= CLREDUCE_OP_COUNT || op == CLREDUCE_OP_DOT)
+        return set_error(ctx, op == CLREDUCE_OP_DOT ? CLREDUCE_ERROR_UNSUPPORTED
+                                                    : CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "clreduce_reduce_parts() takes no %s", op == CLREDUCE_OP_DOT
+                                                                    ? "dot product (two inputs)"
+                                                                    : "such operator");
+    *tiles = ctx->settings.reproducible && fixed_order_sum(op, type);
+    if (!*tiles) {
+        if (variant == CLREDUCE_REPRODUCIBLE && fixed_order_sum(op, type))
+            return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                             "variant reproducible over parts would give bits that depend on the "
+                             "split; contexts created reproducible (clreduce_settings) give the "
+                             "bits of one device");
+        return CLREDUCE_SUCCESS;
+    }
+    if (variant != CLREDUCE_AUTO && variant != CLREDUCE_REPRODUCIBLE)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "a reproducible context sums parts by variant auto or reproducible "
+                         "only, not %s",
+                         clreduce_variant_name(variant));
+    const size_t tile = CLREDUCE_REPRODUCIBLE_TILE_BYTES / clreduce_type_size(type);
+    size_t last = num_parts;
+    while (last > 0 && parts[last - 1].count == 0)
+        last--;
+    for (size_t i = 0; i + 1 < last; i++)
+        if (parts[i].count % tile)
+            return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                             "part %zu holds %zu elements, not whole tiles of the reproducible "
+                             "order (%zu elements of %s): only the last part that holds elements "
+                             "may end inside a tile",
+                             i, parts[i].count, tile, clreduce_type_name(type));
+    return CLREDUCE_SUCCESS;
+}
+
+/* Enqueues the partial results of a part that holds elements into
+ * w->partials, and their read into host: a result, or the values of its
+ * tiles (its whole tiles as rows of one tile, then the rest as one row,
+ * each row in the fixed order). */
+static clreduce_status enqueue_part(const clreduce_part *part, clreduce_op op,
+                                    clreduce_type type, clreduce_variant variant, int tiles,
+                                    part_work *w, void *host)
+{
+    const size_t size = clreduce_result_size(op, type);
+    const size_t tile = CLREDUCE_REPRODUCIBLE_TILE_BYTES / clreduce_type_size(type);
+    const size_t whole = part->count / tile, rest = part->count % tile;
+    w->count = tiles ? whole + (rest != 0) : 1;
+    cl_int err;
+    w->partials = clCreateBuffer(clreduce_get_cl_context(part->ctx), CL_MEM_READ_WRITE,
+                                 w->count * size, NULL, &err);
+    if (err != CL_SUCCESS)
+        return set_error(part->ctx, status_from_cl(err), "clCreateBuffer: %s", cl_error_name(err));
+    cl_event done[2];
+    cl_uint events = 0;
+    clreduce_status status = CLREDUCE_SUCCESS;
+    if (!tiles)
+        status = clreduce_reduce(part->ctx, part->queue, op, type, variant, part->input,
+                                 part->offset, part->count, w->partials, 0, 0, NULL,
+                                 &done[events]);
+    else if (whole)
+        status = clreduce_reduce_rows(part->ctx, part->queue, op, type, part->input, part->offset,
+                                      whole, tile, tile, w->partials, 0, 0, NULL, &done[events]);
+    events += status == CLREDUCE_SUCCESS && (!tiles || whole);
+    if (status == CLREDUCE_SUCCESS && tiles && rest) {
+        status = clreduce_reduce_rows(part->ctx, part->queue, op, type, part->input,
+                                      part->offset + whole * tile, 1, rest, rest, w->partials,
+                                      whole, 0, NULL, &done[events]);
+        events += status == CLREDUCE_SUCCESS;
+    }
+    if (status == CLREDUCE_SUCCESS) {
+        err = clEnqueueReadBuffer(part->queue, w->partials, CL_FALSE, 0, w->count * size, host,
+                                  events, done, &w->read);
+        if (err == CL_SUCCESS)
+            err = clFlush(part->queue);
+        if (err != CL_SUCCESS)
+            status = set_error(part->ctx, status_from_cl(err), "reading the results back: %s",
+                               cl_error_name(err));
+    }
+    if (status != CLREDUCE_SUCCESS && events)
+        clWaitForEvents(events, done); /* before the buffer is released */
+    for (cl_uint e = 0; e < events; e++)
+        clReleaseEvent(done[e]);
+    return status;
+}
+
+/* ---- the combination on the host --------------------------------------------------- */
+
+/* a before b in the order of MIN and MAX: -0.0 below +0.0 (NaN apart). */
+#define BEFORE(a, b) ((a) < (b) || ((a) == (b) && signbit((double)(a)) && !signbit((double)(b))))
+
+/* The parts' results in order: a result of n is the first, then each
+ * next one combined in (argmin/argmax's index moved by where its part
+ * starts). */
+#define COMBINE(NAME, T, FLOAT, UT)                                                           \
+    static void NAME(clreduce_op op, const unsigned char *p, size_t size, size_t n,           \
+                     const size_t *starts, void *out)                                         \
+    {                                                                                         \
+        const int arg = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX;                 \
+        const int minmax = op == CLREDUCE_OP_MINMAX;                                          \
+        T a, b, c = 0, d = 0;                                                                 \
+        uint64_t index = 0;                                                                   \
+        memcpy(&a, p, sizeof a);                                                              \
+        if (minmax)                                                                           \
+            memcpy(&c, p + sizeof(T), sizeof c);                                              \
+        if (arg)                                                                              \
+            memcpy(&index, p + 8, sizeof index), index += starts[0];                          \
+        for (size_t i = 1; i < n; i++) {                                                      \
+            const unsigned char *q = p + i * size;                                            \
+            memcpy(&b, q, sizeof b);                                                          \
+            if (minmax)                                                                       \
+                memcpy(&d, q + sizeof(T), sizeof d);                                          \
+            const int a_nan = FLOAT && isnan((double)a), b_nan = FLOAT && isnan((double)b);   \
+            int take = 0;                                                                     \
+            switch (op) {                                                                     \
+            case CLREDUCE_OP_MIN:                                                             \
+            case CLREDUCE_OP_ARGMIN:                                                          \
+            case CLREDUCE_OP_MINMAX: take = !a_nan && (b_nan || BEFORE(b, a)); break;        \
+            case CLREDUCE_OP_MAX:                                                             \
+            case CLREDUCE_OP_ARGMAX: take = !a_nan && (b_nan || BEFORE(a, b)); break;        \
+            default: /* the sums: integers wrap around */                                    \
+                a = FLOAT ? (T)(a + b) : (T)(UT)((UT)a + (UT)b);                              \
+            }                                                                                 \
+            if (take)                                                                         \
+                a = b;                                                                        \
+            if (take && arg)                                                                  \
+                memcpy(&index, q + 8, sizeof index), index += starts[i];                      \
+            if (minmax && !(FLOAT && isnan((double)c)) &&                                     \
+                ((FLOAT && isnan((double)d)) || BEFORE(c, d)))                                \
+                c = d;                                                                        \
+        }                                                                                     \
+        memcpy(out, p, size); /* the layout, padding included */                             \
+        memcpy(out, &a, sizeof a);                                                            \
+        if (minmax)                                                                           \
+            memcpy((unsigned char *)out + sizeof(T), &c, sizeof c);                           \
+        if (arg)                                                                              \
+            memcpy((unsigned char *)out + 8, &index, sizeof index);                           \
+    }
+
+COMBINE(combine_float, float, 1, float)
+COMBINE(combine_double, double, 1, double)
+COMBINE(combine_int32, int32_t, 0, uint32_t)
+COMBINE(combine_uint32, uint32_t, 0, uint32_t)
+COMBINE(combine_int64, int64_t, 0, uint64_t)
+COMBINE(combine_uint64, uint64_t, 0, uint64_t)
+
+/* NORM2: a NaN gives NaN, else an infinity +inf, else hypot() of the
+ * norms in turn; MEAN_VAR: Chan et al.'s merge, in double. */
+static void combine_floating(clreduce_op op, clreduce_type type, const unsigned char *p,
+                             size_t size, size_t n, void *out)
+{
+    double mean = 0, m2 = 0, norm = 0;
+    uint64_t count = 0;
+    int nan = 0, inf = 0;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *q = p + i * size;
+        double x, y;
+        if (type == CLREDUCE_FLOAT) {
+            float f[2];
+            memcpy(f, q, sizeof f);
+            x = f[0], y = f[1];
+        } else {
+            memcpy(&x, q, sizeof x);
+            memcpy(&y, q + 8, sizeof y);
+        }
+        if (op == CLREDUCE_OP_NORM2) {
+            nan |= isnan(x), inf |= isinf(x);
+            norm = hypot(norm, x);
+            continue;
+        }
+        uint64_t k;
+        memcpy(&k, q + 2 * clreduce_type_size(type), sizeof k);
+        if (!k)
+            continue;
+        double delta = x - mean, total = (double)count + (double)k;
+        mean += delta * ((double)k / total);
+        m2 += y + delta * delta * ((double)count * (double)k / total);
+        count += k;
+    }
+    if (op == CLREDUCE_OP_NORM2) {
+        norm = nan ? NAN : inf ? INFINITY : norm;
+        mean = norm;
+    }
+    if (type == CLREDUCE_FLOAT) {
+        float f[2] = {(float)mean, (float)m2};
+        memcpy(out, f, op == CLREDUCE_OP_NORM2 ? sizeof f[0] : sizeof f);
+    } else {
+        memcpy(out, &mean, sizeof mean);
+        if (op == CLREDUCE_OP_MEAN_VAR)
+            memcpy((unsigned char *)out + 8, &m2, sizeof m2);
+    }
+    if (op == CLREDUCE_OP_MEAN_VAR)
+        memcpy((unsigned char *)out + 2 * clreduce_type_size(type), &count, sizeof count);
+}
+
+static void combine(clreduce_op op, clreduce_type type, const unsigned char *p, size_t n,
+                    const size_t *starts, void *out)
+{
+    const size_t size = clreduce_result_size(op, type);
+    if (op == CLREDUCE_OP_NORM2 || op == CLREDUCE_OP_MEAN_VAR) {
+        combine_floating(op, type, p, size, n, out);
+        return;
+    }
+    switch (type) {
+    case CLREDUCE_FLOAT: combine_float(op, p, size, n, starts, out); break;
+    case CLREDUCE_DOUBLE: combine_double(op, p, size, n, starts, out); break;
+    case CLREDUCE_INT32: combine_int32(op, p, size, n, starts, out); break;
+    case CLREDUCE_UINT32: combine_uint32(op, p, size, n, starts, out); break;
+    case CLREDUCE_INT64: combine_int64(op, p, size, n, starts, out); break;
+    default: combine_uint64(op, p, size, n, starts, out); break;
+    }
+}
+
+/* ---- the call ---------------------------------------------------------------------- */
+
+/* Waits for the reads enqueued, releases them and the parts' buffers;
+ * the first read that failed gives the status. */
+static clreduce_status finish_parts(clreduce_ctx *ctx, part_work *w, size_t n)
+{
+    clreduce_status status = CLREDUCE_SUCCESS;
+    for (size_t i = 0; i < n; i++) {
+        if (w[i].read) {
+            cl_int err = clWaitForEvents(1, &w[i].read);
+            if (err != CL_SUCCESS && status == CLREDUCE_SUCCESS)
+                status = set_error(ctx, status_from_cl(err), "part %zu: reading its results: %s",
+                                   i, cl_error_name(err));
+            clReleaseEvent(w[i].read);
+        }
+        if (w[i].partials)
+            clReleaseMemObject(w[i].partials);
+    }
+    return status;
+}
+
+/* The message of part i's failure, moved to ctx. */
+static clreduce_status part_failed(clreduce_ctx *ctx, size_t i, clreduce_ctx *part_ctx,
+                                   clreduce_status status)
+{
+    char text[512];
+    snprintf(text, sizeof text, "%s", clreduce_last_error(part_ctx));
+    return set_error(ctx, status, "part %zu: %s", i, text);
+}
+
+clreduce_status clreduce_reduce_parts(const clreduce_part *parts, size_t num_parts,
+                                      clreduce_op op, clreduce_type type,
+                                      clreduce_variant variant, void *result)
+{
+    if (!parts || !num_parts)
+        return CLREDUCE_ERROR_INVALID_ARGUMENT;
+    clreduce_ctx *ctx = parts[0].ctx;
+    clear_error(ctx);
+    if (!result)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "result is NULL");
+    int tiles = 0;
+    clreduce_status status = check_parts(parts, num_parts, op, type, variant, &tiles);
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    const size_t size = clreduce_result_size(op, type);
+    const size_t tile = CLREDUCE_REPRODUCIBLE_TILE_BYTES / clreduce_type_size(type);
+    /* The partial results, part after part; where each part starts. */
+    size_t total = 0;
+    for (size_t i = 0; i < num_parts; i++)
+        total += tiles ? div_up(parts[i].count, tile) : 1;
+    part_work *w = calloc(num_parts, sizeof *w);
+    unsigned char *host = malloc((total ? total : 1) * size);
+    size_t *starts = malloc(num_parts * sizeof *starts);
+    if (!w || !host || !starts) {
+        free(w), free(host), free(starts);
+        return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
+    }
+    /* Each part that holds elements, its partial results at `at`; where
+     * it starts in the whole array. */
+    size_t at = 0, start = 0, kept = 0;
+    for (size_t i = 0; i < num_parts && status == CLREDUCE_SUCCESS; i++) {
+        if (!parts[i].count)
+            continue;
+        if ((status = enqueue_part(&parts[i], op, type, variant, tiles, &w[i],
+                                   host + at * size)) != CLREDUCE_SUCCESS)
+            status = part_failed(ctx, i, parts[i].ctx, status);
+        at += w[i].count;
+        starts[kept++] = start;
+        start += parts[i].count;
+    }
+    clreduce_status waited = finish_parts(ctx, w, num_parts);
+    if (status == CLREDUCE_SUCCESS)
+        status = waited;
+    if (status == CLREDUCE_SUCCESS && (at == 0 || (tiles && at > 1))) {
+        /* Of no element, what one call gives; in the fixed order, the
+         * tiles' values are the next level's input (clreduce.h). */
+        status = at ? clreduce_reduce_host(ctx, CLREDUCE_OP_SUM, type, CLREDUCE_REPRODUCIBLE, host,
+                                           at, result)
+                    : clreduce_reduce_host(ctx, op, type, variant, NULL, 0, result);
+        if (status != CLREDUCE_SUCCESS)
+            status = part_failed(ctx, 0, ctx, status);
+    } else if (status == CLREDUCE_SUCCESS && tiles) {
+        memcpy(result, host, size); /* one tile in all */
+    } else if (status == CLREDUCE_SUCCESS) {
+        combine(op, type, host, kept, starts, result);
+    }
+    free(w), free(host), free(starts);
+    return status;
+}
