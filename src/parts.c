@@ -1,10 +1,10 @@
-/* One reduction over parts of an array on several devices
+/* One reduction over parts of an array on several devices or processes
  * (clreduce/parts.h): each part's partial results by the public calls on
- * its own context and queue, all parts enqueued before any is waited for,
- * then their combination on the host -- or, for the sums of a reproducible
- * context, on the first part's device in the order's next levels. This
- * file stands above the request pipeline: it calls the library as a
- * caller would. */
+ * its own context and queue (all parts enqueued before any is waited for,
+ * where one call takes them all), then their combination on the host --
+ * or, for the sums of a reproducible context, on a device, in the order's
+ * next levels. This file stands above the request pipeline: it calls the
+ * library as a caller would. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,27 +26,22 @@ static int fixed_order_sum(clreduce_op op, clreduce_type type)
            (type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE);
 }
 
-/* The checks of the whole call, before anything is enqueued. */
-static clreduce_status check_parts(const clreduce_part *parts, size_t num_parts, clreduce_op op,
-                                   clreduce_type type, clreduce_variant variant, int *tiles)
+/* The checks of a call on op, type and variant, for parts of counts[0 ..
+ * n) elements (NULL: unknown yet); *tiles: whether the parts' partial
+ * results are the values of their tiles in the fixed order. */
+static clreduce_status check_split(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
+                                   clreduce_variant variant, const size_t *counts, size_t n,
+                                   int *tiles)
 {
-    clreduce_ctx *ctx = parts[0].ctx;
-    for (size_t i = 0; i < num_parts; i++) {
-        if (!parts[i].ctx)
-            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "part %zu has no context", i);
-        if (!parts[i].ctx->settings.reproducible != !ctx->settings.reproducible)
-            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                             "part %zu's context is %sreproducible, part 0's is %s: the parts' "
-                             "contexts must agree",
-                             i, parts[i].ctx->settings.reproducible ? "" : "not ",
-                             ctx->settings.reproducible ? "" : "not");
-    }
     if ((unsigned)op >= CLREDUCE_OP_COUNT || op == CLREDUCE_OP_DOT)
         return set_error(ctx, op == CLREDUCE_OP_DOT ? CLREDUCE_ERROR_UNSUPPORTED
                                                     : CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "clreduce_reduce_parts() takes no %s", op == CLREDUCE_OP_DOT
-                                                                    ? "dot product (two inputs)"
-                                                                    : "such operator");
+                         "the reductions of parts take no %s", op == CLREDUCE_OP_DOT
+                                                                   ? "dot product (two inputs)"
+                                                                   : "such operator");
+    if ((unsigned)type > CLREDUCE_UINT64)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "the reductions of parts take no type %d", (int)type);
     *tiles = ctx->settings.reproducible && fixed_order_sum(op, type);
     if (!*tiles) {
         if (variant == CLREDUCE_REPRODUCIBLE && fixed_order_sum(op, type))
@@ -62,16 +57,16 @@ static clreduce_status check_parts(const clreduce_part *parts, size_t num_parts,
                          "only, not %s",
                          clreduce_variant_name(variant));
     const size_t tile = CLREDUCE_REPRODUCIBLE_TILE_BYTES / clreduce_type_size(type);
-    size_t last = num_parts;
-    while (last > 0 && parts[last - 1].count == 0)
+    size_t last = counts ? n : 0;
+    while (last > 0 && counts[last - 1] == 0)
         last--;
     for (size_t i = 0; i + 1 < last; i++)
-        if (parts[i].count % tile)
+        if (counts[i] % tile)
             return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                              "part %zu holds %zu elements, not whole tiles of the reproducible "
                              "order (%zu elements of %s): only the last part that holds elements "
                              "may end inside a tile",
-                             i, parts[i].count, tile, clreduce_type_name(type));
+                             i, counts[i], tile, clreduce_type_name(type));
     return CLREDUCE_SUCCESS;
 }
 
@@ -252,7 +247,72 @@ static void combine(clreduce_op op, clreduce_type type, const unsigned char *p, 
     }
 }
 
-/* ---- the call ---------------------------------------------------------------------- */
+/* ---- the calls ---------------------------------------------------------------------- */
+
+size_t clreduce_partials_count(const clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
+                               size_t count)
+{
+    if (!ctx || (unsigned)op >= CLREDUCE_OP_COUNT || (unsigned)type > CLREDUCE_UINT64 || !count)
+        return 0;
+    if (ctx->settings.reproducible && fixed_order_sum(op, type))
+        return div_up(count, CLREDUCE_REPRODUCIBLE_TILE_BYTES / clreduce_type_size(type));
+    return 1;
+}
+
+/* Combines the partial results of parts of counts[0 .. n) elements, those
+ * of the parts that hold elements one after another in `partials`. */
+static clreduce_status combine_partials(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
+                                        clreduce_variant variant, int tiles,
+                                        const unsigned char *partials, const size_t *counts,
+                                        size_t n, void *result)
+{
+    size_t at = 0, kept = 0, start = 0;
+    size_t *starts = malloc((n ? n : 1) * sizeof *starts);
+    if (!starts)
+        return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
+    for (size_t i = 0; i < n; i++) {
+        if (counts[i])
+            starts[kept++] = start;
+        at += clreduce_partials_count(ctx, op, type, counts[i]);
+        start += counts[i];
+    }
+    clreduce_status status = CLREDUCE_SUCCESS;
+    if (at == 0 || (tiles && at > 1)) {
+        /* Of no element, what one call gives; in the fixed order, the
+         * tiles' values are the next level's input (clreduce.h). */
+        status = at ? clreduce_reduce_host(ctx, CLREDUCE_OP_SUM, type, CLREDUCE_REPRODUCIBLE,
+                                           partials, at, result)
+                    : clreduce_reduce_host(ctx, op, type, variant, NULL, 0, result);
+    } else if (tiles) {
+        memcpy(result, partials, clreduce_result_size(op, type)); /* one tile in all */
+    } else {
+        combine(op, type, partials, kept, starts, result);
+    }
+    free(starts);
+    return status;
+}
+
+clreduce_status clreduce_combine_partials(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
+                                          clreduce_variant variant, const void *partials,
+                                          const size_t *counts, size_t num_parts, void *result)
+{
+    if (!ctx)
+        return CLREDUCE_ERROR_INVALID_ARGUMENT;
+    clear_error(ctx);
+    if (!result || (num_parts && !counts))
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "%s is NULL",
+                         result ? "counts" : "result");
+    int tiles = 0;
+    clreduce_status status = check_split(ctx, op, type, variant, counts, num_parts, &tiles);
+    size_t total = 0;
+    for (size_t i = 0; i < num_parts; i++)
+        total += clreduce_partials_count(ctx, op, type, counts[i]);
+    if (status == CLREDUCE_SUCCESS && total && !partials)
+        status = set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "partials is NULL");
+    if (status != CLREDUCE_SUCCESS)
+        return status;
+    return combine_partials(ctx, op, type, variant, tiles, partials, counts, num_parts, result);
+}
 
 /* Waits for the reads enqueued, releases them and the parts' buffers;
  * the first read that failed gives the status. */
@@ -282,62 +342,90 @@ static clreduce_status part_failed(clreduce_ctx *ctx, size_t i, clreduce_ctx *pa
     return set_error(ctx, status, "part %zu: %s", i, text);
 }
 
-clreduce_status clreduce_reduce_parts(const clreduce_part *parts, size_t num_parts,
-                                      clreduce_op op, clreduce_type type,
-                                      clreduce_variant variant, void *result)
+/* Enqueues the parts' partial results, one part after another into host,
+ * and waits for them all. */
+static clreduce_status gather_partials(clreduce_ctx *ctx, const clreduce_part *parts, size_t n,
+                                       clreduce_op op, clreduce_type type,
+                                       clreduce_variant variant, int tiles, unsigned char *host)
 {
-    if (!parts || !num_parts)
-        return CLREDUCE_ERROR_INVALID_ARGUMENT;
-    clreduce_ctx *ctx = parts[0].ctx;
-    clear_error(ctx);
-    if (!result)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "result is NULL");
-    int tiles = 0;
-    clreduce_status status = check_parts(parts, num_parts, op, type, variant, &tiles);
-    if (status != CLREDUCE_SUCCESS)
-        return status;
     const size_t size = clreduce_result_size(op, type);
-    const size_t tile = CLREDUCE_REPRODUCIBLE_TILE_BYTES / clreduce_type_size(type);
-    /* The partial results, part after part; where each part starts. */
-    size_t total = 0;
-    for (size_t i = 0; i < num_parts; i++)
-        total += tiles ? div_up(parts[i].count, tile) : 1;
-    part_work *w = calloc(num_parts, sizeof *w);
-    unsigned char *host = malloc((total ? total : 1) * size);
-    size_t *starts = malloc(num_parts * sizeof *starts);
-    if (!w || !host || !starts) {
-        free(w), free(host), free(starts);
+    part_work *w = calloc(n, sizeof *w);
+    if (!w)
         return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
-    }
-    /* Each part that holds elements, its partial results at `at`; where
-     * it starts in the whole array. */
-    size_t at = 0, start = 0, kept = 0;
-    for (size_t i = 0; i < num_parts && status == CLREDUCE_SUCCESS; i++) {
+    clreduce_status status = CLREDUCE_SUCCESS;
+    for (size_t i = 0, at = 0; i < n && status == CLREDUCE_SUCCESS; i++) {
         if (!parts[i].count)
             continue;
         if ((status = enqueue_part(&parts[i], op, type, variant, tiles, &w[i],
                                    host + at * size)) != CLREDUCE_SUCCESS)
             status = part_failed(ctx, i, parts[i].ctx, status);
         at += w[i].count;
-        starts[kept++] = start;
-        start += parts[i].count;
     }
-    clreduce_status waited = finish_parts(ctx, w, num_parts);
+    clreduce_status waited = finish_parts(ctx, w, n);
+    free(w);
+    return status != CLREDUCE_SUCCESS ? status : waited;
+}
+
+clreduce_status clreduce_partials(const clreduce_part *part, clreduce_op op, clreduce_type type,
+                                  clreduce_variant variant, void *partials)
+{
+    if (!part || !part->ctx)
+        return CLREDUCE_ERROR_INVALID_ARGUMENT;
+    clreduce_ctx *ctx = part->ctx;
+    clear_error(ctx);
+    int tiles = 0;
+    clreduce_status status = check_split(ctx, op, type, variant, NULL, 0, &tiles);
+    if (status == CLREDUCE_SUCCESS && part->count && !partials)
+        status = set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "partials is NULL");
+    if (status != CLREDUCE_SUCCESS || !part->count)
+        return status;
+    part_work w = {0};
+    status = enqueue_part(part, op, type, variant, tiles, &w, partials);
+    clreduce_status waited = finish_parts(ctx, &w, 1);
+    return status != CLREDUCE_SUCCESS ? status : waited;
+}
+
+clreduce_status clreduce_reduce_parts(const clreduce_part *parts, size_t num_parts,
+                                      clreduce_op op, clreduce_type type,
+                                      clreduce_variant variant, void *result)
+{
+    if (!parts || !num_parts || !parts[0].ctx)
+        return CLREDUCE_ERROR_INVALID_ARGUMENT;
+    clreduce_ctx *ctx = parts[0].ctx;
+    clear_error(ctx);
+    if (!result)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "result is NULL");
+    size_t *counts = malloc(num_parts * sizeof *counts);
+    if (!counts)
+        return set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
+    clreduce_status status = CLREDUCE_SUCCESS;
+    size_t total = 0;
+    for (size_t i = 0; i < num_parts && status == CLREDUCE_SUCCESS; i++) {
+        counts[i] = parts[i].count;
+        if (!parts[i].ctx)
+            status = set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "part %zu has no context", i);
+        else if (!parts[i].ctx->settings.reproducible != !ctx->settings.reproducible)
+            status = set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                               "part %zu's context is %sreproducible, part 0's is %s: the "
+                               "parts' contexts must agree",
+                               i, parts[i].ctx->settings.reproducible ? "" : "not ",
+                               ctx->settings.reproducible ? "" : "not");
+        else
+            total += clreduce_partials_count(ctx, op, type, parts[i].count);
+    }
+    int tiles = 0;
     if (status == CLREDUCE_SUCCESS)
-        status = waited;
-    if (status == CLREDUCE_SUCCESS && (at == 0 || (tiles && at > 1))) {
-        /* Of no element, what one call gives; in the fixed order, the
-         * tiles' values are the next level's input (clreduce.h). */
-        status = at ? clreduce_reduce_host(ctx, CLREDUCE_OP_SUM, type, CLREDUCE_REPRODUCIBLE, host,
-                                           at, result)
-                    : clreduce_reduce_host(ctx, op, type, variant, NULL, 0, result);
-        if (status != CLREDUCE_SUCCESS)
-            status = part_failed(ctx, 0, ctx, status);
-    } else if (status == CLREDUCE_SUCCESS && tiles) {
-        memcpy(result, host, size); /* one tile in all */
-    } else if (status == CLREDUCE_SUCCESS) {
-        combine(op, type, host, kept, starts, result);
-    }
-    free(w), free(host), free(starts);
+        status = check_split(ctx, op, type, variant, counts, num_parts, &tiles);
+    unsigned char *host = NULL;
+    if (status == CLREDUCE_SUCCESS &&
+        !(host = malloc((total ? total : 1) * clreduce_result_size(op, type))))
+        status = set_error(ctx, CLREDUCE_ERROR_OUT_OF_MEMORY, "out of host memory");
+    if (status == CLREDUCE_SUCCESS)
+        status = gather_partials(ctx, parts, num_parts, op, type, variant, tiles, host);
+    if (status == CLREDUCE_SUCCESS &&
+        (status = combine_partials(ctx, op, type, variant, tiles, host, counts, num_parts,
+                                   result)) != CLREDUCE_SUCCESS)
+        status = part_failed(ctx, 0, ctx, status);
+    free(counts), free(host);
     return status;
 }

@@ -9,6 +9,8 @@
  *    order, as clreduce/parts.h says;
  *  - in reproducible contexts, parts of whole tiles: the sums' bits those
  *    of the order written in C over the whole array;
+ *  - the two steps (each part's partial results, then their combination
+ *    on another context) give the same bits;
  *  - of no element, what one call gives; refusals with a message and the
  *    result untouched; a part whose range is past its buffer.
  *
@@ -347,6 +349,79 @@ static void test_reproducible(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* The two steps (clreduce_partials, then clreduce_combine_partials on
+ * another context) give clreduce_reduce_parts()'s bits. */
+static void test_two_steps(void **state)
+{
+    (void)state;
+    size_t failures = 0;
+    for (int round = 0; round < 40; round++) {
+        int repro = round % 2;
+        clreduce_ctx **ctxs = repro ? g_repro : g_ctx;
+        clreduce_type type = k_types[tc_rand_below(6)];
+        clreduce_op op = (clreduce_op)tc_rand_below(CLREDUCE_OP_DOT);
+        if (!op_takes(op, type) || !tc_type_supported(g_ctx[0], type) ||
+            !tc_type_supported(g_ctx[2], type) ||
+            (repro && (op == CLREDUCE_OP_NORM2 || op == CLREDUCE_OP_MEAN_VAR)))
+            continue;
+        const size_t es = tc_elem_size(type), tile = CLREDUCE_REPRODUCIBLE_TILE_BYTES / es;
+        size_t ends[MAX_PARTS], k = 1 + tc_rand_below(MAX_PARTS), n = 0, counts[MAX_PARTS];
+        for (size_t i = 0; i < k; i++)
+            ends[i] = n += counts[i] = tc_rand_below(3) * tile + (i + 1 < k ? 0 : tc_rand_below(999));
+        void *data = malloc((n ? n : 1) * es);
+        assert_non_null(data);
+        tc_op_fill(op, type, data, n);
+        tc_value poison;
+        tc_op_poison(op, type, &poison);
+        cut c;
+        make_parts(&c, ctxs, type, &poison, data, ends, k);
+        size_t total = 0, size = clreduce_result_size(op, type);
+        for (size_t i = 0; i < k; i++)
+            total += clreduce_partials_count(ctxs[0], op, type, counts[i]);
+        unsigned char *partials = malloc((total + 1) * size), got[32], want[32];
+        assert_non_null(partials);
+        memset(got, 0, sizeof got), memset(want, 0, sizeof want);
+        for (size_t i = 0, at = 0; i < k; i++) {
+            assert_int_equal(clreduce_partials(&c.parts[i], op, type, CLREDUCE_AUTO,
+                                               partials + at * size),
+                             CLREDUCE_SUCCESS);
+            at += clreduce_partials_count(ctxs[i % CONTEXTS], op, type, counts[i]);
+        }
+        assert_int_equal(clreduce_combine_partials(ctxs[2], op, type, CLREDUCE_AUTO, partials,
+                                                   counts, k, got),
+                         CLREDUCE_SUCCESS);
+        assert_int_equal(clreduce_reduce_parts(c.parts, k, op, type, CLREDUCE_AUTO, want),
+                         CLREDUCE_SUCCESS);
+        if (memcmp(got, want, size) && failures++ < 8)
+            print_error("%s %s n=%zu parts=%zu%s: the two steps differ\n", clreduce_op_name(op),
+                        clreduce_type_name(type), n, k, repro ? " reproducible" : "");
+        free_parts(&c);
+        free(partials), free(data);
+    }
+    /* Refused: counts that leave a tile open before the last part, no
+     * counts, no partials. */
+    size_t counts[2] = {5, 5};
+    float partials[2] = {1, 2}, r = 7;
+    const char *words[] = {"tiles", NULL}, *null_words[] = {"NULL", NULL};
+    tc_check_status_and_message("open tile",
+                                clreduce_combine_partials(g_repro[0], CLREDUCE_OP_SUM,
+                                                          CLREDUCE_FLOAT, CLREDUCE_AUTO, partials,
+                                                          counts, 2, &r),
+                                CLREDUCE_ERROR_UNSUPPORTED, g_repro[0], words);
+    tc_check_status_and_message("no counts",
+                                clreduce_combine_partials(g_ctx[0], CLREDUCE_OP_SUM,
+                                                          CLREDUCE_FLOAT, CLREDUCE_AUTO, partials,
+                                                          NULL, 2, &r),
+                                CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx[0], null_words);
+    tc_check_status_and_message("no partials",
+                                clreduce_combine_partials(g_ctx[0], CLREDUCE_OP_SUM,
+                                                          CLREDUCE_FLOAT, CLREDUCE_AUTO, NULL,
+                                                          counts, 2, &r),
+                                CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx[0], null_words);
+    assert_true(r == 7);
+    assert_int_equal(failures, 0);
+}
+
 /* Of no element in any part: what one call of no element gives (or its
  * refusal: a reproducible context refuses norm2 and mean_var). */
 static void test_empty(void **state)
@@ -460,12 +535,13 @@ int main(void)
 {
     if (!set_up_contexts())
         return 1;
-    struct CMUnitTest tests[6];
+    struct CMUnitTest tests[7];
     size_t nt = 0;
     tc_add_test(tests, &nt, "operators", test_operators, NULL);
     tc_add_test(tests, &nt, "ties_and_nans", test_ties_and_nans, NULL);
     tc_add_test(tests, &nt, "sum_order", test_sum_order, NULL);
     tc_add_test(tests, &nt, "reproducible", test_reproducible, NULL);
+    tc_add_test(tests, &nt, "two_steps", test_two_steps, NULL);
     tc_add_test(tests, &nt, "empty", test_empty, NULL);
     tc_add_test(tests, &nt, "refusals", test_refusals, NULL);
     int failed = tc_run_tests("unit.parts", tests, nt);

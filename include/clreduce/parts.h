@@ -83,6 +83,40 @@ CLREDUCE_API clreduce_status clreduce_reduce_parts(const clreduce_part *parts, s
                                                    clreduce_op op, clreduce_type type,
                                                    clreduce_variant variant, void *result);
 
+/* The same in two steps, for parts in other processes or on other hosts,
+ * whose results travel by a transport of the caller's own (MPI, NCCL,
+ * sockets; clreduce/mpi.h is one): clreduce_partials() on each part gives
+ * clreduce_partials_count() partial results of clreduce_result_size(op,
+ * type) bytes each, into host memory; laid one part after another, in
+ * part order, they go to clreduce_combine_partials() with every part's
+ * element count, which gives the result clreduce_reduce_parts() gives.
+ * Contexts alike in their reproducible setting must make and combine them
+ * (the partials differ). */
+
+/* Partial results of a part of `count` elements: 0 of none, the tiles of
+ * the reproducible order for a sum in a reproducible context, else 1; 0
+ * for an unknown operator or type. */
+CLREDUCE_API size_t clreduce_partials_count(const clreduce_ctx *ctx, clreduce_op op,
+                                            clreduce_type type, size_t count);
+
+/* Writes part's partial results to host memory `partials`; blocking,
+ * nothing left on part->queue. Statuses as clreduce_reduce_parts(), the
+ * message in clreduce_last_error(part->ctx). */
+CLREDUCE_API clreduce_status clreduce_partials(const clreduce_part *part, clreduce_op op,
+                                               clreduce_type type, clreduce_variant variant,
+                                               void *partials);
+
+/* Combines the partial results of parts of counts[0 .. num_parts) elements
+ * into `result` (on ctx's device for the sums of a reproducible context).
+ * Every caller that gives it the same partials and counts gets the same
+ * bits, on any device. Statuses as clreduce_reduce_parts(). */
+CLREDUCE_API clreduce_status clreduce_combine_partials(clreduce_ctx *ctx, clreduce_op op,
+                                                       clreduce_type type,
+                                                       clreduce_variant variant,
+                                                       const void *partials,
+                                                       const size_t *counts, size_t num_parts,
+                                                       void *result);
+
 #ifdef __cplusplus
 }
 #endif
