@@ -1,0 +1,93 @@
+/*
+ * clreduce/mpi.h: a reduction over the parts of an array held by the ranks
+ * of an MPI communicator, each on its own device. Include it after mpi.h
+ * and clreduce/clreduce.h; it is written in terms of both (static inline,
+ * so that the library itself needs no MPI), and compiles with the MPI
+ * compiler wrapper as any MPI program does.
+ *
+ *     float sum;
+ *     clreduce_mpi_allreduce(ctx, queue, MPI_COMM_WORLD, CLREDUCE_OP_SUM, CLREDUCE_FLOAT,
+ *                            CLREDUCE_AUTO, buffer, 0, my_count, &sum);
+ *
+ * Collective: every rank calls it, with its own part; ranks in order are
+ * parts in order (clreduce/parts.h). Every rank gets the same result, bit
+ * for bit: the partial results travel (a result per rank, or for the sums
+ * of reproducible contexts the values of the rank's tiles, 1/16384 of its
+ * floats), and every rank combines the same partials the same way. With
+ * reproducible contexts on every rank and parts of whole tiles, the sums
+ * have the bits one device gives over the whole array, whatever the ranks'
+ * devices and their number.
+ *
+ * Statuses are those of clreduce_reduce_parts(), the message in
+ * clreduce_last_error(ctx). If a rank fails before the exchange, every
+ * rank returns an error and none writes `result`: the failing rank its own
+ * status and message, the others the lowest failing status and no message;
+ * no rank is left waiting in a collective. Where MPI returns an error
+ * rather than aborting the job (its default handler), the call returns
+ * CLREDUCE_ERROR_INVALID_ARGUMENT without a message.
+ */
+#ifndef CLREDUCE_MPI_H
+#define CLREDUCE_MPI_H
+
+#include <limits.h>
+#include <stdlib.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+static inline clreduce_status clreduce_mpi_allreduce(clreduce_ctx *ctx, cl_command_queue queue,
+                                                     MPI_Comm comm, clreduce_op op,
+                                                     clreduce_type type,
+                                                     clreduce_variant variant, cl_mem input,
+                                                     size_t offset, size_t count, void *result)
+{
+    int ranks = 0, rank = 0;
+    if (MPI_Comm_size(comm, &ranks) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        return CLREDUCE_ERROR_INVALID_ARGUMENT;
+    const clreduce_part part = {ctx, queue, input, offset, count};
+    const size_t size = clreduce_result_size(op, type);
+    /* Every rank's count, then its partial results. */
+    unsigned long long mine = count, *all = (unsigned long long *)malloc(ranks * sizeof *all);
+    size_t *counts = (size_t *)malloc(ranks * sizeof *counts);
+    int *bytes = (int *)malloc(ranks * sizeof *bytes), *at = (int *)malloc(ranks * sizeof *at);
+    unsigned char *partials = NULL;
+    int status = all && counts && bytes && at ? CLREDUCE_SUCCESS : CLREDUCE_ERROR_OUT_OF_MEMORY;
+    if (MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, comm) !=
+        MPI_SUCCESS)
+        status = CLREDUCE_ERROR_INVALID_ARGUMENT;
+    size_t total = 0;
+    for (int r = 0; status == CLREDUCE_SUCCESS && r < ranks; r++) {
+        counts[r] = (size_t)all[r];
+        size_t n = clreduce_partials_count(ctx, op, type, counts[r]) * size;
+        if (n > (size_t)INT_MAX - total)
+            status = CLREDUCE_ERROR_INVALID_ARGUMENT; /* past MPI's int counts */
+        bytes[r] = (int)n, at[r] = (int)total;
+        total += n;
+    }
+    if (status == CLREDUCE_SUCCESS && !(partials = (unsigned char *)malloc(total ? total : 1)))
+        status = CLREDUCE_ERROR_OUT_OF_MEMORY;
+    if (status == CLREDUCE_SUCCESS)
+        status = clreduce_partials(&part, op, type, variant, partials + at[rank]);
+    /* No rank goes on to the exchange unless all can: the worst status. */
+    int worst = status;
+    if (MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        worst = CLREDUCE_ERROR_INVALID_ARGUMENT;
+    if (worst == CLREDUCE_SUCCESS &&
+        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, partials, bytes, at, MPI_BYTE, comm) !=
+            MPI_SUCCESS)
+        worst = CLREDUCE_ERROR_INVALID_ARGUMENT;
+    if (worst == CLREDUCE_SUCCESS)
+        status = clreduce_combine_partials(ctx, op, type, variant, partials, counts,
+                                           (size_t)ranks, result);
+    else if (status == CLREDUCE_SUCCESS)
+        status = worst; /* another rank's failure */
+    free(all), free(counts), free(bytes), free(at), free(partials);
+    return (clreduce_status)status;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLREDUCE_MPI_H */
