@@ -190,15 +190,16 @@ static void combine_floating(clreduce_op op, clreduce_type type, const unsigned 
     int nan = 0, inf = 0;
     for (size_t i = 0; i < n; i++) {
         const unsigned char *q = p + i * size;
-        double x, y;
-        if (type == CLREDUCE_FLOAT) {
-            float f[2];
-            memcpy(f, q, sizeof f);
-            x = f[0], y = f[1];
-        } else {
-            memcpy(&x, q, sizeof x);
-            memcpy(&y, q + 8, sizeof y);
+        /* NORM2's one value, or MEAN_VAR's mean and m2 */
+        double v[2] = {0, 0};
+        for (int k = 0; k < (op == CLREDUCE_OP_MEAN_VAR ? 2 : 1); k++) {
+            float f;
+            if (type == CLREDUCE_FLOAT)
+                memcpy(&f, q + 4 * k, sizeof f), v[k] = f;
+            else
+                memcpy(&v[k], q + 8 * k, sizeof v[k]);
         }
+        const double x = v[0], y = v[1];
         if (op == CLREDUCE_OP_NORM2) {
             nan |= isnan(x), inf |= isinf(x);
             norm = hypot(norm, x);

@@ -179,7 +179,7 @@ static void test_operators(void **state)
                 tc_op_fill((clreduce_op)op, type, data, n);
                 /* Ties across parts: a copy of the first elements at the end. */
                 if ((op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX) && s % 2)
-                    memcpy((unsigned char *)data + (n / 2) * tc_elem_size(type), data,
+                    memmove((unsigned char *)data + (n / 2) * tc_elem_size(type), data,
                            (n - n / 2) * tc_elem_size(type));
                 tc_value poison;
                 tc_op_poison((clreduce_op)op, type, &poison);
