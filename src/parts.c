@@ -33,18 +33,21 @@ static clreduce_status check_split(clreduce_ctx *ctx, clreduce_op op, clreduce_t
                                    clreduce_variant variant, const size_t *counts, size_t n,
                                    int *tiles)
 {
-    if ((unsigned)op >= CLREDUCE_OP_COUNT || op == CLREDUCE_OP_DOT)
-        return set_error(ctx, op == CLREDUCE_OP_DOT ? CLREDUCE_ERROR_UNSUPPORTED
-                                                    : CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "the reductions of parts take no %s", op == CLREDUCE_OP_DOT
-                                                                   ? "dot product (two inputs)"
-                                                                   : "such operator");
+    if ((unsigned)op >= CLREDUCE_OP_COUNT)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "unknown op %d", (int)op);
     if ((unsigned)type > CLREDUCE_UINT64)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "the reductions of parts take no type %d", (int)type);
+    const int floating = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
+    if (op == CLREDUCE_OP_DOT && floating && ctx->settings.reproducible)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "a reproducible context takes no dot product of %s over parts: the "
+                         "parts' tiles of its order have no call of their own yet",
+                         clreduce_type_name(type));
     *tiles = ctx->settings.reproducible && fixed_order_sum(op, type);
     if (!*tiles) {
-        if (variant == CLREDUCE_REPRODUCIBLE && fixed_order_sum(op, type))
+        if (variant == CLREDUCE_REPRODUCIBLE &&
+            (fixed_order_sum(op, type) || (op == CLREDUCE_OP_DOT && floating)))
             return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                              "variant reproducible over parts would give bits that depend on the "
                              "split; contexts created reproducible (clreduce_settings) give the "
@@ -90,7 +93,11 @@ static clreduce_status enqueue_part(const clreduce_part *part, clreduce_op op,
     cl_event done[2];
     cl_uint events = 0;
     clreduce_status status = CLREDUCE_SUCCESS;
-    if (!tiles)
+    if (op == CLREDUCE_OP_DOT)
+        status = clreduce_dot(part->ctx, part->queue, type, variant, part->input, part->offset,
+                              part->input2, part->offset2, part->count, w->partials, 0, 0, NULL,
+                              &done[events]);
+    else if (!tiles)
         status = clreduce_reduce(part->ctx, part->queue, op, type, variant, part->input,
                                  part->offset, part->count, w->partials, 0, 0, NULL,
                                  &done[events]);
@@ -278,7 +285,9 @@ static clreduce_status combine_partials(clreduce_ctx *ctx, clreduce_op op, clred
         start += counts[i];
     }
     clreduce_status status = CLREDUCE_SUCCESS;
-    if (at == 0 || (tiles && at > 1)) {
+    if (at == 0 && op == CLREDUCE_OP_DOT) {
+        status = clreduce_dot_host(ctx, type, variant, NULL, NULL, 0, result);
+    } else if (at == 0 || (tiles && at > 1)) {
         /* Of no element, what one call gives; in the fixed order, the
          * tiles' values are the next level's input (clreduce.h). */
         status = at ? clreduce_reduce_host(ctx, CLREDUCE_OP_SUM, type, CLREDUCE_REPRODUCIBLE,

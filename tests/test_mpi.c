@@ -1,9 +1,9 @@
 /* unit.mpi: clreduce_mpi_allreduce() (clreduce/mpi.h) over the ranks of
  * MPI_COMM_WORLD, run by mpirun with several ranks, each with a context of
- * its own on the default device. Every rank builds the same random array
+ * its own on the default device. Every rank builds the same random arrays
  * from one seed and holds a random part of it (empty parts among them) at
- * an offset between poison. Checked on every rank: every operator but dot
- * on every type against the CPU reference; in reproducible contexts with
+ * an offset between poison. Checked on every rank: every operator (dot
+ * through clreduce_mpi_dot) on every type against the CPU reference; in reproducible contexts with
  * parts of whole tiles, the sums' bits those of the order written in C
  * over the whole array; every rank the same bits as rank 0; a rank whose
  * range lies past its buffer fails with its message, the others with its
@@ -54,10 +54,11 @@ static void random_counts(size_t *counts, size_t n, size_t tile)
                          : (tc_rand_below(4) ? tc_rand_below(n / g_ranks + 1) : 0);
 }
 
-/* This rank's part of data, at an offset between poison, reduced by all. */
+/* This rank's part of data (and of y, for dot), at an offset between
+ * poison, reduced by all. */
 static clreduce_status allreduce(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
-                                 const void *data, const size_t *counts, size_t extra,
-                                 void *result)
+                                 const void *data, const void *y, const size_t *counts,
+                                 size_t extra, void *result)
 {
     const size_t es = tc_elem_size(type);
     size_t start = 0, offset = 1 + tc_rand_below(4);
@@ -67,15 +68,24 @@ static clreduce_status allreduce(clreduce_ctx *ctx, clreduce_op op, clreduce_typ
     unsigned char *buf = malloc(total * es);
     tc_value poison;
     tc_op_poison(op, type, &poison);
-    for (size_t i = 0; i < total; i++)
-        memcpy(buf + i * es, poison.bytes, es);
-    if (counts[g_rank])
-        memcpy(buf + offset * es, (const unsigned char *)data + start * es, counts[g_rank] * es);
-    cl_mem mem = tc_make_buffer(ctx, total * es, buf);
-    clreduce_status st = clreduce_mpi_allreduce(ctx, g_queue, MPI_COMM_WORLD, op, type,
-                                                CLREDUCE_AUTO, mem, offset,
-                                                counts[g_rank] + extra, result);
-    clReleaseMemObject(mem);
+    cl_mem mem[2] = {NULL, NULL};
+    for (int input = 0; input < 1 + (y != NULL); input++) {
+        for (size_t i = 0; i < total; i++)
+            memcpy(buf + i * es, poison.bytes, es);
+        if (counts[g_rank])
+            memcpy(buf + offset * es, (const unsigned char *)(input ? y : data) + start * es,
+                   counts[g_rank] * es);
+        mem[input] = tc_make_buffer(ctx, total * es, buf);
+    }
+    clreduce_status st =
+        op == CLREDUCE_OP_DOT
+            ? clreduce_mpi_dot(ctx, g_queue, MPI_COMM_WORLD, type, CLREDUCE_AUTO, mem[0], offset,
+                               mem[1], offset, counts[g_rank] + extra, result)
+            : clreduce_mpi_allreduce(ctx, g_queue, MPI_COMM_WORLD, op, type, CLREDUCE_AUTO,
+                                     mem[0], offset, counts[g_rank] + extra, result);
+    clReleaseMemObject(mem[0]);
+    if (mem[1])
+        clReleaseMemObject(mem[1]);
     free(buf);
     return st;
 }
@@ -99,21 +109,23 @@ static void test_operators(void)
         clreduce_type type = k_types[t];
         if (!tc_type_supported(g_ctx, type))
             continue;
-        for (int op = 0; op < CLREDUCE_OP_DOT; op++) {
+        for (int op = 0; op < CLREDUCE_OP_COUNT; op++) {
             if (!tc_is_float_type(type) && (op == CLREDUCE_OP_NORM2 || op == CLREDUCE_OP_MEAN_VAR))
                 continue;
             size_t counts[64], n = 0;
             random_counts(counts, 3000 + tc_rand_below(30000), 0);
             for (int r = 0; r < g_ranks; r++)
                 n += counts[r];
-            void *data = malloc((n ? n : 1) * tc_elem_size(type));
+            void *data = malloc((n ? n : 1) * tc_elem_size(type)), *y = NULL;
             tc_op_fill((clreduce_op)op, type, data, n);
+            if (op == CLREDUCE_OP_DOT)
+                tc_op_fill((clreduce_op)op, type, y = malloc((n ? n : 1) * tc_elem_size(type)), n);
             unsigned char got[32] = {0};
             char why[256] = "";
-            clreduce_status st = allreduce(g_ctx, (clreduce_op)op, type, data, counts, 0, got);
+            clreduce_status st = allreduce(g_ctx, (clreduce_op)op, type, data, y, counts, 0, got);
             int ok = st == CLREDUCE_SUCCESS;
             if (ok && op > CLREDUCE_OP_MAX)
-                ok = tc_op_check_result((clreduce_op)op, type, data, NULL, n, got,
+                ok = tc_op_check_result((clreduce_op)op, type, data, y, n, got,
                                         tc_op_variance_tolerance(type), why, sizeof why);
             else if (ok) {
                 tc_value ref, value;
@@ -129,7 +141,7 @@ static void test_operators(void)
             if (!same_everywhere(got, clreduce_result_size((clreduce_op)op, type)))
                 report("%s %s: not rank 0's bits", clreduce_op_name((clreduce_op)op),
                      clreduce_type_name(type));
-            free(data);
+            free(data), free(y);
         }
     }
 }
@@ -157,7 +169,7 @@ static void test_reproducible(void)
             memcpy(mapped, data, n * es);
         unsigned char got[8] = {0}, want[8] = {0};
         host_sum(type, mapped, n, want);
-        clreduce_status st = allreduce(g_repro, op, type, data, counts, 0, got);
+        clreduce_status st = allreduce(g_repro, op, type, data, NULL, counts, 0, got);
         if (st != CLREDUCE_SUCCESS || memcmp(got, want, es))
             report("reproducible %s %s n=%zu: %s %s", clreduce_op_name(op),
                  clreduce_type_name(type), n, clreduce_status_string(st),
@@ -176,14 +188,14 @@ static void test_failure(void)
     float data[64 * 100];
     tc_op_fill(CLREDUCE_OP_SUM, CLREDUCE_FLOAT, data, 100 * (size_t)g_ranks);
     float got = 7;
-    clreduce_status st = allreduce(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, data, counts,
+    clreduce_status st = allreduce(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, data, NULL, counts,
                                    g_rank == g_ranks - 1 ? 1000 : 0, &got);
     if (st != CLREDUCE_ERROR_INVALID_ARGUMENT || got != 7)
         report("a failing rank: %s, result %g", clreduce_status_string(st), got);
     if (g_rank == g_ranks - 1 && !strstr(clreduce_last_error(g_ctx), "past the end"))
         report("the failing rank's message: \"%s\"", clreduce_last_error(g_ctx));
     /* and the next call works */
-    st = allreduce(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, data, counts, 0, &got);
+    st = allreduce(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, data, NULL, counts, 0, &got);
     if (st != CLREDUCE_SUCCESS)
         report("after a failure: %s", clreduce_status_string(st));
 }

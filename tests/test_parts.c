@@ -3,7 +3,7 @@
  * and, where another platform has a device, that one too. Random cuts into
  * 1 to 5 parts, empty ones among them, at offsets into buffers whose other
  * elements would change the result if read:
- *  - every operator but dot on every type against a CPU reference, argmin
+ *  - every operator on every type against a CPU reference, argmin
  *    and argmax with ties and NaNs across parts (the first part's index);
  *  - floating-point sums bit for bit the parts' own results added in part
  *    order, as clreduce/parts.h says;
@@ -90,8 +90,8 @@ typedef struct cut {
     clreduce_part parts[MAX_PARTS];
 } cut;
 
-static void make_parts(cut *c, clreduce_ctx **ctxs, clreduce_type type, const tc_value *poison,
-                       const void *data, const size_t *ends, size_t k)
+static void make_parts2(cut *c, clreduce_ctx **ctxs, clreduce_type type, const tc_value *poison,
+                        const void *data, const void *data2, const size_t *ends, size_t k)
 {
     const size_t es = tc_elem_size(type);
     c->k = k;
@@ -99,22 +99,35 @@ static void make_parts(cut *c, clreduce_ctx **ctxs, clreduce_type type, const tc
         size_t count = ends[i] - start, offset = tc_rand_below(5), total = offset + count + 3;
         unsigned char *buf = malloc(total * es);
         assert_non_null(buf);
-        for (size_t j = 0; j < total; j++)
-            memcpy(buf + j * es, poison->bytes, es);
-        if (count)
-            memcpy(buf + offset * es, (const unsigned char *)data + start * es, count * es);
         int at = (int)(i % CONTEXTS);
-        c->parts[i] = (clreduce_part){ctxs[at], g_queue[at],
-                                      tc_make_buffer(ctxs[at], total * es, buf), offset, count};
+        cl_mem mem[2] = {NULL, NULL};
+        for (int input = 0; input < 1 + (data2 != NULL); input++) {
+            const void *from = input ? data2 : data;
+            for (size_t j = 0; j < total; j++)
+                memcpy(buf + j * es, poison->bytes, es);
+            if (count)
+                memcpy(buf + offset * es, (const unsigned char *)from + start * es, count * es);
+            mem[input] = tc_make_buffer(ctxs[at], total * es, buf);
+        }
+        c->parts[i] = (clreduce_part){ctxs[at], g_queue[at], mem[0], offset, count, mem[1], offset};
         free(buf);
         start = ends[i];
     }
 }
 
+static void make_parts(cut *c, clreduce_ctx **ctxs, clreduce_type type, const tc_value *poison,
+                       const void *data, const size_t *ends, size_t k)
+{
+    make_parts2(c, ctxs, type, poison, data, NULL, ends, k);
+}
+
 static void free_parts(cut *c)
 {
-    for (size_t i = 0; i < c->k; i++)
+    for (size_t i = 0; i < c->k; i++) {
         clReleaseMemObject(c->parts[i].input);
+        if (c->parts[i].input2)
+            clReleaseMemObject(c->parts[i].input2);
+    }
 }
 
 /* k random cuts of n (some parts empty), ends[k - 1] == n. */
@@ -138,18 +151,16 @@ static const size_t k_sizes[] = {1, 31, 33, 257, 4097, (1u << 20) + 7};
 
 static int op_takes(clreduce_op op, clreduce_type type)
 {
-    if (op == CLREDUCE_OP_DOT)
-        return 0;
     return tc_is_float_type(type) || (op != CLREDUCE_OP_NORM2 && op != CLREDUCE_OP_MEAN_VAR);
 }
 
 /* Whether got is op's result over data[0 .. n): the operators' check, or
  * for sum, min and max the reductions'. */
-static int check_result(clreduce_op op, clreduce_type type, const void *data, size_t n,
-                        const unsigned char *got, char *why, size_t why_size)
+static int check_result(clreduce_op op, clreduce_type type, const void *data, const void *y,
+                        size_t n, const unsigned char *got, char *why, size_t why_size)
 {
     if (op > CLREDUCE_OP_MAX)
-        return tc_op_check_result(op, type, data, NULL, n, got, tc_op_variance_tolerance(type),
+        return tc_op_check_result(op, type, data, y, n, got, tc_op_variance_tolerance(type),
                                   why, why_size);
     tc_value ref, value;
     long double abs_sum;
@@ -174,9 +185,13 @@ static void test_operators(void **state)
                 continue;
             for (size_t s = 0; s < sizeof k_sizes / sizeof *k_sizes; s++) {
                 size_t n = k_sizes[s], ends[MAX_PARTS], k = random_ends(n, ends);
-                void *data = malloc(n * tc_elem_size(type));
+                void *data = malloc(n * tc_elem_size(type)), *y = NULL;
                 assert_non_null(data);
                 tc_op_fill((clreduce_op)op, type, data, n);
+                if (op == CLREDUCE_OP_DOT) {
+                    assert_non_null(y = malloc(n * tc_elem_size(type)));
+                    tc_op_fill((clreduce_op)op, type, y, n);
+                }
                 /* Ties across parts: a copy of the first elements at the end. */
                 if ((op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX) && s % 2)
                     memmove((unsigned char *)data + (n / 2) * tc_elem_size(type), data,
@@ -184,13 +199,13 @@ static void test_operators(void **state)
                 tc_value poison;
                 tc_op_poison((clreduce_op)op, type, &poison);
                 cut c;
-                make_parts(&c, g_ctx, type, &poison, data, ends, k);
+                make_parts2(&c, g_ctx, type, &poison, data, y, ends, k);
                 unsigned char got[32] = {0}, why[256];
                 clreduce_status st = clreduce_reduce_parts(c.parts, k, (clreduce_op)op, type,
                                                            CLREDUCE_AUTO, got);
                 cases++;
                 if (st != CLREDUCE_SUCCESS ||
-                    !check_result((clreduce_op)op, type, data, n, got, (char *)why,
+                    !check_result((clreduce_op)op, type, data, y, n, got, (char *)why,
                                   sizeof why)) {
                     if (failures++ < 8)
                         print_error("%s %s n=%zu parts=%zu: %s %s\n",
@@ -199,7 +214,7 @@ static void test_operators(void **state)
                                     st ? clreduce_last_error(g_ctx[0]) : (char *)why);
                 }
                 free_parts(&c);
-                free(data);
+                free(data), free(y);
             }
         }
     }
@@ -236,8 +251,8 @@ static void test_ties_and_nans(void **state)
                 clreduce_reduce_parts(c.parts, k, (clreduce_op)op, CLREDUCE_FLOAT, CLREDUCE_AUTO,
                                       got);
             if ((st != CLREDUCE_SUCCESS ||
-                 !check_result((clreduce_op)op, CLREDUCE_FLOAT, data, n, got, (char *)why,
-                               sizeof why)) &&
+                 !check_result((clreduce_op)op, CLREDUCE_FLOAT, data, NULL, n, got,
+                               (char *)why, sizeof why)) &&
                 failures++ < 8)
                 print_error("round %d %s parts=%zu: %s %s\n", round,
                             clreduce_op_name((clreduce_op)op), k, clreduce_status_string(st),
@@ -359,10 +374,11 @@ static void test_two_steps(void **state)
         int repro = round % 2;
         clreduce_ctx **ctxs = repro ? g_repro : g_ctx;
         clreduce_type type = k_types[tc_rand_below(6)];
-        clreduce_op op = (clreduce_op)tc_rand_below(CLREDUCE_OP_DOT);
+        clreduce_op op = (clreduce_op)tc_rand_below(CLREDUCE_OP_COUNT);
         if (!op_takes(op, type) || !tc_type_supported(g_ctx[0], type) ||
             !tc_type_supported(g_ctx[2], type) ||
-            (repro && (op == CLREDUCE_OP_NORM2 || op == CLREDUCE_OP_MEAN_VAR)))
+            (repro && (op == CLREDUCE_OP_NORM2 || op == CLREDUCE_OP_MEAN_VAR ||
+                       (op == CLREDUCE_OP_DOT && tc_is_float_type(type)))))
             continue;
         const size_t es = tc_elem_size(type), tile = CLREDUCE_REPRODUCIBLE_TILE_BYTES / es;
         size_t ends[MAX_PARTS], k = 1 + tc_rand_below(MAX_PARTS), n = 0, counts[MAX_PARTS];
@@ -374,7 +390,7 @@ static void test_two_steps(void **state)
         tc_value poison;
         tc_op_poison(op, type, &poison);
         cut c;
-        make_parts(&c, ctxs, type, &poison, data, ends, k);
+        make_parts2(&c, ctxs, type, &poison, data, op == CLREDUCE_OP_DOT ? data : NULL, ends, k);
         size_t total = 0, size = clreduce_result_size(op, type);
         for (size_t i = 0; i < k; i++)
             total += clreduce_partials_count(ctxs[0], op, type, counts[i]);
@@ -423,7 +439,8 @@ static void test_two_steps(void **state)
 }
 
 /* Of no element in any part: what one call of no element gives (or its
- * refusal: a reproducible context refuses norm2 and mean_var). */
+ * refusal: a reproducible context refuses norm2 and mean_var, and over
+ * parts the dot product of floats). */
 static void test_empty(void **state)
 {
     (void)state;
@@ -442,13 +459,19 @@ static void test_empty(void **state)
             memset(want, 0x5a, sizeof want);
             clreduce_status st = clreduce_reduce_parts(c.parts, 3, (clreduce_op)op,
                                                        CLREDUCE_FLOAT, CLREDUCE_AUTO, got);
-            clreduce_status one = clreduce_reduce_host(ctxs[0], (clreduce_op)op, CLREDUCE_FLOAT,
-                                                       CLREDUCE_AUTO, NULL, 0, want);
+            clreduce_status one =
+                op == CLREDUCE_OP_DOT
+                    ? clreduce_dot_host(ctxs[0], CLREDUCE_FLOAT, CLREDUCE_AUTO, NULL, NULL, 0, want)
+                    : clreduce_reduce_host(ctxs[0], (clreduce_op)op, CLREDUCE_FLOAT,
+                                           CLREDUCE_AUTO, NULL, 0, want);
+            if (repro && op == CLREDUCE_OP_DOT) /* refused over parts, as below */
+                one = CLREDUCE_ERROR_UNSUPPORTED, memset(want, 0x5a, sizeof want);
             if (st != one)
                 print_error("%s: %s\n", clreduce_op_name((clreduce_op)op),
                             clreduce_last_error(c.parts[0].ctx));
             assert_int_equal(st, one);
             assert_int_equal(st == CLREDUCE_SUCCESS, !repro || op < CLREDUCE_OP_NORM2);
+
             assert_memory_equal(got, want, sizeof got);
             free_parts(&c);
         }
@@ -505,8 +528,10 @@ static void test_refusals(void **state)
             CLREDUCE_ERROR_UNSUPPORTED, "reproducible");
     refused(p.parts, 2, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_REPRODUCIBLE,
             CLREDUCE_ERROR_UNSUPPORTED, "split");
-    refused(p.parts, 2, CLREDUCE_OP_DOT, CLREDUCE_FLOAT, CLREDUCE_AUTO,
+    refused(a.parts, 2, CLREDUCE_OP_DOT, CLREDUCE_FLOAT, CLREDUCE_AUTO,
             CLREDUCE_ERROR_UNSUPPORTED, "dot");
+    refused(p.parts, 2, CLREDUCE_OP_DOT, CLREDUCE_FLOAT, CLREDUCE_AUTO,
+            CLREDUCE_ERROR_INVALID_ARGUMENT, "input2");
     /* Contexts that disagree. */
     clreduce_part mixed[2] = {p.parts[0], a.parts[1]};
     refused(mixed, 2, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO,

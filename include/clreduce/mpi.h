@@ -36,19 +36,20 @@
 extern "C" {
 #endif
 
-static inline clreduce_status clreduce_mpi_allreduce(clreduce_ctx *ctx, cl_command_queue queue,
-                                                     MPI_Comm comm, clreduce_op op,
-                                                     clreduce_type type,
-                                                     clreduce_variant variant, cl_mem input,
-                                                     size_t offset, size_t count, void *result)
+/* The reduction of every rank's `part` (its part of the array, as
+ * clreduce_reduce_parts() takes parts), ranks in order, into `result`. */
+static inline clreduce_status clreduce_mpi_reduce_part(MPI_Comm comm, const clreduce_part *part,
+                                                       clreduce_op op, clreduce_type type,
+                                                       clreduce_variant variant, void *result)
 {
     int ranks = 0, rank = 0;
     if (MPI_Comm_size(comm, &ranks) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
         return CLREDUCE_ERROR_INVALID_ARGUMENT;
-    const clreduce_part part = {ctx, queue, input, offset, count};
+    /* A rank without a part takes part in every collective, and fails. */
+    clreduce_ctx *ctx = part ? part->ctx : NULL;
     const size_t size = clreduce_result_size(op, type);
     /* Every rank's count, then its partial results. */
-    unsigned long long mine = count, *all = (unsigned long long *)malloc(ranks * sizeof *all);
+    unsigned long long mine = part ? part->count : 0, *all = (unsigned long long *)malloc(ranks * sizeof *all);
     size_t *counts = (size_t *)malloc(ranks * sizeof *counts);
     int *bytes = (int *)malloc(ranks * sizeof *bytes), *at = (int *)malloc(ranks * sizeof *at);
     unsigned char *partials = NULL;
@@ -68,7 +69,8 @@ static inline clreduce_status clreduce_mpi_allreduce(clreduce_ctx *ctx, cl_comma
     if (status == CLREDUCE_SUCCESS && !(partials = (unsigned char *)malloc(total ? total : 1)))
         status = CLREDUCE_ERROR_OUT_OF_MEMORY;
     if (status == CLREDUCE_SUCCESS)
-        status = clreduce_partials(&part, op, type, variant, partials + at[rank]);
+        status = part ? clreduce_partials(part, op, type, variant, partials + at[rank])
+                      : CLREDUCE_ERROR_INVALID_ARGUMENT;
     /* No rank goes on to the exchange unless all can: the worst status. */
     int worst = status;
     if (MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
@@ -84,6 +86,31 @@ static inline clreduce_status clreduce_mpi_allreduce(clreduce_ctx *ctx, cl_comma
         status = worst; /* another rank's failure */
     free(all), free(counts), free(bytes), free(at), free(partials);
     return (clreduce_status)status;
+}
+
+
+/* One input: elements [offset, offset + count) of `input` on this rank. */
+static inline clreduce_status clreduce_mpi_allreduce(clreduce_ctx *ctx, cl_command_queue queue,
+                                                     MPI_Comm comm, clreduce_op op,
+                                                     clreduce_type type,
+                                                     clreduce_variant variant, cl_mem input,
+                                                     size_t offset, size_t count, void *result)
+{
+    const clreduce_part part = {ctx, queue, input, offset, count, NULL, 0};
+    return clreduce_mpi_reduce_part(comm, &part, op, type, variant, result);
+}
+
+/* The dot product of x and y, `count` elements of each on this rank (a
+ * conjugate gradient's dot products over ranks); a reproducible context
+ * refuses it for float and double (clreduce/parts.h). */
+static inline clreduce_status clreduce_mpi_dot(clreduce_ctx *ctx, cl_command_queue queue,
+                                               MPI_Comm comm, clreduce_type type,
+                                               clreduce_variant variant, cl_mem x,
+                                               size_t x_offset, cl_mem y, size_t y_offset,
+                                               size_t count, void *result)
+{
+    const clreduce_part part = {ctx, queue, x, x_offset, count, y, y_offset};
+    return clreduce_mpi_reduce_part(comm, &part, CLREDUCE_OP_DOT, type, variant, result);
 }
 
 #ifdef __cplusplus

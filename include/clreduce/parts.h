@@ -8,8 +8,8 @@
  * their results into the reduction of the parts laid end to end, in order:
  *
  *     clreduce_part parts[2] = {
- *         {ctx_gpu0, queue_gpu0, buffer_gpu0, 0, n0},
- *         {ctx_gpu1, queue_gpu1, buffer_gpu1, 0, n1},
+ *         {.ctx = ctx_gpu0, .queue = queue_gpu0, .input = buffer_gpu0, .count = n0},
+ *         {.ctx = ctx_gpu1, .queue = queue_gpu1, .input = buffer_gpu1, .count = n1},
  *     };
  *     float sum;
  *     clreduce_reduce_parts(parts, 2, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO, &sum);
@@ -37,7 +37,10 @@
  *    the last that holds elements must hold whole tiles: a multiple of
  *    CLREDUCE_REPRODUCIBLE_TILE_BYTES / clreduce_type_size(type) elements.
  *
- * DOT (two inputs per part) is not taken yet.
+ * DOT takes a second input per part (clreduce_part's input2), its
+ * partial results added in part order as above, in reproducible contexts
+ * too for integers; a reproducible context refuses it for float and
+ * double (its parts' tiles have no call of their own yet).
  */
 #ifndef CLREDUCE_PARTS_H
 #define CLREDUCE_PARTS_H
@@ -50,13 +53,18 @@ extern "C" {
 #define CLREDUCE_REPRODUCIBLE_TILE_BYTES 65536
 
 /* Elements [offset, offset + count) of `input`, a buffer of ctx's
- * OpenCL context, reduced on `queue`, a queue of ctx's device. */
+ * OpenCL context, reduced on `queue`, a queue of ctx's device. For
+ * CLREDUCE_OP_DOT, elements [offset2, offset2 + count) of `input2` (a
+ * buffer of the same context) are the second input; other operators
+ * leave input2 and offset2 unread. */
 typedef struct clreduce_part {
     clreduce_ctx *ctx;
     cl_command_queue queue;
     cl_mem input;
     size_t offset;
     size_t count;
+    cl_mem input2;
+    size_t offset2;
 } clreduce_part;
 
 /* Reduces parts[0 .. num_parts) as one array, parts in order, into host
@@ -72,11 +80,12 @@ typedef struct clreduce_part {
  *   CLREDUCE_ERROR_INVALID_ARGUMENT  parts or result NULL, num_parts 0, a
  *       part without context, contexts that differ in their reproducible
  *       setting (no message can be left where parts[0].ctx is NULL);
- *   CLREDUCE_ERROR_UNSUPPORTED  DOT; in
- *       reproducible contexts, a part of elements not all in whole tiles
- *       before another part's elements, or a variant of the sums other
- *       than AUTO and REPRODUCIBLE; in other contexts, CLREDUCE_REPRODUCIBLE
- *       for a floating-point sum (its bits would depend on the split).
+ *   CLREDUCE_ERROR_UNSUPPORTED  in reproducible contexts, a part of
+ *       elements not all in whole tiles before another part's elements, a
+ *       variant of the sums other than AUTO and REPRODUCIBLE, DOT of float
+ *       or double; in other contexts, CLREDUCE_REPRODUCIBLE for a
+ *       floating-point sum or dot product (its bits would depend on the
+ *       split).
  * On any error `result` is not written; parts whose work was enqueued are
  * waited for before the call returns. */
 CLREDUCE_API clreduce_status clreduce_reduce_parts(const clreduce_part *parts, size_t num_parts,
