@@ -89,7 +89,7 @@ __all__ = [
     "reduce", "reduce_multi", "dot", "scan", "reduce_rows", "reduce_rows_multi", "scan_rows",
     "reduce_segments", "reduce_segments_multi", "default_context",
     "library_version", "ops", "dtypes", "result_dtype", "reduce_variants", "scan_variants",
-    "scan_kinds", "ArgResult", "MinMax", "MeanVar", "Operator",
+    "scan_kinds", "ArgResult", "MinMax", "MeanVar", "Operator", "reduce_parts", "tile_elements",
 ]
 
 
@@ -896,5 +896,5 @@ def reduce_segments_multi(array, offsets, ops):
     return default_context().reduce_segments_multi(array, offsets, ops)
 
 
-# Last: the module reads the functions above.
-from ._operator import Operator  # noqa: E402
+from ._operator import Operator  # noqa: E402  (last: these read the functions above)
+from ._parts import reduce_parts, tile_elements  # noqa: E402

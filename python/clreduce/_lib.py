@@ -36,6 +36,23 @@ class Settings(Structure):
     ]
 
 
+# CLREDUCE_REPRODUCIBLE_TILE_BYTES (clreduce/parts.h).
+REPRODUCIBLE_TILE_BYTES = 65536
+
+
+class Part(Structure):
+    """clreduce_part (clreduce/parts.h), field for field."""
+    _fields_ = [
+        ("ctx", _handle),
+        ("queue", _handle),
+        ("input", _handle),
+        ("offset", c_size_t),
+        ("count", c_size_t),
+        ("input2", _handle),
+        ("offset2", c_size_t),
+    ]
+
+
 class OperatorDesc(Structure):
     """clreduce_operator_desc (clreduce/operator.h)."""
     _fields_ = [
@@ -68,6 +85,8 @@ _PROTOTYPES = {
     "clreduce_reduce": (
         _status, [_handle, _handle, _enum, _enum, _enum, _handle, c_size_t, c_size_t,
                   _handle, c_size_t, c_uint32, _events, _events]),
+    "clreduce_reduce_parts": (
+        _status, [POINTER(Part), c_size_t, _enum, _enum, _enum, c_void_p]),
     "clreduce_dot_host": (
         _status, [_handle, _enum, _enum, c_void_p, c_void_p, c_size_t, c_void_p]),
     "clreduce_dot": (
