@@ -73,6 +73,27 @@ static clreduce_status check_split(clreduce_ctx *ctx, clreduce_op op, clreduce_t
     return CLREDUCE_SUCCESS;
 }
 
+/* Whether a part's range lies in its buffer: checked before anything is
+ * sized by its count (the calls on it check the rest). */
+static clreduce_status part_in_buffer(const clreduce_part *part, clreduce_type type)
+{
+    size_t bytes = 0;
+    cl_int err = part->input ? clGetMemObjectInfo(part->input, CL_MEM_SIZE, sizeof bytes, &bytes,
+                                                  NULL)
+                             : CL_INVALID_MEM_OBJECT;
+    if (err != CL_SUCCESS)
+        return set_error(part->ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "input is not a buffer (%s)",
+                         cl_error_name(err));
+    const size_t elements = bytes / clreduce_type_size(type);
+    if (part->offset > elements || part->count > elements - part->offset)
+        return set_error(part->ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "elements [%zu, %zu + %zu) lie past the end of input (%zu elements of "
+                         "%s)",
+                         part->offset, part->offset, part->count, elements,
+                         clreduce_type_name(type));
+    return CLREDUCE_SUCCESS;
+}
+
 /* Enqueues the partial results of a part that holds elements into
  * w->partials, and their read into host: a result, or the values of its
  * tiles (its whole tiles as rows of one tile, then the rest as one row,
@@ -389,6 +410,8 @@ clreduce_status clreduce_partials(const clreduce_part *part, clreduce_op op, clr
         status = set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "partials is NULL");
     if (status != CLREDUCE_SUCCESS || !part->count)
         return status;
+    if ((status = part_in_buffer(part, type)) != CLREDUCE_SUCCESS)
+        return status;
     part_work w = {0};
     status = enqueue_part(part, op, type, variant, tiles, &w, partials);
     clreduce_status waited = finish_parts(ctx, &w, 1);
@@ -420,6 +443,9 @@ clreduce_status clreduce_reduce_parts(const clreduce_part *parts, size_t num_par
                                "parts' contexts must agree",
                                i, parts[i].ctx->settings.reproducible ? "" : "not ",
                                ctx->settings.reproducible ? "" : "not");
+        else if (parts[i].count && (unsigned)type <= CLREDUCE_UINT64 &&
+                 (status = part_in_buffer(&parts[i], type)) != CLREDUCE_SUCCESS)
+            status = part_failed(ctx, i, parts[i].ctx, status);
         else
             total += clreduce_partials_count(ctx, op, type, parts[i].count);
     }

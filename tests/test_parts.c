@@ -545,6 +545,15 @@ static void test_refusals(void **state)
     past[1].count += 1000;
     refused(past, 2, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO,
             CLREDUCE_ERROR_INVALID_ARGUMENT, "part 1");
+    /* ... and in a reproducible context, where the tiles' values would
+     * take a buffer of that count's size; and no buffer at all. */
+    clreduce_part huge[2] = {a.parts[0], a.parts[1]};
+    huge[1].count = SIZE_MAX / 8;
+    refused(huge, 2, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO,
+            CLREDUCE_ERROR_INVALID_ARGUMENT, "past the end");
+    huge[1].input = NULL;
+    refused(huge, 2, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO,
+            CLREDUCE_ERROR_INVALID_ARGUMENT, "buffer");
     refused(p.parts, 2, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, (clreduce_variant)(CLREDUCE_AUTO + 99),
             CLREDUCE_ERROR_INVALID_ARGUMENT, "part 0");
     /* The parts' queues are empty and the calls still work. */
