@@ -511,6 +511,10 @@ long double tc_op_variance_tolerance(clreduce_type type);
 int tc_op_check_result(clreduce_op op, clreduce_type type, const void *x, const void *y,
                        size_t n, const unsigned char *got, long double var_tol, char *why,
                        size_t why_size);
+/* Whether `got` is op's result on x[0 .. n) (and y, dot): every operator,
+ * sum, min and max by tc_matches. */
+int tc_check_any_result(clreduce_op op, clreduce_type type, const void *x, const void *y,
+                        size_t n, const unsigned char *got, char *why, size_t why_size);
 /* Random data for op (integers near their limits; floats in [-4, 4), or 3 +
  * [-1, 1) for mean_var). */
 void tc_op_fill(clreduce_op op, clreduce_type type, void *d, size_t n);

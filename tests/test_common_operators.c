@@ -310,3 +310,23 @@ void tc_op_poison(clreduce_op op, clreduce_type type, tc_value *p)
         op != CLREDUCE_OP_MINMAX)
         tc_poison(CLREDUCE_OP_SUM, type, p);
 }
+
+/* tc_op_check_result for the operators past max, tc_matches against
+ * tc_reference for sum, min and max. */
+int tc_check_any_result(clreduce_op op, clreduce_type type, const void *x, const void *y,
+                        size_t n, const unsigned char *got, char *why, size_t why_size)
+{
+    if (op > CLREDUCE_OP_MAX)
+        return tc_op_check_result(op, type, x, y, n, got, tc_op_variance_tolerance(type), why,
+                                  why_size);
+    tc_value ref, g;
+    long double abs_sum;
+    tc_reference(op, type, x, n, &ref, &abs_sum);
+    memset(&g, 0, sizeof g);
+    memcpy(g.bytes, got, tc_elem_size(type));
+    if (tc_matches(op, type, &g, &ref, abs_sum))
+        return 1;
+    tc_got_want text = tc_format_got_want(type, &g, &ref);
+    snprintf(why, why_size, "got %s, expected %s", text.got, text.want);
+    return 0;
+}

@@ -67,7 +67,8 @@ static int set_up_contexts(void)
     for (int i = 1; i < CONTEXTS; i++) {
         cl_int err;
         g_own[i] = clCreateContext(NULL, 1, &devices[i], NULL, NULL, &err);
-        if (err != CL_SUCCESS || clreduce_create(g_own[i], devices[i], &g_ctx[i]) != CLREDUCE_SUCCESS)
+        if (err != CL_SUCCESS ||
+            clreduce_create(g_own[i], devices[i], &g_ctx[i]) != CLREDUCE_SUCCESS)
             return 0;
         g_queue[i] = clCreateCommandQueue(g_own[i], devices[i], 0, &err);
         if (err != CL_SUCCESS)
@@ -154,23 +155,6 @@ static int op_takes(clreduce_op op, clreduce_type type)
     return tc_is_float_type(type) || (op != CLREDUCE_OP_NORM2 && op != CLREDUCE_OP_MEAN_VAR);
 }
 
-/* Whether got is op's result over data[0 .. n): the operators' check, or
- * for sum, min and max the reductions'. */
-static int check_result(clreduce_op op, clreduce_type type, const void *data, const void *y,
-                        size_t n, const unsigned char *got, char *why, size_t why_size)
-{
-    if (op > CLREDUCE_OP_MAX)
-        return tc_op_check_result(op, type, data, y, n, got, tc_op_variance_tolerance(type),
-                                  why, why_size);
-    tc_value ref, value;
-    long double abs_sum;
-    tc_reference(op, type, data, n, &ref, &abs_sum);
-    memcpy(value.bytes, got, tc_elem_size(type));
-    tc_got_want gw = tc_format_got_want(type, &value, &ref);
-    snprintf(why, why_size, "got %s, want %s", gw.got, gw.want);
-    return tc_matches(op, type, &value, &ref, abs_sum);
-}
-
 /* Every operator and type against the CPU reference. */
 static void test_operators(void **state)
 {
@@ -205,7 +189,7 @@ static void test_operators(void **state)
                                                            CLREDUCE_AUTO, got);
                 cases++;
                 if (st != CLREDUCE_SUCCESS ||
-                    !check_result((clreduce_op)op, type, data, y, n, got, (char *)why,
+                    !tc_check_any_result((clreduce_op)op, type, data, y, n, got, (char *)why,
                                   sizeof why)) {
                     if (failures++ < 8)
                         print_error("%s %s n=%zu parts=%zu: %s %s\n",
@@ -251,7 +235,7 @@ static void test_ties_and_nans(void **state)
                 clreduce_reduce_parts(c.parts, k, (clreduce_op)op, CLREDUCE_FLOAT, CLREDUCE_AUTO,
                                       got);
             if ((st != CLREDUCE_SUCCESS ||
-                 !check_result((clreduce_op)op, CLREDUCE_FLOAT, data, NULL, n, got,
+                 !tc_check_any_result((clreduce_op)op, CLREDUCE_FLOAT, data, NULL, n, got,
                                (char *)why, sizeof why)) &&
                 failures++ < 8)
                 print_error("round %d %s parts=%zu: %s %s\n", round,
@@ -383,7 +367,8 @@ static void test_two_steps(void **state)
         const size_t es = tc_elem_size(type), tile = CLREDUCE_REPRODUCIBLE_TILE_BYTES / es;
         size_t ends[MAX_PARTS], k = 1 + tc_rand_below(MAX_PARTS), n = 0, counts[MAX_PARTS];
         for (size_t i = 0; i < k; i++)
-            ends[i] = n += counts[i] = tc_rand_below(3) * tile + (i + 1 < k ? 0 : tc_rand_below(999));
+            ends[i] = n += counts[i] =
+                tc_rand_below(3) * tile + (i + 1 < k ? 0 : tc_rand_below(999));
         void *data = malloc((n ? n : 1) * es);
         assert_non_null(data);
         tc_op_fill(op, type, data, n);

@@ -49,7 +49,8 @@ static inline clreduce_status clreduce_mpi_reduce_part(MPI_Comm comm, const clre
     clreduce_ctx *ctx = part ? part->ctx : NULL;
     const size_t size = clreduce_result_size(op, type);
     /* Every rank's count, then its partial results. */
-    unsigned long long mine = part ? part->count : 0, *all = (unsigned long long *)malloc(ranks * sizeof *all);
+    unsigned long long mine = part ? part->count : 0;
+    unsigned long long *all = (unsigned long long *)malloc(ranks * sizeof *all);
     size_t *counts = (size_t *)malloc(ranks * sizeof *counts);
     int *bytes = (int *)malloc(ranks * sizeof *bytes), *at = (int *)malloc(ranks * sizeof *at);
     unsigned char *partials = NULL;
