@@ -70,8 +70,11 @@ typedef struct clreduce_part {
 /* Reduces parts[0 .. num_parts) as one array, parts in order, into host
  * memory `result` (clreduce_result_size(op, type) bytes). Every part's
  * work is enqueued on its queue and flushed before the call waits for any;
- * it returns when all are done, and leaves nothing on the queues. A part of
- * no element adds nothing; of none at all the result is the operator's
+ * it returns when all are done, and leaves nothing on the queues. There is
+ * no wait list: on an in-order queue a part's work follows what was
+ * enqueued before it; on an out-of-order queue, or where another queue
+ * writes the part, finish that first. A part of no element adds nothing
+ * (its buffer is not read); of none at all the result is the operator's
  * identity, as clreduce_reduce() gives.
  *
  * Statuses are those of clreduce_reduce() for each part's call, whose
