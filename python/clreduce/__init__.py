@@ -89,8 +89,8 @@ __all__ = [
     "reduce", "reduce_multi", "dot", "scan", "reduce_rows", "reduce_rows_multi", "scan_rows",
     "reduce_segments", "reduce_segments_multi", "default_context",
     "library_version", "ops", "dtypes", "result_dtype", "reduce_variants", "scan_variants",
-    "scan_kinds", "ArgResult", "MinMax", "MeanVar", "Operator", "reduce_parts", "tile_elements",
-]
+    "scan_kinds", "ArgResult", "MinMax", "MeanVar", "Operator", "reduce_parts", "partials",
+    "combine_partials", "tile_elements"]
 
 
 class Error(Exception):
@@ -897,4 +897,4 @@ def reduce_segments_multi(array, offsets, ops):
 
 
 from ._operator import Operator  # noqa: E402  (last: these read the functions above)
-from ._parts import reduce_parts, tile_elements  # noqa: E402
+from ._parts import combine_partials, partials, reduce_parts, tile_elements  # noqa: E402

@@ -87,6 +87,11 @@ _PROTOTYPES = {
                   _handle, c_size_t, c_uint32, _events, _events]),
     "clreduce_reduce_parts": (
         _status, [POINTER(Part), c_size_t, _enum, _enum, _enum, c_void_p]),
+    "clreduce_partials_count": (c_size_t, [_handle, _enum, _enum, c_size_t]),
+    "clreduce_partials": (_status, [POINTER(Part), _enum, _enum, _enum, c_void_p]),
+    "clreduce_combine_partials": (
+        _status, [_handle, _enum, _enum, _enum, c_void_p, POINTER(c_size_t), c_size_t,
+                  c_void_p]),
     "clreduce_dot_host": (
         _status, [_handle, _enum, _enum, c_void_p, c_void_p, c_size_t, c_void_p]),
     "clreduce_dot": (

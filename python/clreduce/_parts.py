@@ -1,4 +1,7 @@
-"""One reduction over an array in parts on several devices (clreduce/parts.h)."""
+"""One reduction over an array in parts on several devices, and its two steps
+for parts in other processes (clreduce/parts.h)."""
+
+import ctypes
 
 import numpy as np
 
@@ -63,6 +66,54 @@ def reduce_parts(parts, op="sum", variant="auto"):
                                      _lookup("variant", "variant", variant),
                                      result.ctypes.data),
            "clreduce_reduce_parts", parts[0][0]._h)
+    return _results.unpack_one(op, result)
+
+
+def partials(context, array, op="sum", variant="auto", y=None):
+    """The partial results of one part (a pyopencl array on context's
+    device; for op "dot" x and y), as a NumPy array of
+    result_dtype(op, dtype): what a process sends to the others, which pass
+    every part's partials, in part order, to combine_partials(). Blocking."""
+    part = _part(context, (array,) if y is None else (array, y), op, "the part")
+    op_code = _lookup("op", "op", op)
+    variant_code = _lookup("variant", "variant", variant)
+    if array.dtype not in _TYPES:
+        raise _invalid(f"partials() takes {', '.join(t.name for t in _TYPES)}, not "
+                       f"{array.dtype.name}")
+    layout = _results.result_dtype(op, array.dtype)
+    lib = _lib.library()
+    out = np.zeros(lib.clreduce_partials_count(context._h, op_code, _TYPES[array.dtype],
+                                               array.size), layout)
+    _check(lib.clreduce_partials(ctypes.byref(part), op_code, _TYPES[array.dtype],
+                                 variant_code, out.ctypes.data), "clreduce_partials", context._h)
+    return out
+
+
+def combine_partials(context, partials, counts, dtype, op="sum", variant="auto"):
+    """The result over parts of counts[i] elements of dtype from their
+    partials (partials() of each part, concatenated in part order):
+    reduce_parts()'s result, the same bits wherever it is combined.
+    Blocking."""
+    dtype = np.dtype(dtype)
+    if dtype not in _TYPES:
+        raise _invalid(f"combine_partials() takes {', '.join(t.name for t in _TYPES)}, not "
+                       f"{dtype.name}")
+    layout = _results.result_dtype(op, dtype)
+    partials = np.asarray(partials)
+
+    def fields(t):  # a record's (name, type) pairs, or the type itself
+        return [(n, t.fields[n][0]) for n in t.names] if t.names else t
+
+    if layout is None or fields(partials.dtype) != fields(layout):
+        raise _invalid(f"partials of {partials.dtype}: {op} of {dtype.name} gives {layout}")
+    # the C layout, padding included (np.concatenate packs records)
+    partials = np.ascontiguousarray(partials.astype(layout, copy=False))
+    counts = np.ascontiguousarray(counts, dtype=np.uintp)
+    result = np.zeros(1, layout)
+    _check(_lib.library().clreduce_combine_partials(
+        context._h, _lookup("op", "op", op), _TYPES[dtype], _lookup("variant", "variant", variant),
+        partials.ctypes.data, counts.ctypes.data_as(ctypes.POINTER(ctypes.c_size_t)), counts.size,
+        result.ctypes.data), "clreduce_combine_partials", context._h)
     return _results.unpack_one(op, result)
 
 
