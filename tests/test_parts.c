@@ -530,6 +530,12 @@ static void test_refusals(void **state)
     past[1].count += 1000;
     refused(past, 2, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO,
             CLREDUCE_ERROR_INVALID_ARGUMENT, "part 1");
+    /* A part that fails once the one before it is enqueued: that one is
+     * waited for, and its buffers released (Valgrind and ASan runs). */
+    clreduce_part no_queue[2] = {p.parts[0], p.parts[1]};
+    no_queue[1].queue = NULL;
+    refused(no_queue, 2, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_AUTO,
+            CLREDUCE_ERROR_INVALID_ARGUMENT, "part 1");
     /* ... and in a reproducible context, where the tiles' values would
      * take a buffer of that count's size; and no buffer at all. */
     clreduce_part huge[2] = {a.parts[0], a.parts[1]};
