@@ -449,14 +449,15 @@ static void test_empty(void **state)
                     ? clreduce_dot_host(ctxs[0], CLREDUCE_FLOAT, CLREDUCE_AUTO, NULL, NULL, 0, want)
                     : clreduce_reduce_host(ctxs[0], (clreduce_op)op, CLREDUCE_FLOAT,
                                            CLREDUCE_AUTO, NULL, 0, want);
-            if (repro && op == CLREDUCE_OP_DOT) /* refused over parts, as below */
-                one = CLREDUCE_ERROR_UNSUPPORTED, memset(want, 0x5a, sizeof want);
+            if (repro && op == CLREDUCE_OP_DOT) { /* refused over parts (parts.h) */
+                one = CLREDUCE_ERROR_UNSUPPORTED;
+                memset(want, 0x5a, sizeof want);
+            }
             if (st != one)
                 print_error("%s: %s\n", clreduce_op_name((clreduce_op)op),
                             clreduce_last_error(c.parts[0].ctx));
             assert_int_equal(st, one);
             assert_int_equal(st == CLREDUCE_SUCCESS, !repro || op < CLREDUCE_OP_NORM2);
-
             assert_memory_equal(got, want, sizeof got);
             free_parts(&c);
         }
