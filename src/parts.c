@@ -153,9 +153,8 @@ static clreduce_status enqueue_part(const clreduce_part *part, clreduce_op op,
 /* a before b in the order of MIN and MAX: -0.0 below +0.0 (NaN apart). */
 #define BEFORE(a, b) ((a) < (b) || ((a) == (b) && signbit((double)(a)) && !signbit((double)(b))))
 
-/* The parts' results in order: a result of n is the first, then each
- * next one combined in (argmin/argmax's index moved by where its part
- * starts). */
+/* Combines n parts' results in part order: the first, then each next one
+ * into it (argmin/argmax's index moved by where its part starts). */
 #define COMBINE(NAME, T, FLOAT, UT)                                                           \
     static void NAME(clreduce_op op, const unsigned char *p, size_t size, size_t n,           \
                      const size_t *starts, void *out)                                         \
