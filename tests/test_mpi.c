@@ -185,6 +185,12 @@ static void test_failure(void)
         report("a failing rank: %s, result %g", clreduce_status_string(st), got);
     if (g_rank == g_ranks - 1 && !strstr(clreduce_last_error(g_ctx), "past the end"))
         report("the failing rank's message: \"%s\"", clreduce_last_error(g_ctx));
+    /* The last rank's context reproducible, the others' not: all fail. */
+    got = 7;
+    st = allreduce(g_rank == g_ranks - 1 ? g_repro : g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, data,
+                   NULL, counts, 0, &got);
+    if (g_ranks > 1 && (st != CLREDUCE_ERROR_INVALID_ARGUMENT || got != 7))
+        report("contexts of different settings: %s, result %g", clreduce_status_string(st), got);
     /* and the next call works */
     st = allreduce(g_ctx, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, data, NULL, counts, 0, &got);
     if (st != CLREDUCE_SUCCESS)

@@ -22,9 +22,13 @@
  * clreduce_last_error(ctx). If a rank fails before the exchange, every
  * rank returns an error and none writes `result`: the failing rank its own
  * status and message, the others the lowest failing status and no message;
- * no rank is left waiting in a collective. Where MPI returns an error
- * rather than aborting the job (its default handler), the call returns
- * CLREDUCE_ERROR_INVALID_ARGUMENT without a message.
+ * no rank is left waiting in a collective. Ranks that disagree on the
+ * operator, the type, the variant or their contexts' reproducible setting
+ * all fail with CLREDUCE_ERROR_INVALID_ARGUMENT (no message). Where MPI
+ * returns an error rather than aborting the job (its default handler), the
+ * call returns CLREDUCE_ERROR_INVALID_ARGUMENT without a message; a rank
+ * that cannot allocate a few words per rank returns
+ * CLREDUCE_ERROR_OUT_OF_MEMORY at once, before any collective.
  */
 #ifndef CLREDUCE_MPI_H
 #define CLREDUCE_MPI_H
@@ -48,19 +52,35 @@ static inline clreduce_status clreduce_mpi_reduce_part(MPI_Comm comm, const clre
     /* A rank without a part takes part in every collective, and fails. */
     clreduce_ctx *ctx = part ? part->ctx : NULL;
     const size_t size = clreduce_result_size(op, type);
-    /* Every rank's count, then its partial results. */
-    unsigned long long mine = part ? part->count : 0;
-    unsigned long long *all = (unsigned long long *)malloc(ranks * sizeof *all);
+    /* Every rank's count, with what must agree between ranks: the
+     * operator, type, variant and the context's reproducible setting (else
+     * every rank fails). */
+    clreduce_settings settings = {0};
+    if (ctx)
+        clreduce_get_tuning(ctx, CLREDUCE_FLOAT, &settings);
+    enum { WORDS = 4 };
+    const unsigned long long mine[WORDS] = {
+        part ? part->count : 0, (unsigned long long)op,
+        (unsigned long long)type * 64 + (unsigned long long)variant, settings.reproducible};
+    unsigned long long *all = (unsigned long long *)malloc(WORDS * (size_t)ranks * sizeof *all);
     size_t *counts = (size_t *)malloc(ranks * sizeof *counts);
     int *bytes = (int *)malloc(ranks * sizeof *bytes), *at = (int *)malloc(ranks * sizeof *at);
     unsigned char *partials = NULL;
-    int status = all && counts && bytes && at ? CLREDUCE_SUCCESS : CLREDUCE_ERROR_OUT_OF_MEMORY;
-    if (MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, comm) !=
-        MPI_SUCCESS)
+    if (!all || !counts || !bytes || !at) {
+        free(all), free(counts), free(bytes), free(at);
+        return CLREDUCE_ERROR_OUT_OF_MEMORY;
+    }
+    int status = CLREDUCE_SUCCESS;
+    if (MPI_Allgather((void *)mine, WORDS, MPI_UNSIGNED_LONG_LONG, all, WORDS,
+                      MPI_UNSIGNED_LONG_LONG, comm) != MPI_SUCCESS)
         status = CLREDUCE_ERROR_INVALID_ARGUMENT;
+    for (int r = 0; status == CLREDUCE_SUCCESS && r < ranks; r++)
+        for (int w = 1; w < WORDS; w++)
+            if (all[WORDS * r + w] != mine[w])
+                status = CLREDUCE_ERROR_INVALID_ARGUMENT; /* ranks that disagree */
     size_t total = 0;
     for (int r = 0; status == CLREDUCE_SUCCESS && r < ranks; r++) {
-        counts[r] = (size_t)all[r];
+        counts[r] = (size_t)all[WORDS * r];
         size_t n = clreduce_partials_count(ctx, op, type, counts[r]) * size;
         if (n > (size_t)INT_MAX - total)
             status = CLREDUCE_ERROR_INVALID_ARGUMENT; /* past MPI's int counts */
