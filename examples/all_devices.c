@@ -42,6 +42,7 @@ static int open_devices(device *d)
             continue;
         for (cl_uint i = 0; i < nd && i < MAX_DEVICES && n < MAX_DEVICES; i++) {
             cl_int err;
+            d[n] = (device){0}; /* nothing left of a device skipped before */
             clreduce_settings s;
             clreduce_default_settings(&s);
             s.reproducible = 1;
