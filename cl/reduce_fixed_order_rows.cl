@@ -5,8 +5,8 @@
  * reproducible reduction of that range by itself.
  *
  * Compile-time parameters: those of fixed_order.cl (CLR_FIXED_MAP: a
- * product reads in2, a second input laid out as the rows, through the
- * rows' kernels only); for segments,
+ * product reads in2, a second input laid out as the first: the rows' or
+ * the segments' `in`); for segments,
  * CLR_OFFSETS_TYPE (CLR_TYPE_UINT or CLR_TYPE_ULONG). Segment s is
  * elements [offsets[s], offsets[s + 1]) read clamped to [0, count], empty
  * where it would end before it starts.
@@ -126,26 +126,28 @@ void clr_fixed_segment(global const OT *offsets, ulong s, ulong count, ulong *be
 
 CLR_KERNEL clr_fixed_segments_short(global const T *restrict in, ulong in_off, ulong count,
                                     global const OT *restrict offsets, ulong offsets_off,
-                                    ulong segments,
-                                    global T *restrict out, ulong out_off)
+                                    ulong segments, global T *restrict out, ulong out_off,
+                                    global const T *restrict in2, ulong in2_off)
 {
     in += in_off;
+    in2 += in2_off;
     offsets += offsets_off;
     for (ulong s = get_global_id(0); s < segments; s += get_global_size(0)) {
         ulong b, n;
         clr_fixed_segment(offsets, s, count, &b, &n);
         if (n <= CLR_FIXED_SHORT_MAX)
-            out[out_off + s] = clr_fixed_short(in + b, in + b, (uint)n);
+            out[out_off + s] = clr_fixed_short(in + b, in2 + b, (uint)n);
     }
 }
 
 CLR_KERNEL clr_fixed_segments_tiles(global const T *restrict in, ulong in_off, ulong count,
                                     global const OT *restrict offsets, ulong offsets_off,
-                                    ulong segments,
-                                    ulong slots, global T *restrict levels)
+                                    ulong segments, ulong slots, global T *restrict levels,
+                                    global const T *restrict in2, ulong in2_off)
 {
     local T l[CLR_WG];
     in += in_off;
+    in2 += in2_off;
     offsets += offsets_off;
     for (ulong k = get_group_id(0); k < slots; k += get_num_groups(0)) {
         /* The last segment starting before tile k / 2 + 1, by bisection
@@ -167,7 +169,8 @@ CLR_KERNEL clr_fixed_segments_tiles(global const T *restrict in, ulong in_off, u
         const ulong tiles = (n + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE;
         if (tiles < 2 || k < first || k - first >= tiles)
             continue;
-        T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, in + b, n, (k - first) * CLR_FIXED_TILE));
+        T v = clr_wg_reduce_tree(
+            l, clr_fixed_lane(in + b, in2 + b, n, (k - first) * CLR_FIXED_TILE));
         if (CLR_LID == 0)
             levels[k] = v;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -181,11 +184,12 @@ CLR_KERNEL clr_fixed_segments_tiles(global const T *restrict in, ulong in_off, u
 CLR_KERNEL clr_fixed_segments_levels(global const T *restrict in, ulong in_off, ulong count,
                                      global const OT *restrict offsets, ulong offsets_off,
                                      ulong segments, global T *levels, global T *restrict out,
-                                     ulong out_off)
+                                     ulong out_off, global const T *restrict in2, ulong in2_off)
 {
     local T l[CLR_WG];
     local uint longer[CLR_WG], longer_count;
     in += in_off;
+    in2 += in2_off;
     offsets += offsets_off;
     for (ulong first = get_group_id(0) * CLR_WG; first < segments;
          first += get_num_groups(0) * CLR_WG) {
@@ -204,7 +208,7 @@ CLR_KERNEL clr_fixed_segments_levels(global const T *restrict in, ulong in_off, 
             const ulong s = first + longer[i];
             clr_fixed_segment(offsets, s, count, &b, &n);
             if (n <= CLR_FIXED_TILE) {
-                T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, in + b, n, 0));
+                T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, in2 + b, n, 0));
                 if (CLR_LID == 0)
                     out[out_off + s] = v;
                 barrier(CLK_LOCAL_MEM_FENCE);

@@ -236,7 +236,7 @@ clr_m_a clr_m_group(local ulong *l, clr_m_a v)
 void clr_m_team_item(clr_m_a *r, const clr_m_v *acc, int any, global const T *in, ulong n,
                      ulong base, uint lane, uint size)
 {
-    clr_x_team_lane(r, acc, any, in, n, base, lane, size);
+    clr_x_team_lane(r, acc, any, in, in, n, base, lane, size);
 }
 
 #if CLR_SG_PATH == CLR_SG_NV_PTX

@@ -17,11 +17,11 @@
  *
  * For the operators of operators.cl (CLR_OP past CLR_OP_MAX; teams of
  * work-items only, no sub-groups) the kernel has the same arguments and
- * shape (a user-defined operator's also in2 and in2_off last, team.cl's
- * CLR_TEAM_IN2_PARAMS), with out a byte buffer: with parts 1, item i's
- * result (CLR_RESULT_SIZE bytes, element indices counted from the start of
- * its row) is stored at result out_off + i; with more, its accumulator at
- * clr_a out_off + i. Then
+ * shape, and in2 and in2_off last (team.cl's CLR_TEAM_IN2_PARAMS: dot's
+ * second input, laid out as the first), with out a byte buffer: with parts
+ * 1, item i's result (CLR_RESULT_SIZE bytes, element indices counted from
+ * the start of its row) is stored at result out_off + i; with more, its
+ * accumulator at clr_a out_off + i. Then
  *   clr_reduce_rows_finish(partials, rows, parts, out, out_off, team,
  *                          per_group)
  * combines each row's `parts` accumulators in order and stores the row's

@@ -59,8 +59,9 @@
  * the same kernels, with heads of clr_a (element indices counted from the
  * start of the segment the head belongs to) and out a byte buffer of
  * results of CLR_RESULT_SIZE bytes (indices from the segment's start),
- * result out_off + s for segment s; a user-defined operator's take in2 and
- * in2_off last (team.cl's CLR_TEAM_IN2_PARAMS).
+ * result out_off + s for segment s; they take in2 and in2_off last
+ * (team.cl's CLR_TEAM_IN2_PARAMS: dot's second input, laid out as the
+ * first).
  */
 
 #if CLR_OP <= CLR_OP_MAX

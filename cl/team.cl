@@ -28,11 +28,11 @@
  *   clr_team_accumulators(a, n, lane, size)  lane's share of n accumulators;
  *   clr_team_reduce_a(l, a, size)  clr_team_reduce over accumulators.
  * A kernel that calls clr_team_range_a takes its input as `in` and `in_off`
- * (CLR_TEAM_INPUTS reads them; `at`, a sum of products, is pasted as it is,
- * so that the built-in operators' address arithmetic stays as it was), then
- * CLR_TEAM_IN2_PARAMS as its last parameters: for a user-defined operator,
- * its second input `in2` and `in2_off`, laid out as the first (the first
- * again for an operator of one input); nothing for the others. Where the operator does not commute
+ * and, as its last parameters (CLR_TEAM_IN2_PARAMS), a second input `in2`
+ * and `in2_off`, laid out as the first: that of dot or of a user-defined
+ * operator of two inputs, else the first again, unread (CLR_TEAM_INPUTS
+ * reads both; `at`, a sum of products, is pasted as it is, so that the
+ * address arithmetic stays as it was). Where the operator does not commute
  * (CLR_ORDERED), a lane's share is a contiguous run of elements (or
  * accumulators) instead, and teams combine their lanes in order.
  */
@@ -44,30 +44,45 @@
 #endif
 #define CLR_TEAM_LOAD_ALIGNED(in, k) clr_load_vec((global const VT *)(in) + (k))
 
+/* Vector k of the second input where the operator has one (dot, a
+ * user-defined operator of two), read by LOAD(in2, k) as the first input's
+ * are; else nothing to read. */
+#if defined(CLR_X_TWO_INPUTS) && CLR_X_TWO_INPUTS
+#define CLR_TEAM_SECOND(LOAD, k) LOAD(in2, k)
+#define CLR_TEAM_ALIGNED (CLR_VEC_ALIGNED(in) && CLR_VEC_ALIGNED(in2))
+#else
+#define CLR_TEAM_SECOND(LOAD, k) ((VT)0)
+#define CLR_TEAM_ALIGNED CLR_VEC_ALIGNED(in)
+#endif
+
 /* A lane's vectors k = lane, lane + size, ... below nv, each read by
- * LOAD(in, k) and passed to ADD(x, t), t counting them from 0: CLR_UNROLL
- * loads in flight, then their adds in order, so that the result is that of
- * a plain loop. Where the range starts on a vector boundary the vectors are
- * read with aligned loads (types.cl), else with vloadN: the same values
- * either way. */
+ * LOAD(in, k) (and LOAD(in2, k)) and passed to ADD(x, y, t), t counting
+ * them from 0: CLR_UNROLL loads in flight, then their adds in order, so
+ * that the result is that of a plain loop. Where the range (of both
+ * inputs) starts on a vector boundary the vectors are read with aligned
+ * loads (types.cl), else with vloadN: the same values either way, but
+ * NVIDIA's compiler splits a vloadN into scalar loads (H200, dot products
+ * of rows of 32 floats, y by vloadN: 1312 us for 2^28 elements). */
 #define CLR_TEAM_WALK_WITH(LOAD, ADD)                                          \
     {                                                                          \
         ulong i_ = lane;                                                       \
         uint t_ = 0;                                                           \
         for (; i_ + (CLR_UNROLL - 1) * (ulong)size < nv;                       \
              i_ += CLR_UNROLL * (ulong)size, t_ += CLR_UNROLL) {               \
-            VT x_[CLR_UNROLL];                                                 \
-            _Pragma("unroll") for (uint u_ = 0; u_ < CLR_UNROLL; u_++)         \
+            VT x_[CLR_UNROLL], y_[CLR_UNROLL];                                 \
+            _Pragma("unroll") for (uint u_ = 0; u_ < CLR_UNROLL; u_++) {       \
                 x_[u_] = LOAD(in, i_ + u_ * (ulong)size);                      \
+                y_[u_] = CLR_TEAM_SECOND(LOAD, i_ + u_ * (ulong)size);         \
+            }                                                                  \
             _Pragma("unroll") for (uint u_ = 0; u_ < CLR_UNROLL; u_++)         \
-                ADD(x_[u_], t_ + u_);                                          \
+                ADD(x_[u_], y_[u_], t_ + u_);                                  \
         }                                                                      \
         for (; i_ < nv; i_ += size, t_++)                                      \
-            ADD(LOAD(in, i_), t_);                                             \
+            ADD(LOAD(in, i_), CLR_TEAM_SECOND(LOAD, i_), t_);                  \
     }
 #if CLR_VEC > 1
 #define CLR_TEAM_WALK(ADD)                                                     \
-    if (CLR_VEC_ALIGNED(in))                                                   \
+    if (CLR_TEAM_ALIGNED)                                                      \
         CLR_TEAM_WALK_WITH(CLR_TEAM_LOAD_ALIGNED, ADD)                         \
     else                                                                       \
         CLR_TEAM_WALK_WITH(CLR_TEAM_LOAD, ADD)
@@ -86,7 +101,7 @@ T clr_team_range(global const T *in, ulong n, uint lane, uint size)
         s = clr_op(s, in[i]);
 #endif
     clr_acc acc = clr_acc_init();
-#define CLR_TEAM_ADD(x, t) acc = clr_acc_add(acc, (x))
+#define CLR_TEAM_ADD(x, y, t) acc = clr_acc_add(acc, (x))
     CLR_TEAM_WALK(CLR_TEAM_ADD)
 #undef CLR_TEAM_ADD
     return clr_op(s, clr_acc_result(acc));
@@ -120,43 +135,39 @@ T clr_team_reduce(local T *l, T v, uint size)
 
 #else /* the operators of operators.cl */
 
+#define CLR_TEAM_IN2_PARAMS , global const T *restrict in2, ulong in2_off
+#define CLR_TEAM_INPUTS(at) in + in_off + at, in2 + in2_off + at
+
 #if CLR_OP != CLR_OP_CUSTOM
-#define CLR_TEAM_IN2_PARAMS
-#define CLR_TEAM_INPUTS(at) in + in_off + at
 
 /* The same shares and the same shape over operators.cl's accumulators: a
  * lane adds its vectors with the vector accumulator (tags 0, CLR_UNROLL,
  * 2 * CLR_UNROLL, ... so that clr_v_result finds vector lane + t * size),
  * the tail one element at a time, indices counted from `base` (the index
- * of in[0] in the range the result is of). */
-clr_a clr_team_range_a(global const T *in, ulong n, ulong base, uint lane, uint size)
+ * of in[0] in the range the result is of); dot multiplies by in2's. */
+clr_a clr_team_range_a(global const T *in, global const T *in2, ulong n, ulong base, uint lane,
+                       uint size)
 {
     ulong nv = n / CLR_VEC;
     int any = lane < nv;
     clr_v acc = clr_v_init(any ? CLR_TEAM_LOAD(in, lane) : (VT)0);
-#define CLR_TEAM_ADD(x, t) acc = clr_v_add(acc, (x), (VT)0, (CLR_X_TAG)(t) * CLR_UNROLL)
+#define CLR_TEAM_ADD(x, y, t) acc = clr_v_add(acc, (x), (y), (CLR_X_TAG)(t) * CLR_UNROLL)
     CLR_TEAM_WALK(CLR_TEAM_ADD)
 #undef CLR_TEAM_ADD
     /* norm2 as the flat reduction: a lane whose squares could overflow or
      * underflow adds its share again, scaled. */
     clr_a a;
-    clr_x_team_lane(&a, &acc, any, in, n, base, lane, size);
+    clr_x_team_lane(&a, &acc, any, in, in2, n, base, lane, size);
     return a;
 }
 
 #else /* a user-defined operator */
 
-#define CLR_TEAM_IN2_PARAMS , global const T *restrict in2, ulong in2_off
-#define CLR_TEAM_INPUTS(at) in + in_off + at, in2 + in2_off + at
-
-/* Element k of the second input, and vector k of it, as clr_a_of() and
- * clr_v_add_from() take them. */
+/* Element k of the second input, as clr_a_of() takes it. */
 #if CLR_X_TWO_INPUTS
 #define CLR_TEAM_Y(k) in2[k]
-#define CLR_TEAM_YV(k) CLR_TEAM_LOAD(in2, k)
 #else
 #define CLR_TEAM_Y(k) in[k]
-#define CLR_TEAM_YV(k) ((VT)0)
 #endif
 
 #if CLR_ORDERED
@@ -195,10 +206,10 @@ clr_a clr_team_range_a(global const T *in, global const T *in2, ulong n, ulong b
         tail = clr_a_combine(tail, clr_a_of(in[i], CLR_TEAM_Y(i), base + i));
 #endif
     clr_v acc = clr_v_init((VT)0);
-#define CLR_TEAM_ADD(x, t)                                                     \
+#define CLR_TEAM_ADD(x, y, t)                                                  \
     {                                                                          \
         ulong k_ = lane + (ulong)(t) * size;                                   \
-        acc = clr_v_add_from(acc, (x), CLR_TEAM_YV(k_), base + k_ * CLR_VEC);  \
+        acc = clr_v_add_from(acc, (x), (y), base + k_ * CLR_VEC);              \
     }
     CLR_TEAM_WALK(CLR_TEAM_ADD)
 #undef CLR_TEAM_ADD

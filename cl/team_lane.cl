@@ -1,6 +1,6 @@
 /*
  * team_lane.cl — the end of a team lane's share of a range over
- * operators.cl's accumulators (one input; not CLR_OP_CUSTOM), after the
+ * operators.cl's accumulators (not CLR_OP_CUSTOM), after the
  * lane added vectors lane, lane + size, ... of it: the layer between
  * operators.cl and the kernels whose teams walk rows or segments (team.cl
  * for one operator, reduce_multi.cl's rows for several). Included right
@@ -10,8 +10,9 @@
  * Compile-time parameters: those of operators.cl.
  *
  * Provides:
- *   clr_x_team_lane(&r, &acc, any, in, n, base, lane, size)
- *       r = the lane's share of in[0 .. n), element indices counted from
+ *   clr_x_team_lane(&r, &acc, any, in, in2, n, base, lane, size)
+ *       r = the lane's share of in[0 .. n) (and in2[0 .. n), dot's second
+ *       input; in again for the others), element indices counted from
  *       base, after the lane added its vectors to acc with tags 0,
  *       CLR_UNROLL, 2 * CLR_UNROLL, ... (`any`: at least one): those
  *       vectors, rescaled for norm2 where need be, then the last
@@ -24,14 +25,14 @@
 #endif
 
 #if CLR_OP != CLR_OP_CUSTOM
-void clr_x_team_lane(clr_a *r, const clr_v *acc, int any, global const T *in, ulong n,
-                     ulong base, uint lane, uint size)
+void clr_x_team_lane(clr_a *r, const clr_v *acc, int any, global const T *in,
+                     global const T *in2, ulong n, ulong base, uint lane, uint size)
 {
     clr_a tail = clr_a_identity();
     ulong nv = n / CLR_VEC;
 #if CLR_VEC > 1
     for (ulong i = nv * CLR_VEC + lane; i < n; i += size)
-        tail = clr_a_combine(tail, clr_a_of(in[i], in[i], i));
+        tail = clr_a_combine(tail, clr_a_of(in[i], in2[i], i));
 #endif
     clr_a a = clr_v_result(*acc, any, lane, size);
 #if CLR_OP == CLR_OP_NORM2

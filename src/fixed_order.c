@@ -237,29 +237,34 @@ clreduce_status fixed_segments_enqueue(clreduce_ctx *ctx, chain *c, const reques
     cl_ulong slots = 2 * div_up(r->count, tile) + 1;
     cl_ulong in_off = r->input_offset, count = r->count, off_off = r->index_offset,
              segments = r->rows, out_off = r->output_offset;
+    /* The second input of a dot product, else the first again (unread). */
+    cl_mem in2 = r->input2 ? r->input2 : r->input;
+    cl_ulong in2_off = r->input2 ? r->input2_offset : r->input_offset;
     cl_mem levels;
     clreduce_status status = create_temp(ctx, c, slots * p->element_size, &levels);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    kernel_arg short_args[] = {ARG(r->input),  ARG(in_off),   ARG(count),  ARG(r->index),
-                               ARG(off_off),   ARG(segments), ARG(r->output), ARG(out_off)};
+    kernel_arg short_args[] = {ARG(r->input), ARG(in_off),   ARG(count),     ARG(r->index),
+                               ARG(off_off),  ARG(segments), ARG(r->output), ARG(out_off),
+                               ARG(in2),      ARG(in2_off)};
     kernel_arg tile_args[] = {ARG(r->input), ARG(in_off),   ARG(count), ARG(r->index),
-                              ARG(off_off),  ARG(segments), ARG(slots), ARG(levels)};
+                              ARG(off_off),  ARG(segments), ARG(slots), ARG(levels),
+                              ARG(in2),      ARG(in2_off)};
     kernel_arg level_args[] = {ARG(r->input), ARG(in_off),   ARG(count),    ARG(r->index),
                                ARG(off_off),  ARG(segments), ARG(levels),   ARG(r->output),
-                               ARG(out_off)};
+                               ARG(out_off),  ARG(in2),      ARG(in2_off)};
     chain_intermediate(c);
     status = enqueue_kernel_args(ctx, c, k, K_SHORT, launch_groups(ctx, p, div_up(r->rows, wg)),
-                                 wg, short_args, 8);
+                                 wg, short_args, sizeof short_args / sizeof *short_args);
     if (status == CLREDUCE_SUCCESS) {
         chain_intermediate(c);
         status = enqueue_kernel_args(ctx, c, k, K_TILES, launch_groups(ctx, p, slots), wg,
-                                     tile_args, 8);
+                                     tile_args, sizeof tile_args / sizeof *tile_args);
     }
     if (status == CLREDUCE_SUCCESS)
         status = enqueue_kernel_args(ctx, c, k, K_LEVELS,
                                      launch_groups(ctx, p, div_up(r->rows, wg)), wg, level_args,
-                                     9);
+                                     sizeof level_args / sizeof *level_args);
     clReleaseMemObject(levels);
     return status;
 }

@@ -157,14 +157,12 @@ size_t rows_parts(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t le
 
 /* ---- plan --------------------------------------------------------------------------- */
 
-static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
+/* The plan of rows of one input, or of two (dot_rows_plan). */
+static clreduce_status plan_rows(clreduce_ctx *ctx, const request *r, plan *p)
 {
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    if (r->op == CLREDUCE_OP_DOT)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "rows reduce one input: op dot (two inputs) has no rows form");
     if ((status = rows_check_pitch(ctx, r->rows, r->row_length, r->row_pitch, "row_pitch",
                                    "elements")) != CLREDUCE_SUCCESS)
         return status;
@@ -173,6 +171,19 @@ static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
     if (takes_fixed_order(ctx, r))
         return fixed_batches_plan(ctx, r, p, 0, "a reproducible context");
     return plan_teams(ctx, r, p, "rows: ", &rows_program, &operator_rows_program);
+}
+
+static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    if (r->op == CLREDUCE_OP_DOT)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "rows reduce one input: op dot has two inputs, call clreduce_dot_rows()");
+    return plan_rows(ctx, r, p);
+}
+
+static clreduce_status dot_rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    return plan_rows(ctx, r, p);
 }
 
 /* ---- launches ------------------------------------------------------------------------ */
@@ -184,15 +195,16 @@ static clreduce_status enqueue_rows_kernel(clreduce_ctx *ctx, chain *c, const re
 {
     cl_ulong in_off64 = in_off, items = l->items, length = l->length, pitch = l->pitch,
              parts = l->parts, chunk = l->chunk, out_off64 = out_off;
-    /* A user-defined operator's kernel reads its second input too (the
-     * first again for an operator of one). */
+    /* The accumulators' kernel reads a second input too: dot's or a
+     * user-defined operator's, else the first again, unread. (It reads
+     * the input alone: its partials go to enqueue_rows_finish().) */
     cl_mem in2 = r->input2 ? r->input2 : r->input;
     cl_ulong in2_off = r->input2 ? r->input2_offset : r->input_offset;
     kernel_arg args[] = {ARG(in),    ARG(in_off64), ARG(items),     ARG(length),
                          ARG(pitch), ARG(parts),    ARG(chunk),     ARG(out),
                          ARG(out_off64), ARG(l->team), ARG(l->per_group), ARG(in2),
                          ARG(in2_off)};
-    cl_uint nargs = sizeof args / sizeof *args - (p->op == (clreduce_op)CLR_OP_CUSTOM ? 0 : 2);
+    cl_uint nargs = sizeof args / sizeof *args - (op_keeps_accumulators(p->op) ? 0 : 2);
     return enqueue_kernel_args(ctx, c, k, K_ROWS, div_up(l->items, l->per_group),
                                p->work_group_size, args, nargs);
 }
@@ -274,6 +286,14 @@ const op_family rows_family = {
     .fixed_order = 1,
 };
 
+/* Dot products of rows: x's rows the input, y's input2, at the same pitch. */
+static const op_family dot_rows_family = {
+    .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "x",
+    .index_name = NULL, .outputs = OUTPUT_PER_ROW, .in_place = 0, .two_inputs = 1,
+    .plan = dot_rows_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = rows_enqueue,
+    .fixed_order = 1,
+};
+
 /* ---- API ------------------------------------------------------------------------------ */
 
 /* The request of a rows call: the input range is the span of the rows (all
@@ -319,4 +339,26 @@ clreduce_status clreduce_reduce_rows_host(clreduce_ctx *ctx, clreduce_op op, clr
     request r = rows_request(NULL, op, type, NULL, 0, rows, row_length, row_pitch, NULL, 0, 0,
                              NULL);
     return request_host(ctx, &rows_family, &r, data, results);
+}
+
+clreduce_status clreduce_dot_rows(clreduce_ctx *ctx, cl_command_queue queue, clreduce_type type,
+                                  cl_mem x, size_t x_offset, cl_mem y, size_t y_offset,
+                                  size_t rows, size_t row_length, size_t row_pitch, cl_mem result,
+                                  size_t result_offset, cl_uint num_wait, const cl_event *wait,
+                                  cl_event *done)
+{
+    request r = rows_request(queue, CLREDUCE_OP_DOT, type, x, x_offset, rows, row_length,
+                             row_pitch, result, result_offset, num_wait, wait);
+    r.input2 = y;
+    r.input2_offset = y_offset;
+    return request_enqueue(ctx, &dot_rows_family, &r, NULL, done);
+}
+
+clreduce_status clreduce_dot_rows_host(clreduce_ctx *ctx, clreduce_type type, const void *x,
+                                       const void *y, size_t rows, size_t row_length,
+                                       size_t row_pitch, void *results)
+{
+    request r = rows_request(NULL, CLREDUCE_OP_DOT, type, NULL, 0, rows, row_length, row_pitch,
+                             NULL, 0, 0, NULL);
+    return request_host_two(ctx, &dot_rows_family, &r, x, y, results);
 }

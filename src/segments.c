@@ -464,14 +464,12 @@ clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan 
     return CLREDUCE_SUCCESS;
 }
 
-static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *p)
+/* The plan of segments of one input, or of two (dot_segments_plan). */
+static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *p)
 {
     clreduce_status status = plan_start(ctx, r, p);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    if (r->op == CLREDUCE_OP_DOT)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "segments reduce one input: op dot (two inputs) has no segments form");
     p->variant = 0;
     p->family_defines.count = 0;
     if ((status = segments_plan_offsets(ctx, r, p)) != CLREDUCE_SUCCESS)
@@ -519,6 +517,20 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     else if (status == CLREDUCE_SUCCESS && takes_runs(ctx, p, r))
         defines_add(&p->family_defines, "CLR_SEGMENT_RUNS", 1);
     return status;
+}
+
+static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    if (r->op == CLREDUCE_OP_DOT)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "segments reduce one input: op dot has two inputs, call "
+                         "clreduce_dot_segments()");
+    return plan_segments(ctx, r, p);
+}
+
+static clreduce_status dot_segments_plan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    return plan_segments(ctx, r, p);
 }
 
 /* ---- launches ------------------------------------------------------------------------ */
@@ -619,11 +631,11 @@ static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const reque
     cl_ulong in_off = r->input_offset, count = r->count, offsets_off = r->index_offset,
              segments = r->rows, out_off = r->output_offset, chunk64 = chunk, chunks64 = chunks,
              starts_off64 = starts_off;
-    /* A user-defined operator's kernels read its second input too (the
-     * first again for an operator of one). */
+    /* The accumulators' kernels read a second input too: dot's or a
+     * user-defined operator's, else the first again, unread. */
     cl_mem in2 = r->input2 ? r->input2 : r->input;
     cl_ulong in2_off = r->input2 ? r->input2_offset : r->input_offset;
-    cl_uint second = p->op == (clreduce_op)CLR_OP_CUSTOM ? 0 : 2;
+    cl_uint second = op_keeps_accumulators(p->op) ? 0 : 2;
     kernel_arg head_args[] = {ARG(r->input),  ARG(in_off),   ARG(count), ARG(r->index),
                               ARG(offsets_off), ARG(segments), ARG(heads), ARG(chunk64),
                               ARG(heads),     ARG(starts_off64), ARG(in2), ARG(in2_off)};
@@ -647,6 +659,14 @@ const op_family segments_family = {
     .index_name = "offsets", .outputs = OUTPUT_PER_ROW, .in_place = 0,
     .plan = segments_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = segments_enqueue,
     .storage = &segments_family, /* reads r->custom itself */
+    .fixed_order = 1,
+};
+
+/* Dot products of segments: x the input, y input2, the same offsets. */
+static const op_family dot_segments_family = {
+    .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "x",
+    .index_name = "offsets", .outputs = OUTPUT_PER_ROW, .in_place = 0, .two_inputs = 1,
+    .plan = dot_segments_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = segments_enqueue,
     .fixed_order = 1,
 };
 
@@ -755,4 +775,32 @@ clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, clreduce_op op,
     request r = segments_request(NULL, op, type, NULL, 0, count, NULL, 0, offsets_type, segments,
                                  NULL, 0, 0, NULL);
     return segments_host(ctx, &segments_family, &r, data, NULL, offsets, NULL, results);
+}
+
+clreduce_status clreduce_dot_segments(clreduce_ctx *ctx, cl_command_queue queue,
+                                      clreduce_type type, cl_mem x, size_t x_offset, cl_mem y,
+                                      size_t y_offset, size_t count, cl_mem offsets,
+                                      size_t offsets_offset, clreduce_type offsets_type,
+                                      size_t segments, cl_mem result, size_t result_offset,
+                                      cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    request r = segments_request(queue, CLREDUCE_OP_DOT, type, x, x_offset, count, offsets,
+                                 offsets_offset, offsets_type, segments, result, result_offset,
+                                 num_wait, wait);
+    r.input2 = y;
+    r.input2_offset = y_offset;
+    return request_enqueue(ctx, &dot_segments_family, &r, NULL, done);
+}
+
+clreduce_status clreduce_dot_segments_host(clreduce_ctx *ctx, clreduce_type type, const void *x,
+                                           const void *y, size_t count, const void *offsets,
+                                           clreduce_type offsets_type, size_t segments,
+                                           void *results)
+{
+    clear_error(ctx);
+    if (!ctx)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    request r = segments_request(NULL, CLREDUCE_OP_DOT, type, NULL, 0, count, NULL, 0,
+                                 offsets_type, segments, NULL, 0, 0, NULL);
+    return segments_host(ctx, &dot_segments_family, &r, x, y, offsets, NULL, results);
 }

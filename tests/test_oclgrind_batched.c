@@ -127,20 +127,33 @@ static int run_batched(const target *t, og_case *c)
     if (!og_create_buffers(c, host, res, out_total * rs, &in, &out))
         return 0;
     cl_event done = NULL;
-    clreduce_status st =
-        t->segments ? clreduce_reduce_segments(g_ctx, g_queue, c->op, c->type, in, c->offset,
-                                               c->n, b.offsets, 0, (clreduce_type)t->kind,
-                                               b.results, out, c->result_offset, 0, NULL, &done)
-                    : clreduce_reduce_rows(g_ctx, g_queue, c->op, c->type, in, c->offset,
-                                           b.results, b.length, t->kind ? b.pitch : 0, out,
-                                           c->result_offset, 0, NULL, &done);
+    clreduce_status st;
+    /* Dot products: of the input with itself, read through both inputs. */
+    const int dot = c->op == CLREDUCE_OP_DOT;
+    if (dot && t->segments)
+        st = clreduce_dot_segments(g_ctx, g_queue, c->type, in, c->offset, in, c->offset, c->n,
+                                   b.offsets, 0, (clreduce_type)t->kind, b.results, out,
+                                   c->result_offset, 0, NULL, &done);
+    else if (dot)
+        st = clreduce_dot_rows(g_ctx, g_queue, c->type, in, c->offset, in, c->offset, b.results,
+                               b.length, t->kind ? b.pitch : 0, out, c->result_offset, 0, NULL,
+                               &done);
+    else if (t->segments)
+        st = clreduce_reduce_segments(g_ctx, g_queue, c->op, c->type, in, c->offset, c->n,
+                                      b.offsets, 0, (clreduce_type)t->kind, b.results, out,
+                                      c->result_offset, 0, NULL, &done);
+    else
+        st = clreduce_reduce_rows(g_ctx, g_queue, c->op, c->type, in, c->offset, b.results,
+                                  b.length, t->kind ? b.pitch : 0, out, c->result_offset, 0,
+                                  NULL, &done);
     if (!read_batch(c, st, out, out_total, rs, b.results, res, done))
         return 0;
     /* Wild offsets: results unspecified, but no access out of bounds (which
      * Oclgrind would report) and nothing written around them. */
     for (size_t r = 0; r < b.results && t->segments != 2 && t->only_op; r++) {
         char why[256];
-        if (!tc_op_check_result(c->op, c->type, host + (c->offset + b.starts[r]) * es, NULL,
+        const unsigned char *x = host + (c->offset + b.starts[r]) * es;
+        if (!tc_op_check_result(c->op, c->type, x, dot ? x : NULL,
                                 b.lengths[r], res + (c->result_offset + r) * rs,
                                 tc_op_variance_tolerance(c->type), why, sizeof why)) {
             snprintf(c->detail, sizeof c->detail, "result %zu of %zu (elements [%zu, +%zu)): %s",
@@ -559,6 +572,12 @@ target og_batched_targets[] = {
      .support = batched_support, .only_op = CLREDUCE_OP_ARGMAX},
     {.name = "segments_mean_var", .kind = CLREDUCE_UINT32, .run = run_batched,
      .support = batched_support, .segments = 1, .only_op = CLREDUCE_OP_MEAN_VAR},
+    /* Dot products (two inputs, here one buffer): pitched rows of teams,
+     * segments. */
+    {.name = "rows_dot", .variant = 33, .kind = 3, .run = run_batched,
+     .support = batched_support, .only_op = CLREDUCE_OP_DOT},
+    {.name = "segments_dot", .kind = CLREDUCE_UINT64, .run = run_batched,
+     .support = batched_support, .segments = 1, .only_op = CLREDUCE_OP_DOT},
     /* Scans of rows: a work-item per row (length 3), teams (33), pitched
      * rows in place, a work-group per row over tiles (300), and one row of
      * all in place (cut into parts at the larger sizes). */
@@ -615,6 +634,9 @@ target og_fixed_order_batched_targets[] = {
      .support = batched_support, .segments = 1, .float_sums = 1, FIXED_ORDER_SIZES},
     {.name = "segments_fixed_order_wild", .kind = CLREDUCE_UINT64, .run = run_batched,
      .support = batched_support, .segments = 2, .float_sums = 1, FIXED_ORDER_SIZES},
+    {.name = "segments_fixed_order_dot", .kind = CLREDUCE_UINT32, .run = run_batched,
+     .support = batched_support, .segments = 1, .float_sums = 1, .only_op = CLREDUCE_OP_DOT,
+     FIXED_ORDER_SIZES},
     /* Their sum scans of rows: rows of 40 (a work-item each), of 300 (a
      * launch of one tile each), one row of all in place (several tiles at
      * the larger sizes: three launches). */

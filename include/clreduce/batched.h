@@ -15,8 +15,8 @@ extern "C" {
  * Rows and segments
  *
  * Many reductions in one call: one per row of a matrix, or one per segment
- * of a CSR layout, for the operators and types of clreduce_reduce() (all
- * but CLREDUCE_OP_DOT, which has two inputs: CLREDUCE_ERROR_UNSUPPORTED)
+ * of a CSR layout, for the operators and types of clreduce_reduce() (dot,
+ * of two inputs, through clreduce_dot_rows() and clreduce_dot_segments())
  * with the same rules for integer wrap-around, NaN, signed zeros and empty
  * ranges (the identity, or the operator's result of no element). Results
  * are those of clreduce_reduce() on each row or segment alone, in the same
@@ -70,8 +70,8 @@ extern "C" {
  * ((rows - 1) * pitch + row_length elements) overflows or ends past the end
  * of `input`, results past the end of `result`, and results that overlap
  * the rows' span (results and ranges measured in whole results); and
- * CLREDUCE_ERROR_UNSUPPORTED for CLREDUCE_OP_DOT and for norm2 and mean_var
- * of integers. */
+ * CLREDUCE_ERROR_UNSUPPORTED for CLREDUCE_OP_DOT (clreduce_dot_rows()) and
+ * for norm2 and mean_var of integers. */
 CLREDUCE_API clreduce_status clreduce_reduce_rows(clreduce_ctx *ctx, cl_command_queue queue,
                                                   clreduce_op op, clreduce_type type,
                                                   cl_mem input, size_t offset, size_t rows,
@@ -113,8 +113,8 @@ CLREDUCE_API clreduce_status clreduce_reduce_rows_host(clreduce_ctx *ctx, clredu
  * buffer, [offset, offset + count) past the end of `input`, results past
  * the end of `result`, and results that overlap the input range or the
  * offsets (results measured in whole results); and
- * CLREDUCE_ERROR_UNSUPPORTED for CLREDUCE_OP_DOT and for norm2 and mean_var
- * of integers. */
+ * CLREDUCE_ERROR_UNSUPPORTED for CLREDUCE_OP_DOT (clreduce_dot_segments())
+ * and for norm2 and mean_var of integers. */
 CLREDUCE_API clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue queue,
                                                       clreduce_op op, clreduce_type type,
                                                       cl_mem input, size_t offset, size_t count,
@@ -137,6 +137,70 @@ CLREDUCE_API clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, cl
                                                            size_t count, const void *offsets,
                                                            clreduce_type offsets_type,
                                                            size_t segments, void *results);
+
+/* Enqueues one dot product per row: result r is the sum of x[i] * y[i]
+ * over row r of x (`rows` rows of `row_length` elements from element
+ * x_offset of `x`, row_pitch apart; a pitch of 0 means row_length) and the
+ * same row of y (from element y_offset of `y`, at the same pitch), one
+ * element of `type` at element result_offset + r of `result`, with the
+ * bounds above for a sum of the products (in a reproducible context, for
+ * float and double, clreduce_dot()'s bits for that row alone in that
+ * context): the cosine similarities of pairs of rows, a batch of small dot
+ * products. x and y may
+ * be one buffer and may overlap (both are only read); the results may
+ * overlap neither span. row_length 0 writes 0 to every result.
+ * Returns the codes of clreduce_reduce_rows() (messages call x "input" and
+ * y "input2"), and CLREDUCE_ERROR_INVALID_ARGUMENT also for a NULL y, a span
+ * of y past its buffer's end and the storage types (as clreduce_dot()). */
+CLREDUCE_API clreduce_status clreduce_dot_rows(clreduce_ctx *ctx, cl_command_queue queue,
+                                               clreduce_type type, cl_mem x, size_t x_offset,
+                                               cl_mem y, size_t y_offset, size_t rows,
+                                               size_t row_length, size_t row_pitch,
+                                               cl_mem result, size_t result_offset,
+                                               cl_uint num_wait, const cl_event *wait,
+                                               cl_event *done);
+
+/* Blocking convenience: the dot products of the rows of host memory x and
+ * y (laid out as for clreduce_dot_rows() from element 0, at one pitch) into
+ * results 0 .. rows - 1 of `results` (rows elements of `type`), on a queue
+ * owned by the context. On error `results` is untouched. */
+CLREDUCE_API clreduce_status clreduce_dot_rows_host(clreduce_ctx *ctx, clreduce_type type,
+                                                    const void *x, const void *y, size_t rows,
+                                                    size_t row_length, size_t row_pitch,
+                                                    void *results);
+
+/* Enqueues one dot product per segment: result s is the sum of x[i] * y[i]
+ * over segment s, elements [offsets[s], offsets[s+1]) of both [x_offset,
+ * x_offset + count) of `x` and [y_offset, y_offset + count) of `y`, with
+ * the offsets of clreduce_reduce_segments() (unchecked here, read clamped
+ * to [0, count] by the kernels), one element of `type` at element
+ * result_offset + s of `result`. Empty segments give 0. x and y may be one
+ * buffer and may overlap; the results may overlap neither range nor the
+ * offsets.
+ * Returns the codes of clreduce_reduce_segments(), and also
+ * CLREDUCE_ERROR_INVALID_ARGUMENT for a NULL y, a y range past its buffer's
+ * end and the storage types (as clreduce_dot()). */
+CLREDUCE_API clreduce_status clreduce_dot_segments(clreduce_ctx *ctx, cl_command_queue queue,
+                                                   clreduce_type type, cl_mem x,
+                                                   size_t x_offset, cl_mem y, size_t y_offset,
+                                                   size_t count, cl_mem offsets,
+                                                   size_t offsets_offset,
+                                                   clreduce_type offsets_type, size_t segments,
+                                                   cl_mem result, size_t result_offset,
+                                                   cl_uint num_wait, const cl_event *wait,
+                                                   cl_event *done);
+
+/* Blocking convenience: the dot products of the segments of host memory
+ * x[0 .. count) and y[0 .. count) that host memory offsets[0 .. segments]
+ * delimit into results 0 .. segments - 1 of `results` (segments elements
+ * of `type`), on a queue owned by the context, the offsets checked first
+ * as clreduce_reduce_segments_host() does. On error `results` is
+ * untouched. */
+CLREDUCE_API clreduce_status clreduce_dot_segments_host(clreduce_ctx *ctx, clreduce_type type,
+                                                        const void *x, const void *y,
+                                                        size_t count, const void *offsets,
+                                                        clreduce_type offsets_type,
+                                                        size_t segments, void *results);
 
 /* ---------------------------------------------------------------------------
  * Scans of rows
