@@ -94,10 +94,16 @@ void segments_setup_create(const bench_device *d, const dataset *ds, const shape
     s->want = xmalloc((s->nchecked ? s->nchecked : 1) * sizeof *s->want);
     if (s->operators)
         s->want_ops = xmalloc((s->nchecked ? s->nchecked : 1) * sizeof *s->want_ops);
-    unsigned char *input = xmalloc(ds->count * ds->esize);
+    unsigned char *input = xmalloc(ds->count * ds->esize), *second = NULL;
     check_cl(clEnqueueReadBuffer(d->queue, ds->buffer, CL_TRUE, 0, ds->count * ds->esize, input,
                                  0, NULL, NULL),
              "clEnqueueReadBuffer (the input, for the reference)");
+    if (s->operators && ds->second) { /* dot's y */
+        second = xmalloc(ds->count * ds->esize);
+        check_cl(clEnqueueReadBuffer(d->queue, ds->second, CL_TRUE, 0, ds->count * ds->esize,
+                                     second, 0, NULL, NULL),
+                 "clEnqueueReadBuffer (dot's second input, for the reference)");
+    }
     for (size_t k = 0; k < s->nchecked; k++) {
         size_t i = s->checked[k];
         size_t begin = shape_is_rows(sh) ? i * sh->length : (size_t)offsets[i];
@@ -108,11 +114,12 @@ void segments_setup_create(const bench_device *d, const dataset *ds, const shape
         if (s->operators) {
             /* Indices count from the row's or segment's start. */
             operator_reference_init(ds->type, &s->want_ops[k]);
-            operator_reference_add(ds->type, &s->want_ops[k], input + begin * ds->esize, NULL,
-                                   end - begin, 0);
+            operator_reference_add(ds->type, &s->want_ops[k], input + begin * ds->esize,
+                                   second ? second + begin * ds->esize : NULL, end - begin, 0);
         }
     }
     free(input);
+    free(second);
     free(offsets);
 }
 
@@ -141,6 +148,14 @@ static clreduce_status enqueue_call(segments_job *j, cl_command_queue queue, cl_
 {
     const segments_setup *s = j->s;
     size_t offset = dataset_next_offset(j->ds);
+    if (j->op == CLREDUCE_OP_DOT && s->shape->kind == SHAPE_ROWS)
+        return clreduce_dot_rows(j->ctx, queue, j->ds->type, j->ds->buffer, offset,
+                                 j->ds->second, offset, s->segments, s->shape->length,
+                                 s->shape->length, s->results, 0, 0, NULL, done);
+    if (j->op == CLREDUCE_OP_DOT)
+        return clreduce_dot_segments(j->ctx, queue, j->ds->type, j->ds->buffer, offset,
+                                     j->ds->second, offset, j->ds->count, s->offsets, 0,
+                                     s->offsets_type, s->segments, s->results, 0, 0, NULL, done);
     if (s->shape->kind == SHAPE_SCAN_ROWS)
         return clreduce_scan_rows(j->ctx, queue, j->op, j->ds->type, CLREDUCE_INCLUSIVE,
                                   j->ds->buffer, offset, s->segments, s->shape->length, 0,
@@ -279,6 +294,11 @@ void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
                       measurement *m)
 {
     measurement_init(m);
+    if (op == CLREDUCE_OP_DOT && !ds->second) {
+        m->status = MEASURE_UNSUPPORTED;
+        snprintf(m->message, sizeof m->message, "no room for dot's second input");
+        return;
+    }
     segments_job j = {d, ctx, ds, s, op, xmalloc(result_bytes(s, op, ds->type))};
     double call_ns, span_ns, host_ns;
     int late, right;

@@ -197,11 +197,11 @@ static size_t scan_op_count(const options *o)
 }
 
 /* Whether the rows-and-segments table measures op for shape sh: every
- * operator of one input over rows and segments, sum, min and max over
- * scanned rows. */
+ * operator over rows and segments (dot with a second input), sum, min and
+ * max over scanned rows. */
 static int shape_op(const shape *sh, clreduce_op op)
 {
-    return sh->kind == SHAPE_SCAN_ROWS ? scans_op(op) : op != CLREDUCE_OP_DOT;
+    return sh->kind == SHAPE_SCAN_ROWS ? scans_op(op) : 1;
 }
 
 /* Whether the single operators of --ops hold one past CLREDUCE_OP_MAX
@@ -473,8 +473,9 @@ static void fill_segments_row(row *r, clreduce_op op, const dataset *ds,
     r->op = op;
     r->type = ds->type;
     r->elements = shape_is_rows(s->shape) ? s->segments * s->shape->length : ds->count;
-    /* scanned rows are read and written */
-    r->bytes = r->elements * ds->esize * (s->shape->kind == SHAPE_SCAN_ROWS ? 2 : 1);
+    /* scanned rows are read and written, dot reads x and y */
+    r->bytes = r->elements * ds->esize *
+               (s->shape->kind == SHAPE_SCAN_ROWS || op == CLREDUCE_OP_DOT ? 2 : 1);
     r->copies = ds->copies;
     fill_measurement(r, m, peak->measured ? peak->read_gbps : NAN);
 }
@@ -533,8 +534,13 @@ static void run_shapes(run_state *st)
                 continue;
             }
             progress("[%zu/%zu] preparing %s %s", done, total, clreduce_type_name(type), label);
+            /* dot's second input takes as much room as the first */
+            int dot, operators = wants_operators(o, &dot);
+            int second = dot && (cl_ulong)count * clreduce_type_size(type) <= limit / 2;
             dataset ds;
-            dataset_create(st->d, type, count, o->seed, limit, 0, &ds);
+            dataset_create(st->d, type, count, o->seed, dot ? limit / 2 : limit, 0, &ds);
+            if (operators && second)
+                dataset_add_operators(st->d, &ds, o->seed, 1);
             for (size_t hi = 0; hi < o->shape_count; hi++) {
                 const shape *sh = &o->shape_list[hi];
                 segments_setup setup;
