@@ -22,7 +22,8 @@ typedef struct part_work {
 
 static int fixed_order_sum(clreduce_op op, clreduce_type type)
 {
-    return (op == CLREDUCE_OP_SUM || op == CLREDUCE_OP_SUM_SQUARES || op == CLREDUCE_OP_SUM_ABS) &&
+    return (op == CLREDUCE_OP_SUM || op == CLREDUCE_OP_SUM_SQUARES ||
+            op == CLREDUCE_OP_SUM_ABS || op == CLREDUCE_OP_DOT) &&
            (type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE);
 }
 
@@ -38,16 +39,9 @@ static clreduce_status check_split(clreduce_ctx *ctx, clreduce_op op, clreduce_t
     if ((unsigned)type > CLREDUCE_UINT64)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "the reductions of parts take no type %d", (int)type);
-    const int floating = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
-    if (op == CLREDUCE_OP_DOT && floating && ctx->settings.reproducible)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "a reproducible context takes no dot product of %s over parts: the "
-                         "parts' tiles of its order have no call of their own yet",
-                         clreduce_type_name(type));
     *tiles = ctx->settings.reproducible && fixed_order_sum(op, type);
     if (!*tiles) {
-        if (variant == CLREDUCE_REPRODUCIBLE &&
-            (fixed_order_sum(op, type) || (op == CLREDUCE_OP_DOT && floating)))
+        if (variant == CLREDUCE_REPRODUCIBLE && fixed_order_sum(op, type))
             return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                              "variant reproducible over parts would give bits that depend on the "
                              "split; contexts created reproducible (clreduce_settings) give the "
@@ -94,6 +88,24 @@ static clreduce_status part_in_buffer(const clreduce_part *part, clreduce_type t
     return CLREDUCE_SUCCESS;
 }
 
+/* Enqueues the values of `rows` tiles of `length` elements of a part, from
+ * its element `first` on, into results (first / length) .. of partials:
+ * in a reproducible context each row is summed in the fixed order of that
+ * range alone, which for a tile is its value in the order of the whole. */
+static clreduce_status enqueue_tiles(const clreduce_part *part, clreduce_op op,
+                                     clreduce_type type, size_t first, size_t rows,
+                                     size_t length, cl_mem partials, cl_event *done)
+{
+    const size_t at = first / (CLREDUCE_REPRODUCIBLE_TILE_BYTES / clreduce_type_size(type));
+    if (op == CLREDUCE_OP_DOT)
+        return clreduce_dot_rows(part->ctx, part->queue, type, part->input, part->offset + first,
+                                 part->input2, part->offset2 + first, rows, length, length,
+                                 partials, at, 0, NULL, done);
+    return clreduce_reduce_rows(part->ctx, part->queue, op, type, part->input,
+                                part->offset + first, rows, length, length, partials, at, 0,
+                                NULL, done);
+}
+
 /* Enqueues the partial results of a part that holds elements into
  * w->partials, and their read into host: a result, or the values of its
  * tiles (its whole tiles as rows of one tile, then the rest as one row,
@@ -114,7 +126,7 @@ static clreduce_status enqueue_part(const clreduce_part *part, clreduce_op op,
     cl_event done[2];
     cl_uint events = 0;
     clreduce_status status = CLREDUCE_SUCCESS;
-    if (op == CLREDUCE_OP_DOT)
+    if (op == CLREDUCE_OP_DOT && !tiles)
         status = clreduce_dot(part->ctx, part->queue, type, variant, part->input, part->offset,
                               part->input2, part->offset2, part->count, w->partials, 0, 0, NULL,
                               &done[events]);
@@ -123,13 +135,11 @@ static clreduce_status enqueue_part(const clreduce_part *part, clreduce_op op,
                                  part->offset, part->count, w->partials, 0, 0, NULL,
                                  &done[events]);
     else if (whole)
-        status = clreduce_reduce_rows(part->ctx, part->queue, op, type, part->input, part->offset,
-                                      whole, tile, tile, w->partials, 0, 0, NULL, &done[events]);
+        status = enqueue_tiles(part, op, type, 0, whole, tile, w->partials, &done[events]);
     events += status == CLREDUCE_SUCCESS && (!tiles || whole);
     if (status == CLREDUCE_SUCCESS && tiles && rest) {
-        status = clreduce_reduce_rows(part->ctx, part->queue, op, type, part->input,
-                                      part->offset + whole * tile, 1, rest, rest, w->partials,
-                                      whole, 0, NULL, &done[events]);
+        status = enqueue_tiles(part, op, type, whole * tile, 1, rest, w->partials,
+                               &done[events]);
         events += status == CLREDUCE_SUCCESS;
     }
     if (status == CLREDUCE_SUCCESS) {

@@ -139,12 +139,13 @@ static void test_operators(void)
 
 static void test_reproducible(void)
 {
-    for (int round = 0; round < 12; round++) {
+    for (int round = 0; round < 16; round++) {
         clreduce_type type = round % 2 ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
-        int map = round % 3;
+        int map = round / 2 % 4; /* sum, squares, absolute values, products */
         clreduce_op op = map == 0   ? CLREDUCE_OP_SUM
                          : map == 1 ? CLREDUCE_OP_SUM_SQUARES
-                                    : CLREDUCE_OP_SUM_ABS;
+                         : map == 2 ? CLREDUCE_OP_SUM_ABS
+                                    : CLREDUCE_OP_DOT;
         if (!tc_type_supported(g_ctx, type))
             continue;
         const size_t es = tc_elem_size(type);
@@ -153,19 +154,22 @@ static void test_reproducible(void)
         for (int r = 0; r < g_ranks; r++)
             n += counts[r];
         void *data = malloc((n ? n : 1) * es), *mapped = malloc((n ? n : 1) * es);
+        void *y = malloc((n ? n : 1) * es);
         fill_wide(type, data, n);
+        fill_wide(type, y, n);
         if (map)
-            map_values(type, map, data, NULL, n, mapped);
+            map_values(type, map, data, y, n, mapped);
         else
             memcpy(mapped, data, n * es);
         unsigned char got[8] = {0}, want[8] = {0};
         host_sum(type, mapped, n, want);
-        clreduce_status st = allreduce(g_repro, op, type, data, NULL, counts, 0, got);
+        clreduce_status st = allreduce(g_repro, op, type, data, op == CLREDUCE_OP_DOT ? y : NULL,
+                                       counts, 0, got);
         if (st != CLREDUCE_SUCCESS || memcmp(got, want, es))
             report("reproducible %s %s n=%zu: %s %s", clreduce_op_name(op),
                  clreduce_type_name(type), n, clreduce_status_string(st),
                  st ? clreduce_last_error(g_repro) : "bits differ from the order");
-        free(data), free(mapped);
+        free(data), free(mapped), free(y);
     }
 }
 

@@ -306,12 +306,13 @@ static void test_reproducible(void **state)
 {
     (void)state;
     size_t failures = 0, checked = 0;
-    for (int round = 0; round < 30; round++) {
+    for (int round = 0; round < 40; round++) {
         clreduce_type type = round % 2 ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
-        int map = round % 3; /* sum, squares, absolute values */
+        int map = round / 2 % 4; /* sum, squares, absolute values, products */
         clreduce_op op = map == 0   ? CLREDUCE_OP_SUM
                          : map == 1 ? CLREDUCE_OP_SUM_SQUARES
-                                    : CLREDUCE_OP_SUM_ABS;
+                         : map == 2 ? CLREDUCE_OP_SUM_ABS
+                                    : CLREDUCE_OP_DOT;
         if (!tc_type_supported(g_ctx[0], type) || !tc_type_supported(g_ctx[2], type))
             continue;
         const size_t es = tc_elem_size(type), tile = CLREDUCE_REPRODUCIBLE_TILE_BYTES / es;
@@ -319,20 +320,25 @@ static void test_reproducible(void **state)
         for (size_t i = 0; i < k; i++)
             ends[i] = n += (i + 1 < k ? tc_rand_below(4) * tile : tc_rand_below(2 * tile + 2));
         void *data = malloc((n ? n : 1) * es), *mapped = malloc((n ? n : 1) * es);
-        assert_true(data && mapped);
+        void *y = malloc((n ? n : 1) * es);
+        assert_true(data && mapped && y);
         fill_wide(type, data, n);
+        fill_wide(type, y, n);
         if (map)
-            map_values(type, map, data, NULL, n, mapped);
+            map_values(type, map, data, y, n, mapped);
         else
             memcpy(mapped, data, n * es);
         tc_value poison;
         tc_op_poison(op, type, &poison);
         cut c;
-        make_parts(&c, g_repro, type, &poison, data, ends, k);
+        make_parts2(&c, g_repro, type, &poison, data, op == CLREDUCE_OP_DOT ? y : NULL, ends, k);
         unsigned char got[8] = {0}, want[8] = {0}, one[8] = {0};
         host_sum(type, mapped, n, want);
         clreduce_status st = clreduce_reduce_parts(c.parts, k, op, type, CLREDUCE_AUTO, got);
-        assert_int_equal(clreduce_reduce_host(g_repro[0], op, type, CLREDUCE_AUTO, data, n, one),
+        assert_int_equal(op == CLREDUCE_OP_DOT
+                             ? clreduce_dot_host(g_repro[0], type, CLREDUCE_AUTO, data, y, n, one)
+                             : clreduce_reduce_host(g_repro[0], op, type, CLREDUCE_AUTO, data, n,
+                                                    one),
                          CLREDUCE_SUCCESS);
         checked++;
         if ((st != CLREDUCE_SUCCESS || memcmp(got, want, es) || memcmp(one, want, es)) &&
@@ -342,7 +348,7 @@ static void test_reproducible(void **state)
                         clreduce_status_string(st),
                         st ? clreduce_last_error(g_repro[0]) : "bits differ");
         free_parts(&c);
-        free(data), free(mapped);
+        free(data), free(mapped), free(y);
     }
     printf("# %zu reproducible cases\n", checked);
     assert_int_equal(failures, 0);
@@ -361,8 +367,7 @@ static void test_two_steps(void **state)
         clreduce_op op = (clreduce_op)tc_rand_below(CLREDUCE_OP_COUNT);
         if (!op_takes(op, type) || !tc_type_supported(g_ctx[0], type) ||
             !tc_type_supported(g_ctx[2], type) ||
-            (repro && (op == CLREDUCE_OP_NORM2 || op == CLREDUCE_OP_MEAN_VAR ||
-                       (op == CLREDUCE_OP_DOT && tc_is_float_type(type)))))
+            (repro && (op == CLREDUCE_OP_NORM2 || op == CLREDUCE_OP_MEAN_VAR)))
             continue;
         const size_t es = tc_elem_size(type), tile = CLREDUCE_REPRODUCIBLE_TILE_BYTES / es;
         size_t ends[MAX_PARTS], k = 1 + tc_rand_below(MAX_PARTS), n = 0, counts[MAX_PARTS];
@@ -424,8 +429,7 @@ static void test_two_steps(void **state)
 }
 
 /* Of no element in any part: what one call of no element gives (or its
- * refusal: a reproducible context refuses norm2 and mean_var, and over
- * parts the dot product of floats). */
+ * refusal: a reproducible context refuses norm2 and mean_var). */
 static void test_empty(void **state)
 {
     (void)state;
@@ -449,15 +453,12 @@ static void test_empty(void **state)
                     ? clreduce_dot_host(ctxs[0], CLREDUCE_FLOAT, CLREDUCE_AUTO, NULL, NULL, 0, want)
                     : clreduce_reduce_host(ctxs[0], (clreduce_op)op, CLREDUCE_FLOAT,
                                            CLREDUCE_AUTO, NULL, 0, want);
-            if (repro && op == CLREDUCE_OP_DOT) { /* refused over parts (parts.h) */
-                one = CLREDUCE_ERROR_UNSUPPORTED;
-                memset(want, 0x5a, sizeof want);
-            }
             if (st != one)
                 print_error("%s: %s\n", clreduce_op_name((clreduce_op)op),
                             clreduce_last_error(c.parts[0].ctx));
             assert_int_equal(st, one);
-            assert_int_equal(st == CLREDUCE_SUCCESS, !repro || op < CLREDUCE_OP_NORM2);
+            assert_int_equal(st == CLREDUCE_SUCCESS,
+                             !repro || (op != CLREDUCE_OP_NORM2 && op != CLREDUCE_OP_MEAN_VAR));
             assert_memory_equal(got, want, sizeof got);
             free_parts(&c);
         }
@@ -514,8 +515,6 @@ static void test_refusals(void **state)
             CLREDUCE_ERROR_UNSUPPORTED, "reproducible");
     refused(p.parts, 2, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, CLREDUCE_REPRODUCIBLE,
             CLREDUCE_ERROR_UNSUPPORTED, "split");
-    refused(a.parts, 2, CLREDUCE_OP_DOT, CLREDUCE_FLOAT, CLREDUCE_AUTO,
-            CLREDUCE_ERROR_UNSUPPORTED, "dot");
     refused(p.parts, 2, CLREDUCE_OP_DOT, CLREDUCE_FLOAT, CLREDUCE_AUTO,
             CLREDUCE_ERROR_INVALID_ARGUMENT, "input2");
     /* Contexts that disagree. */

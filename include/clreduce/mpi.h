@@ -122,8 +122,9 @@ static inline clreduce_status clreduce_mpi_allreduce(clreduce_ctx *ctx, cl_comma
 }
 
 /* The dot product of x and y, `count` elements of each on this rank (a
- * conjugate gradient's dot products over ranks); a reproducible context
- * refuses it for float and double (clreduce/parts.h). */
+ * conjugate gradient's dot products over ranks); in reproducible contexts,
+ * for float and double, the bits of one device's call over all the ranks'
+ * elements, as the sums (clreduce/parts.h). */
 static inline clreduce_status clreduce_mpi_dot(clreduce_ctx *ctx, cl_command_queue queue,
                                                MPI_Comm comm, clreduce_type type,
                                                clreduce_variant variant, cl_mem x,

@@ -29,8 +29,8 @@
  *    are within the numerical contract of clreduce.h, and on the same
  *    devices with the same split give the same bits from call to call;
  *  - in reproducible contexts (clreduce_settings.reproducible: every part's
- *    context, or none), a float or double SUM, SUM_SQUARES or SUM_ABS has
- *    the bits of the reproducible sum of the whole array on one device,
+ *    context, or none), a float or double SUM, SUM_SQUARES, SUM_ABS or DOT
+ *    has the bits of the reproducible sum of the whole array on one device,
  *    whatever the devices: each part reduces its tiles of the order
  *    (clreduce.h, CLREDUCE_REPRODUCIBLE) and the first part's device sums
  *    the tiles' values in the order's next levels. For that, every part but
@@ -38,9 +38,9 @@
  *    CLREDUCE_REPRODUCIBLE_TILE_BYTES / clreduce_type_size(type) elements.
  *
  * DOT takes a second input per part (clreduce_part's input2), its
- * partial results added in part order as above, in reproducible contexts
- * too for integers; a reproducible context refuses it for float and
- * double (its parts' tiles have no call of their own yet).
+ * partial results added in part order as the sums' are (in reproducible
+ * contexts, for float and double, by the tiles above: each part's tiles
+ * through clreduce_dot_rows()).
  */
 #ifndef CLREDUCE_PARTS_H
 #define CLREDUCE_PARTS_H
@@ -85,8 +85,8 @@ typedef struct clreduce_part {
  *       setting (no message can be left where parts[0].ctx is NULL);
  *   CLREDUCE_ERROR_UNSUPPORTED  in reproducible contexts, a part of
  *       elements not all in whole tiles before another part's elements, a
- *       variant of the sums other than AUTO and REPRODUCIBLE, DOT of float
- *       or double; in other contexts, CLREDUCE_REPRODUCIBLE for a
+ *       variant of the sums other than AUTO and REPRODUCIBLE; in other
+ *       contexts, CLREDUCE_REPRODUCIBLE for a
  *       floating-point sum or dot product (its bits would depend on the
  *       split).
  * On any error `result` is not written; parts whose work was enqueued are
@@ -106,8 +106,8 @@ CLREDUCE_API clreduce_status clreduce_reduce_parts(const clreduce_part *parts, s
  * (the partials differ). */
 
 /* Partial results of a part of `count` elements: 0 of none, the tiles of
- * the reproducible order for a sum in a reproducible context, else 1; 0
- * for an unknown operator or type. */
+ * the reproducible order for a sum or dot of float or double in a
+ * reproducible context, else 1; 0 for an unknown operator or type. */
 CLREDUCE_API size_t clreduce_partials_count(const clreduce_ctx *ctx, clreduce_op op,
                                             clreduce_type type, size_t count);
 

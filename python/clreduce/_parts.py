@@ -43,7 +43,7 @@ def reduce_parts(parts, op="sum", variant="auto"):
     (indices into the whole array), minmax and integer sums as one device
     gives them, floating-point sums the parts' results added in order, and
     in reproducible contexts, with parts of whole tiles (tile_elements()),
-    the sums' bits of one device over the whole array. Blocking."""
+    the sums' and dot's bits of one device over the whole array. Blocking."""
     parts = list(parts)
     if not parts:
         raise _invalid("parts is empty")

@@ -78,10 +78,13 @@ def test_reproducible_split(contexts, dtype):
     n = 3 * tile + 777
     x = (rng.uniform(1, 2, n) * 2.0 ** rng.integers(-20, 20, n)).astype(dtype)
     x[rng.random(n) < 0.5] *= -1
-    one = contexts[0][1].reduce(x)
+    y = rng.uniform(-1, 1, n).astype(dtype)
+    one, one_dot = contexts[0][1].reduce(x), contexts[0][1].dot(x, y)
     for ends in ([n], [tile, n], [0, 2 * tile, 2 * tile, n], [tile, 2 * tile, 3 * tile, n]):
         got = clreduce.reduce_parts(split(contexts, x, ends, which=1))
         assert got.tobytes() == one.tobytes(), ends
+        got = clreduce.reduce_parts(split(contexts, x, ends, which=1, y=y), "dot")
+        assert got.tobytes() == one_dot.tobytes(), f"dot {ends}"
     with pytest.raises(clreduce.UnsupportedError, match="tiles"):
         clreduce.reduce_parts(split(contexts, x, [tile + 1, n], which=1))
 
