@@ -61,7 +61,8 @@ operator of your own, written in OpenCL C, with reduce() and scan() over
 host arrays: see its documentation.
 
 dot(x, y) is the dot product of two arrays of one dtype and size (integers
-wrap around). Identities of no element: 0 for the sums and dot; for min
+wrap around); dot_rows(x, y) and dot_segments(x, y, offsets) one per row or
+segment. Identities of no element: 0 for the sums and dot; for min
 +inf or the largest value, for max -inf or the smallest. result_dtype(op,
 dtype) gives the layout of a result in device memory, the dtype of the out
 array of enqueue_reduce() (structured for argmin, argmax, minmax, mean_var).
@@ -87,7 +88,7 @@ __all__ = [
     "Context", "Error", "InvalidArgumentError", "UnsupportedError", "BuildError",
     "OpenCLError", "OutOfMemoryError", "NoDeviceError", "LibraryNotFoundError",
     "reduce", "reduce_multi", "dot", "scan", "reduce_rows", "reduce_rows_multi", "scan_rows",
-    "reduce_segments", "reduce_segments_multi", "default_context",
+    "reduce_segments", "reduce_segments_multi", "dot_rows", "dot_segments", "default_context",
     "library_version", "ops", "dtypes", "result_dtype", "reduce_variants", "scan_variants",
     "scan_kinds", "ArgResult", "MinMax", "MeanVar", "Operator", "reduce_parts", "partials",
     "combine_partials", "tile_elements"]
@@ -540,6 +541,50 @@ class Context(_Handle):
             result.ctypes.data), "clreduce_dot_host", self._h)
         return result[0]
 
+    def dot_rows(self, x, y):
+        """The dot product of each row of two 2-D NumPy arrays of one dtype
+        and shape, as a 1-D array of x.shape[0] elements of that dtype, like
+        numpy.einsum("ij,ij->i", x, y) (integers wrap around; rows of length
+        0 give 0): the cosine similarity of pairs, a batch of small dot
+        products. Views whose rows lie at one pitch are read in place, other
+        layouts copied first. Blocking."""
+        x, y = np.asarray(x), np.asarray(y)
+        if x.ndim != 2 or x.shape != y.shape or x.dtype != y.dtype:
+            raise _invalid(f"x is {x.shape} of {x.dtype.name}, y {y.shape} of {y.dtype.name}: "
+                           f"dot_rows() takes 2-D arrays of one shape and dtype")
+        type_code = _type_code(x.dtype, "x")
+        rows, length = x.shape
+        pitch = self._rows_layout(x)  # padded rows are read in place
+        if pitch is None or self._rows_layout(y) != pitch:
+            x, y, pitch = np.ascontiguousarray(x), np.ascontiguousarray(y), length
+        results = np.empty(rows, x.dtype)
+        if rows:
+            _check(self._lib.clreduce_dot_rows_host(
+                self._h, type_code, x.ctypes.data, y.ctypes.data, rows, length, pitch,
+                results.ctypes.data), "clreduce_dot_rows_host", self._h)
+        return results
+
+    def dot_segments(self, x, y, offsets):
+        """The dot product of x[offsets[i]:offsets[i+1]] and the same segment
+        of y, two 1-D NumPy arrays of one dtype and size (other shapes: their
+        elements in C order), as a 1-D array of len(offsets) - 1 elements of
+        that dtype; offsets as reduce_segments() takes them; empty segments
+        give 0. Blocking."""
+        x, y = _host_array(x, "x").reshape(-1), _host_array(y, "y").reshape(-1)
+        if x.dtype != y.dtype or x.size != y.size:
+            raise _invalid(f"x has {x.size} elements of {x.dtype.name}, y {y.size} of "
+                           f"{y.dtype.name}: dot_segments() takes arrays of one dtype and size")
+        offsets = _offsets(offsets)
+        segments = offsets.size - 1
+        results = np.empty(segments, x.dtype)
+        if segments:
+            x, y = (a if a.size else np.empty(1, a.dtype) for a in (x, y))
+            _check(self._lib.clreduce_dot_segments_host(
+                self._h, _TYPES[x.dtype], x.ctypes.data, y.ctypes.data, x.size,
+                offsets.ctypes.data, _TYPES[offsets.dtype], segments, results.ctypes.data),
+                "clreduce_dot_segments_host", self._h)
+        return results
+
     @staticmethod
     def _rows_layout(matrix):
         """The row pitch (in elements) at which a 2-D array's rows can be
@@ -838,63 +883,9 @@ class Context(_Handle):
                                 wait, done), queue, wait_for, (array, out), out)
 
 
-_default_lock = threading.Lock()
-_default = None
-
-
-def default_context():
-    """One Context() shared by reduce() and scan(), created on first use."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = Context()
-        return _default
-
-
-def reduce(array, op="sum", variant="auto"):
-    """Context.reduce() on default_context()."""
-    return default_context().reduce(array, op, variant)
-
-
-def scan(array, op="sum", kind="inclusive", variant="auto", out=None):
-    """Context.scan() on default_context()."""
-    return default_context().scan(array, op, kind, variant, out)
-
-
-def dot(x, y, variant="auto"):
-    """Context.dot() on default_context()."""
-    return default_context().dot(x, y, variant)
-
-
-def reduce_multi(array, ops, variant="auto"):
-    """Context.reduce_multi() on default_context()."""
-    return default_context().reduce_multi(array, ops, variant)
-
-
-def reduce_rows_multi(matrix, ops):
-    """Context.reduce_rows_multi() on default_context()."""
-    return default_context().reduce_rows_multi(matrix, ops)
-
-
-def reduce_rows(matrix, op="sum"):
-    """Context.reduce_rows() on default_context()."""
-    return default_context().reduce_rows(matrix, op)
-
-
-def scan_rows(matrix, op="sum", kind="inclusive"):
-    """Context.scan_rows() on default_context()."""
-    return default_context().scan_rows(matrix, op, kind)
-
-
-def reduce_segments(array, offsets, op="sum"):
-    """Context.reduce_segments() on default_context()."""
-    return default_context().reduce_segments(array, offsets, op)
-
-
-def reduce_segments_multi(array, offsets, ops):
-    """Context.reduce_segments_multi() on default_context()."""
-    return default_context().reduce_segments_multi(array, offsets, ops)
-
-
-from ._operator import Operator  # noqa: E402  (last: these read the functions above)
+# Last: these modules read the functions above.
+from ._default import (default_context, dot, dot_rows, dot_segments, reduce,  # noqa: E402
+                       reduce_multi, reduce_rows, reduce_rows_multi, reduce_segments,
+                       reduce_segments_multi, scan, scan_rows)
+from ._operator import Operator  # noqa: E402
 from ._parts import combine_partials, partials, reduce_parts, tile_elements  # noqa: E402

@@ -102,6 +102,11 @@ _PROTOTYPES = {
     "clreduce_reduce_segments_host": (
         _status, [_handle, _enum, _enum, c_void_p, c_size_t, c_void_p, _enum, c_size_t,
                   c_void_p]),
+    "clreduce_dot_rows_host": (
+        _status, [_handle, _enum, c_void_p, c_void_p, c_size_t, c_size_t, c_size_t, c_void_p]),
+    "clreduce_dot_segments_host": (
+        _status, [_handle, _enum, c_void_p, c_void_p, c_size_t, c_void_p, _enum, c_size_t,
+                  c_void_p]),
     "clreduce_reduce_multi_host": (
         _status, [_handle, c_void_p, c_size_t, _enum, _enum, c_void_p, c_size_t, c_void_p]),
     "clreduce_multi_record": (c_size_t, [c_void_p, c_size_t, _enum, c_void_p]),
