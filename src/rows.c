@@ -157,7 +157,7 @@ size_t rows_parts(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t le
 
 /* ---- plan --------------------------------------------------------------------------- */
 
-/* The plan of rows of one input, or of two (dot_rows_plan). */
+/* The plan of rows of one input, or of two (dot_rows_family). */
 static clreduce_status plan_rows(clreduce_ctx *ctx, const request *r, plan *p)
 {
     clreduce_status status = plan_start(ctx, r, p);
@@ -181,10 +181,6 @@ static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
     return plan_rows(ctx, r, p);
 }
 
-static clreduce_status dot_rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
-{
-    return plan_rows(ctx, r, p);
-}
 
 /* ---- launches ------------------------------------------------------------------------ */
 
@@ -290,7 +286,7 @@ const op_family rows_family = {
 static const op_family dot_rows_family = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "x",
     .index_name = NULL, .outputs = OUTPUT_PER_ROW, .in_place = 0, .two_inputs = 1,
-    .plan = dot_rows_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = rows_enqueue,
+    .plan = plan_rows, .enqueue_empty = enqueue_empty_rows, .enqueue = rows_enqueue,
     .fixed_order = 1,
 };
 

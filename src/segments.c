@@ -464,7 +464,7 @@ clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan 
     return CLREDUCE_SUCCESS;
 }
 
-/* The plan of segments of one input, or of two (dot_segments_plan). */
+/* The plan of segments of one input, or of two (dot_segments_family). */
 static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *p)
 {
     clreduce_status status = plan_start(ctx, r, p);
@@ -528,10 +528,6 @@ static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *
     return plan_segments(ctx, r, p);
 }
 
-static clreduce_status dot_segments_plan(clreduce_ctx *ctx, const request *r, plan *p)
-{
-    return plan_segments(ctx, r, p);
-}
 
 /* ---- launches ------------------------------------------------------------------------ */
 
@@ -666,7 +662,7 @@ const op_family segments_family = {
 static const op_family dot_segments_family = {
     .output_name = "result", .output_offset_name = "result_offset", .host_input_name = "x",
     .index_name = "offsets", .outputs = OUTPUT_PER_ROW, .in_place = 0, .two_inputs = 1,
-    .plan = dot_segments_plan, .enqueue_empty = enqueue_empty_rows, .enqueue = segments_enqueue,
+    .plan = plan_segments, .enqueue_empty = enqueue_empty_rows, .enqueue = segments_enqueue,
     .fixed_order = 1,
 };
 

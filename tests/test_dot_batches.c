@@ -116,8 +116,8 @@ static clreduce_status enqueue_batch(clreduce_ctx *ctx, const batch *b, const vo
     clreduce_status status;
     if (b->segments) {
         void *o = offsets_as(b);
-        mo = tc_make_buffer(ctx, (INDEX_OFFSET + b->items + 1) * clreduce_type_size(b->offsets_type),
-                            o);
+        size_t w = clreduce_type_size(b->offsets_type);
+        mo = tc_make_buffer(ctx, (INDEX_OFFSET + b->items + 1) * w, o);
         free(o);
         status = clreduce_dot_segments(ctx, g_queue, b->type, mx, b->x_lead, my, y_off, b->count,
                                        mo, INDEX_OFFSET, b->offsets_type, b->items, mr,
