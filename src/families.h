@@ -92,9 +92,11 @@ clreduce_status operator_enqueue(clreduce_ctx *ctx, chain *c, const request *r, 
 /* ---- scan_operators.c ------------------------------------------------------ */
 
 /* The families of the scans with the operators past max (one input): flat,
- * and of rows (scan_rows.c's calls with those operators). */
+ * and of rows (scan_rows.c's calls with those operators); and the flat
+ * scan of dot products (x the input, y input2). */
 extern const op_family operator_scans;
 extern const op_family operator_row_scans;
+extern const op_family dot_scans;
 
 /* The kernels of cl/scan_operators.cl: the flat scan's three in the order
  * its launches take them, then the rows' (custom.c's programs built on a

@@ -110,8 +110,9 @@ clreduce_status reproducible_check(clreduce_ctx *ctx, const op_family *f, const 
     }
     return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
                      "a reproducible context has no fixed order for %s of %s in this call: only "
-                     "float and double sums, sums of squares and of absolute values (flat, of "
-                     "rows, of segments), dot products and sum scans (flat, of rows) have one",
+                     "float and double sums, sums of squares, of absolute values and dot "
+                     "products (flat, of rows, of segments) and sum scans (flat, of rows) have "
+                     "one",
                      clreduce_op_name(r->op), clreduce_type_name(r->type));
 }
 

@@ -2,7 +2,8 @@
  * operators past max of one input (argmin, argmax, minmax, sums of squares
  * and of absolute values, the Euclidean norm, mean and variance) as two
  * operation families of the request pipeline, flat scans and scans of rows
- * (scan_rows.c's calls with those operators), and the launches that
+ * (scan_rows.c's calls with those operators), a third for the flat scan of
+ * dot products (two inputs), and the launches that
  * user-defined operators' scans (custom.c, custom_batched.c) share: reduce,
  * scan the groups' aggregates, scan again from them, each range in the
  * elements' order; and a work-group per row for rows. */
@@ -51,7 +52,8 @@ void operator_scan_finish_plan(const clreduce_ctx *ctx, const request *r, plan *
     defines_add(&p->family_defines, "CLR_SCAN_EXCLUSIVE", r->kind == CLREDUCE_EXCLUSIVE);
 }
 
-static clreduce_status plan_scan(clreduce_ctx *ctx, const request *r, plan *p)
+/* The plan of a scan of one input, or of dot's two (dot_scans). */
+static clreduce_status plan_operator_scan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     const char *name = clreduce_op_name(r->op) ? clreduce_op_name(r->op) : "unknown";
     clreduce_status status = operator_scan_check(ctx, r, name);
@@ -62,15 +64,20 @@ static clreduce_status plan_scan(clreduce_ctx *ctx, const request *r, plan *p)
     if (!op_is_extended(r->op))
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "op %s is not one of the operators past max", name);
-    if (r->op == CLREDUCE_OP_DOT)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "op dot has two inputs: a scan takes one (clreduce_scan_custom() "
-                         "scans an operator of two)");
     if ((status = plan_operator(ctx, r, p, "scans: ")) != CLREDUCE_SUCCESS)
         return status;
     p->program = &scan_program;
     operator_scan_finish_plan(ctx, r, p);
     return CLREDUCE_SUCCESS;
+}
+
+static clreduce_status plan_scan(clreduce_ctx *ctx, const request *r, plan *p)
+{
+    if (r->op == CLREDUCE_OP_DOT)
+        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                         "op dot has two inputs: a scan takes one (clreduce_dot_scan() scans "
+                         "dot products)");
+    return plan_operator_scan(ctx, r, p);
 }
 
 /* ---- launches ------------------------------------------------------------------- */
@@ -112,6 +119,15 @@ const op_family operator_scans = {
     .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "input",
     .outputs = OUTPUT_PER_ELEMENT, .in_place = 0, .two_inputs = 0,
     .plan = plan_scan, .enqueue_empty = enqueue_nothing,
+    .enqueue = operator_scan_enqueue,
+};
+
+/* Running dot products: x the input, y input2; the output overlaps
+ * neither. */
+const op_family dot_scans = {
+    .output_name = "output", .output_offset_name = "output_offset", .host_input_name = "x",
+    .outputs = OUTPUT_PER_ELEMENT, .in_place = 0, .two_inputs = 1,
+    .plan = plan_operator_scan, .enqueue_empty = enqueue_nothing,
     .enqueue = operator_scan_enqueue,
 };
 

@@ -1,5 +1,5 @@
-/* unit.dot_batches: clreduce_dot_rows and clreduce_dot_segments (and their
- * _host forms), the dot products of many pairs of ranges in one call, on
+/* unit.dot_batches: clreduce_dot_rows, clreduce_dot_segments and
+ * clreduce_dot_scan (and their _host forms), many dot products in one call, on
  * every type against the CPU reference of the flat dot's tests
  * (test_common_operators.c):
  *  - rows of 0 to 10^6 + 3 elements (one work-item, a team, a work-group,
@@ -12,6 +12,8 @@
  *    second run and the _host form bitwise the same;
  *  - in a reproducible context, float and double results bit for bit
  *    clreduce_dot() of each range alone in that context;
+ *  - clreduce_dot_scan, the running dot product, as the sum scan of the
+ *    products on every type and kind, sizes 1 to 2^20 + 7;
  *  - bad arguments: a status, a message, nothing written.
  *
  * CLREDUCE_TEST_SEED=n repeats a run's random data; CLREDUCE_TEST_FILTER=glob
@@ -378,6 +380,99 @@ static void test_reproducible(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* ---- running dot products ----------------------------------------------------------- */
+
+/* The products x[i] * y[i] rounded to the type (integers wrapped), whose
+ * sum scan a dot scan is. */
+static void products(clreduce_type type, const void *x, const void *y, size_t n, void *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (type == CLREDUCE_FLOAT) {
+            volatile float p = ((const float *)x)[i] * ((const float *)y)[i];
+            ((float *)out)[i] = p;
+        } else if (type == CLREDUCE_DOUBLE) {
+            volatile double p = ((const double *)x)[i] * ((const double *)y)[i];
+            ((double *)out)[i] = p;
+        } else if (tc_elem_size(type) == 4) {
+            ((uint32_t *)out)[i] = ((const uint32_t *)x)[i] * ((const uint32_t *)y)[i];
+        } else {
+            ((uint64_t *)out)[i] = ((const uint64_t *)x)[i] * ((const uint64_t *)y)[i];
+        }
+    }
+}
+
+/* clreduce_dot_scan on every type and kind at awkward sizes, x and y at
+ * offsets of their buffers (or y = x), the output between sentinels, and
+ * the _host form bitwise the same. */
+static void test_scan(void **state)
+{
+    (void)state;
+    tc_seed_for("dot_scan");
+    static const size_t sizes[] = {1, 31, 33, 257, 4097, TC_LARGE_COUNT};
+    const size_t most = TC_LARGE_COUNT;
+    unsigned char *x = malloc(most * 8), *y = malloc(most * 8), *p = malloc(most * 8);
+    unsigned char *out = malloc((most + 3) * 8), *host = malloc(most * 8);
+    assert_true(x && y && p && out && host);
+    size_t cases = 0, failed = 0;
+    for (size_t t = 0; t < 6; t++) {
+        clreduce_type type = tc_all_types[t];
+        if (!tc_type_supported(g_ctx, type))
+            continue;
+        const size_t es = tc_elem_size(type);
+        for (size_t si = 0; si < ARRAY_SIZE(sizes); si++)
+            for (int k = 0; k < 2; k++) {
+                clreduce_scan_kind kind = k ? CLREDUCE_EXCLUSIVE : CLREDUCE_INCLUSIVE;
+                size_t n = sizes[si];
+                int same = (si + (size_t)k) % 3 == 2;
+                tc_op_fill(CLREDUCE_OP_DOT, type, x, n);
+                tc_op_fill(CLREDUCE_OP_DOT, type, y, n);
+                const void *yy = same ? x : y;
+                products(type, x, yy, n, p);
+                unsigned char *hx = poisoned_copy(type, x, n, 3);
+                unsigned char *hy = poisoned_copy(type, yy, n, 5);
+                cl_mem mx = tc_make_buffer(g_ctx, (n + 3 + TAIL) * es, hx);
+                cl_mem my = same ? mx : tc_make_buffer(g_ctx, (n + 5 + TAIL) * es, hy);
+                memset(out, TC_SENTINEL_BYTE, (n + 3) * es);
+                cl_mem mo = tc_make_buffer(g_ctx, (n + 3) * es, out);
+                cl_event done = NULL;
+                clreduce_status st = clreduce_dot_scan(g_ctx, g_queue, type, kind,
+                                                       CLREDUCE_SCAN_AUTO, mx, 3, my,
+                                                       same ? 3 : 5, n, mo, 2, 0, NULL, &done);
+                char why[300] = "";
+                int ok = st == CLREDUCE_SUCCESS;
+                if (ok) {
+                    tc_read_buffer(g_queue, mo, out, (n + 3) * es, 1, &done);
+                    clReleaseEvent(done);
+                    ok = tc_scan_matches(CLREDUCE_OP_SUM, type, kind, p, n, out + 2 * es, why,
+                                         sizeof why) &&
+                         tc_first_changed_outside(out, n + 3, 2, n, es) == SIZE_MAX;
+                    if (ok && (clreduce_dot_scan_host(g_ctx, type, kind, CLREDUCE_SCAN_AUTO, x,
+                                                      yy, n, host) != CLREDUCE_SUCCESS ||
+                               memcmp(host, out + 2 * es, n * es) != 0)) {
+                        snprintf(why, sizeof why, "the _host form differs");
+                        ok = 0;
+                    }
+                } else {
+                    snprintf(why, sizeof why, "%s", clreduce_last_error(g_ctx));
+                }
+                cases++;
+                if (!ok && failed++ < MAX_REPORTS)
+                    printf("FAILED dot scan %s %s n=%zu%s: %s %s\n", tc_type_name(type),
+                           tc_scan_kind_name(kind), n, same ? " y = x" : "",
+                           clreduce_status_string(st), why);
+                clReleaseMemObject(mo);
+                if (my != mx)
+                    clReleaseMemObject(my);
+                clReleaseMemObject(mx);
+                free(hx);
+                free(hy);
+            }
+    }
+    printf("dot scans: %zu cases, %zu failed\n", cases, failed);
+    free(x), free(y), free(p), free(out), free(host);
+    assert_int_equal(failed, 0);
+}
+
 /* ---- bad arguments ------------------------------------------------------------------ */
 
 static void test_bad_arguments(void **state)
@@ -434,6 +529,40 @@ static void test_bad_arguments(void **state)
                       g_ctx, call_words,
                       clreduce_reduce_rows(g_ctx, g_queue, CLREDUCE_OP_DOT, f, g.input, 0, 3, 3,
                                            0, g.output, 0, 0, NULL, &done));
+    static const char *const scan_call_words[] = {"clreduce_dot_scan", NULL};
+    TC_EXPECT_FAILURE(&g, g_ctx, "dot through the scan of one input", CLREDUCE_ERROR_UNSUPPORTED,
+                      g_ctx, scan_call_words,
+                      clreduce_scan(g_ctx, g_queue, CLREDUCE_OP_DOT, f, CLREDUCE_INCLUSIVE,
+                                    CLREDUCE_SCAN_AUTO, g.input, 0, 9, g.output, 0, 0, NULL,
+                                    &done));
+    TC_EXPECT_FAILURE(&g, g_ctx, "scan without y", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                      y_words,
+                      clreduce_dot_scan(g_ctx, g_queue, f, CLREDUCE_INCLUSIVE,
+                                        CLREDUCE_SCAN_AUTO, g.input, 0, NULL, 0, 9, g.output, 0,
+                                        0, NULL, &done));
+    TC_EXPECT_FAILURE(&g, g_ctx, "scan output over y", CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                      overlap_words,
+                      clreduce_dot_scan(g_ctx, g_queue, f, CLREDUCE_INCLUSIVE,
+                                        CLREDUCE_SCAN_AUTO, g.input, 0, g.output, 0, 9, g.output,
+                                        4, 0, NULL, &done));
+    static const char *const variant_words[] = {"lookback", NULL};
+    TC_EXPECT_FAILURE(&g, g_ctx, "scan by look-back", CLREDUCE_ERROR_UNSUPPORTED, g_ctx,
+                      variant_words,
+                      clreduce_dot_scan(g_ctx, g_queue, f, CLREDUCE_INCLUSIVE,
+                                        CLREDUCE_SCAN_LOOKBACK, g.input, 0, g.input, 0, 9,
+                                        g.output, 0, 0, NULL, &done));
+    assert_int_equal(clreduce_check_scan_support(g_ctx, CLREDUCE_OP_DOT, f, CLREDUCE_SCAN_AUTO),
+                     CLREDUCE_SUCCESS);
+    if (g_repro) {
+        static const char *const repro_words[] = {"reproducible", NULL};
+        tc_check_status_and_message(
+            "float scan in a reproducible context",
+            clreduce_check_scan_support(g_repro, CLREDUCE_OP_DOT, f, CLREDUCE_SCAN_AUTO),
+            CLREDUCE_ERROR_UNSUPPORTED, g_repro, repro_words);
+        assert_int_equal(clreduce_check_scan_support(g_repro, CLREDUCE_OP_DOT, CLREDUCE_INT32,
+                                                     CLREDUCE_SCAN_AUTO),
+                         CLREDUCE_SUCCESS);
+    }
     static const char *const seg_call_words[] = {"clreduce_dot_segments", NULL};
     TC_EXPECT_FAILURE(&g, g_ctx, "dot through the segments of one input",
                       CLREDUCE_ERROR_UNSUPPORTED, g_ctx, seg_call_words,
@@ -479,6 +608,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_arguments), cmocka_unit_test(test_rows),
         cmocka_unit_test(test_segments), cmocka_unit_test(test_reproducible),
+        cmocka_unit_test(test_scan),
     };
     int failed = tc_run_tests("unit.dot_batches", tests, ARRAY_SIZE(tests));
     if (g_repro)

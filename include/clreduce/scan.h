@@ -126,8 +126,8 @@ CLREDUCE_API clreduce_status clreduce_scan_host(clreduce_ctx *ctx, clreduce_op o
  * for.
  * Returns the codes of clreduce_reduce(), with CLREDUCE_ERROR_INVALID_ARGUMENT
  * also for an unknown kind or scan variant and for partly overlapping ranges,
- * and CLREDUCE_ERROR_UNSUPPORTED for CLREDUCE_OP_DOT (two inputs, as for
- * clreduce_scan_rows(); clreduce_reduce() answers INVALID_ARGUMENT) and for
+ * and CLREDUCE_ERROR_UNSUPPORTED for CLREDUCE_OP_DOT (two inputs:
+ * clreduce_dot_scan(); clreduce_reduce() answers INVALID_ARGUMENT) and for
  * LOOKBACK on a device that cannot order memory between work-groups. On any
  * error found before enqueueing nothing has been enqueued and `output` is
  * not written. If the runtime fails after the first command of a call was
@@ -191,9 +191,42 @@ CLREDUCE_API clreduce_status clreduce_scan_custom_host(clreduce_ctx *ctx, clredu
                                                        const void *input, const void *input2,
                                                        size_t count, void *output);
 
+/* Enqueues the running dot product of x and y: output element i (from
+ * output_offset, in elements of `type`) is the sum of x[k] * y[k] for k
+ * from 0 to i (inclusive) or to i - 1 (exclusive, 0 for i = 0), over
+ * elements [x_offset, x_offset + count) of `x` and [y_offset, y_offset +
+ * count) of `y`: the scan of CLREDUCE_OP_DOT, the products' prefix sums
+ * with the accuracy the operators' scans give sums of squares (a product
+ * rounded to `type`, then added in the elements' order). Variants AUTO
+ * and REDUCE_THEN_SCAN. x and y may be one buffer and may overlap; the
+ * output overlaps neither. Asynchronous, with a wait list and a completion
+ * event, as clreduce_scan().
+ * Returns the codes of clreduce_scan(), and CLREDUCE_ERROR_INVALID_ARGUMENT
+ * also for a NULL y, a y range past its buffer's end and an output that
+ * shares a byte with x or y; in a reproducible context float and double
+ * are refused (CLREDUCE_ERROR_UNSUPPORTED), as the operators' scans are. */
+CLREDUCE_API clreduce_status clreduce_dot_scan(clreduce_ctx *ctx, cl_command_queue queue,
+                                               clreduce_type type, clreduce_scan_kind kind,
+                                               clreduce_scan_variant variant, cl_mem x,
+                                               size_t x_offset, cl_mem y, size_t y_offset,
+                                               size_t count, cl_mem output, size_t output_offset,
+                                               cl_uint num_wait, const cl_event *wait,
+                                               cl_event *done);
+
+/* Blocking convenience: the running dot product of `count` elements of
+ * host arrays x and y into `output` (count elements of `type`, sharing no
+ * byte with x or y), on a queue owned by the context. count == 0 does
+ * nothing. On error `output` is untouched. */
+CLREDUCE_API clreduce_status clreduce_dot_scan_host(clreduce_ctx *ctx, clreduce_type type,
+                                                    clreduce_scan_kind kind,
+                                                    clreduce_scan_variant variant,
+                                                    const void *x, const void *y, size_t count,
+                                                    void *output);
+
 /* Whether scan `variant` can run for `type` on the context's device: returns
- * CLREDUCE_SUCCESS or the status clreduce_scan() would return, with the
- * reason in clreduce_last_error(). Builds nothing. */
+ * CLREDUCE_SUCCESS or the status clreduce_scan() would return (for
+ * CLREDUCE_OP_DOT: clreduce_dot_scan()), with the reason in
+ * clreduce_last_error(). Builds nothing. */
 CLREDUCE_API clreduce_status clreduce_check_scan_support(clreduce_ctx *ctx, clreduce_op op,
                                                          clreduce_type type,
                                                          clreduce_scan_variant variant);

@@ -58,17 +58,15 @@ segment, in place of each NumPy scalar. scan() takes the first three.
 
 Operator(name, dtype, acc_type, map, combine, identity) compiles an
 operator of your own, written in OpenCL C, with reduce() and scan() over
-host arrays: see its documentation.
-
-dot(x, y) is the dot product of two arrays of one dtype and size (integers
-wrap around); dot_rows(x, y) and dot_segments(x, y, offsets) one per row or
-segment. Identities of no element: 0 for the sums and dot; for min
-+inf or the largest value, for max -inf or the smallest. result_dtype(op,
-dtype) gives the layout of a result in device memory, the dtype of the out
-array of enqueue_reduce() (structured for argmin, argmax, minmax, mean_var).
-
-The library is found through $CLREDUCE_LIBRARY (a path), else the dynamic
-loader's search (ldconfig, LD_LIBRARY_PATH).
+host arrays: see its documentation. dot(x, y) is the dot product of two
+arrays of one dtype and size (integers wrap around); dot_rows(x, y) and
+dot_segments(x, y, offsets) one per row or segment, dot_scan(x, y) the
+running dot product. Identities of no element: 0 for the sums and dot;
+for min +inf or the largest value, for max -inf or the smallest.
+result_dtype(op, dtype) gives the layout of a result in device memory, the
+dtype of the out array of enqueue_reduce() (structured for argmin, argmax,
+minmax, mean_var). The library is found through $CLREDUCE_LIBRARY (a
+path), else the dynamic loader's search (ldconfig, LD_LIBRARY_PATH).
 """
 
 import ctypes
@@ -88,7 +86,8 @@ __all__ = [
     "Context", "Error", "InvalidArgumentError", "UnsupportedError", "BuildError",
     "OpenCLError", "OutOfMemoryError", "NoDeviceError", "LibraryNotFoundError",
     "reduce", "reduce_multi", "dot", "scan", "reduce_rows", "reduce_rows_multi", "scan_rows",
-    "reduce_segments", "reduce_segments_multi", "dot_rows", "dot_segments", "default_context",
+    "reduce_segments", "reduce_segments_multi", "dot_rows", "dot_segments", "dot_scan",
+    "default_context",
     "library_version", "ops", "dtypes", "result_dtype", "reduce_variants", "scan_variants",
     "scan_kinds", "ArgResult", "MinMax", "MeanVar", "Operator", "reduce_parts", "partials",
     "combine_partials", "tile_elements"]
@@ -323,6 +322,15 @@ def _host_array(array, what, storage=False):
     return np.ascontiguousarray(array)
 
 
+def _pair(x, y, what):
+    """x and y as contiguous 1-D arrays of one dtype and size, for `what`."""
+    x, y = _host_array(x, "x").reshape(-1), _host_array(y, "y").reshape(-1)
+    if x.dtype != y.dtype or x.size != y.size:
+        raise _invalid(f"x has {x.size} elements of {x.dtype.name}, y {y.size} of "
+                       f"{y.dtype.name}: {what} takes arrays of one dtype and size")
+    return x, y
+
+
 def _check_out(out, array, same_size, out_dtype=None):
     """Raises unless out has dtype out_dtype (default: the array's) and, with
     same_size, the array's number of elements."""
@@ -389,8 +397,7 @@ class Context(_Handle):
     to that context. reproducible=True makes a reproducible context
     (clreduce_settings.reproducible): float sums (flat, of rows and
     segments, scans) in orders fixed by the count alone, the same bits on
-    every device; what it cannot make reproducible raises UnsupportedError.
-    """
+    every device; what it cannot make reproducible raises UnsupportedError."""
 
     def __init__(self, cl_context=None, device=None, *, reproducible=False):
         lib = _lib.library()
@@ -500,8 +507,7 @@ class Context(_Handle):
         result = self._results("clreduce_reduce_host", op, array.dtype, 1, variant)
         _check(self._lib.clreduce_reduce_host(
             self._h, op_code, _type_code(array.dtype, storage=True), variant_code,
-            array.ctypes.data,
-            array.size, result.ctypes.data), "clreduce_reduce_host", self._h)
+            array.ctypes.data, array.size, result.ctypes.data), "clreduce_reduce_host", self._h)
         return _results.unpack_one(op, result)
 
     def reduce_multi(self, array, ops, variant="auto"):
@@ -529,11 +535,7 @@ class Context(_Handle):
         and size, their elements taken in C order (numpy.vdot of real
         arrays), as a NumPy scalar of that dtype (integers wrap around).
         Empty: 0. Blocking."""
-        x = _host_array(x, "x")
-        y = _host_array(y, "y")
-        if x.dtype != y.dtype or x.size != y.size:
-            raise _invalid(f"x has {x.size} elements of {x.dtype.name}, y {y.size} of "
-                           f"{y.dtype.name}: dot() takes arrays of one dtype and size")
+        x, y = _pair(x, y, "dot()")
         variant_code = _lookup("variant", "variant", variant)
         result = np.empty(1, x.dtype)
         _check(self._lib.clreduce_dot_host(
@@ -570,10 +572,7 @@ class Context(_Handle):
         elements in C order), as a 1-D array of len(offsets) - 1 elements of
         that dtype; offsets as reduce_segments() takes them; empty segments
         give 0. Blocking."""
-        x, y = _host_array(x, "x").reshape(-1), _host_array(y, "y").reshape(-1)
-        if x.dtype != y.dtype or x.size != y.size:
-            raise _invalid(f"x has {x.size} elements of {x.dtype.name}, y {y.size} of "
-                           f"{y.dtype.name}: dot_segments() takes arrays of one dtype and size")
+        x, y = _pair(x, y, "dot_segments()")
         offsets = _offsets(offsets)
         segments = offsets.size - 1
         results = np.empty(segments, x.dtype)
@@ -584,6 +583,17 @@ class Context(_Handle):
                 offsets.ctypes.data, _TYPES[offsets.dtype], segments, results.ctypes.data),
                 "clreduce_dot_segments_host", self._h)
         return results
+
+    def dot_scan(self, x, y, kind="inclusive"):
+        """The running dot product of two arrays of one dtype and size in C
+        order: out[i] = sum of x[k] * y[k] for k <= i (inclusive) or k < i
+        (exclusive), as numpy.cumsum(x * y) (integers wrap). Blocking."""
+        x, y = _pair(x, y, "dot_scan()")
+        out = np.empty(x.size, x.dtype)
+        _check(self._lib.clreduce_dot_scan_host(
+            self._h, _TYPES[x.dtype], _lookup("scan_kind", "scan kind", kind), 0, x.ctypes.data,
+            y.ctypes.data, x.size, out.ctypes.data), "clreduce_dot_scan_host", self._h)
+        return out
 
     @staticmethod
     def _rows_layout(matrix):
@@ -711,8 +721,8 @@ class Context(_Handle):
             data = array if array.size else np.empty(1, array.dtype)
             _check(self._lib.clreduce_reduce_segments_host(
                 self._h, op_code, _type_code(array.dtype, storage=True), data.ctypes.data,
-                array.size,
-                offsets.ctypes.data, _TYPES[offsets.dtype], segments, results.ctypes.data),
+                array.size, offsets.ctypes.data, _TYPES[offsets.dtype], segments,
+                results.ctypes.data),
                 "clreduce_reduce_segments_host", self._h)
         return _results.unpack(op, results)
 
@@ -775,8 +785,7 @@ class Context(_Handle):
                                if not operators else "out overlaps the array")
         _check(self._lib.clreduce_scan_host(
             self._h, op_code, _type_code(array.dtype, storage=True), kind_code, variant_code,
-            array.ctypes.data,
-            array.size, out.ctypes.data), "clreduce_scan_host", self._h)
+            array.ctypes.data, array.size, out.ctypes.data), "clreduce_scan_host", self._h)
         return out
 
     # -- device memory ----------------------------------------------------
@@ -884,8 +893,8 @@ class Context(_Handle):
 
 
 # Last: these modules read the functions above.
-from ._default import (default_context, dot, dot_rows, dot_segments, reduce,  # noqa: E402
-                       reduce_multi, reduce_rows, reduce_rows_multi, reduce_segments,
+from ._default import (default_context, dot, dot_rows, dot_scan, dot_segments,  # noqa: E402
+                       reduce, reduce_multi, reduce_rows, reduce_rows_multi, reduce_segments,
                        reduce_segments_multi, scan, scan_rows)
 from ._operator import Operator  # noqa: E402
 from ._parts import combine_partials, partials, reduce_parts, tile_elements  # noqa: E402

@@ -72,3 +72,8 @@ def dot_rows(x, y):
 def dot_segments(x, y, offsets):
     """Context.dot_segments() on default_context()."""
     return default_context().dot_segments(x, y, offsets)
+
+
+def dot_scan(x, y, kind="inclusive"):
+    """Context.dot_scan() on default_context()."""
+    return default_context().dot_scan(x, y, kind)

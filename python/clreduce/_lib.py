@@ -102,6 +102,8 @@ _PROTOTYPES = {
     "clreduce_reduce_segments_host": (
         _status, [_handle, _enum, _enum, c_void_p, c_size_t, c_void_p, _enum, c_size_t,
                   c_void_p]),
+    "clreduce_dot_scan_host": (
+        _status, [_handle, _enum, _enum, _enum, c_void_p, c_void_p, c_size_t, c_void_p]),
     "clreduce_dot_rows_host": (
         _status, [_handle, _enum, c_void_p, c_void_p, c_size_t, c_size_t, c_size_t, c_void_p]),
     "clreduce_dot_segments_host": (

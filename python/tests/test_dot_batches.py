@@ -86,3 +86,26 @@ def test_bad_input(ctx):
         ctx.dot_segments(np.ones(5), np.ones(5), [0, 6])
     with pytest.raises(clreduce.InvalidArgumentError):
         ctx.dot_rows(x.astype(np.float16), x.astype(np.float16))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kind", ["inclusive", "exclusive"])
+def test_scan(ctx, dtype, kind):
+    skip_unsupported(ctx, dtype, "dot")
+    x = data_for("dot", dtype, 4097, seed=21)
+    y = data_for("dot", dtype, 4097, seed=22)
+    got = ctx.dot_scan(x, y, kind)
+    products = x * y  # rounded to the dtype, integers wrapped, as the library's
+    exact = np.cumsum(products.astype(np.longdouble) if x.dtype.kind == "f" else products,
+                      dtype=None if x.dtype.kind == "f" else x.dtype)
+    if kind == "exclusive":
+        exact = np.concatenate([np.zeros(1, exact.dtype), exact[:-1]])
+    assert got.dtype == x.dtype and got.shape == x.shape
+    if x.dtype.kind != "f":
+        np.testing.assert_array_equal(got, exact.astype(x.dtype))
+    else:
+        bound = FLOAT_TOLERANCE[x.dtype] * np.cumsum(np.abs(products).astype(np.longdouble))
+        assert (np.abs(got.astype(np.longdouble) - exact) <= bound + 1e-30).all()
+    np.testing.assert_array_equal(clreduce.dot_scan(x.reshape(17, -1), y, kind), got)
+    with pytest.raises(clreduce.InvalidArgumentError, match="one dtype and size"):
+        ctx.dot_scan(x, y[:-1])
