@@ -88,10 +88,11 @@ static clreduce_status part_in_buffer(const clreduce_part *part, clreduce_type t
     return CLREDUCE_SUCCESS;
 }
 
-/* Enqueues the values of `rows` tiles of `length` elements of a part, from
- * its element `first` on, into results (first / length) .. of partials:
- * in a reproducible context each row is summed in the fixed order of that
- * range alone, which for a tile is its value in the order of the whole. */
+/* Enqueues the values of `rows` rows of `length` elements (whole tiles, or
+ * the part's last piece of one) of a part, from its element `first` (a
+ * tile's start) on, into partials from the result of that tile: in a
+ * reproducible context each row is summed in the fixed order of that range
+ * alone, which for a tile is its value in the order of the whole. */
 static clreduce_status enqueue_tiles(const clreduce_part *part, clreduce_op op,
                                      clreduce_type type, size_t first, size_t rows,
                                      size_t length, cl_mem partials, cl_event *done)

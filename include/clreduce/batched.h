@@ -146,9 +146,9 @@ CLREDUCE_API clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, cl
  * bounds above for a sum of the products (in a reproducible context, for
  * float and double, clreduce_dot()'s bits for that row alone in that
  * context): the cosine similarities of pairs of rows, a batch of small dot
- * products. x and y may
- * be one buffer and may overlap (both are only read); the results may
- * overlap neither span. row_length 0 writes 0 to every result.
+ * products. x and y may be one buffer and may overlap (both are only
+ * read); the results may overlap neither span. row_length 0 writes 0 to
+ * every result.
  * Returns the codes of clreduce_reduce_rows() (messages call x "input" and
  * y "input2"), and CLREDUCE_ERROR_INVALID_ARGUMENT also for a NULL y, a span
  * of y past its buffer's end and the storage types (as clreduce_dot()). */
