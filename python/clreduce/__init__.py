@@ -214,7 +214,7 @@ def _lookup(kind, what, name, allowed=None):
     table = _enum_names(kind)
     allowed = allowed or tuple(table)
     if not isinstance(name, str) or name not in allowed:
-        hint = ": dot() takes two arrays" if name == "dot" else ""
+        hint = ": dot takes two arrays (dot(), dot_rows(), dot_scan()...)" if name == "dot" else ""
         raise _invalid(f"unknown {what} {name!r}: one of {', '.join(allowed)}{hint}")
     return table[name]
 

@@ -34,9 +34,9 @@ def test_bad_names(ctx):
         ctx.reduce(x, "mean")
     with invalid(r"unknown op 'median': one of sum, min, max, argmin, .*, mean_var$"):
         ctx.scan(x, "median")
-    with invalid(r"unknown op 'dot': .*: dot\(\) takes two arrays"):
+    with invalid(r"unknown op 'dot': .*: dot takes two arrays \(dot\(\), dot_rows"):
         ctx.scan_rows(x.reshape(1, 5), "dot")
-    with invalid(r"unknown op 'dot': .*: dot\(\) takes two arrays"):
+    with invalid(r"unknown op 'dot': .*: dot takes two arrays \(dot\(\), dot_rows"):
         ctx.reduce(x, "dot")
     with invalid(r"unknown op 'dot'"):
         ctx.reduce_rows(x.reshape(1, 5), "dot")
