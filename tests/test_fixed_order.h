@@ -167,6 +167,15 @@ static inline void map_values(clreduce_type type, int map, const void *x, const 
     }
 }
 
+/* The operator whose sum map_values() maps to: 0 the sum itself, 1 of
+ * squares, 2 of absolute values, 3 of products (dot). */
+static inline clreduce_op map_op(int map)
+{
+    static const clreduce_op ops[4] = {CLREDUCE_OP_SUM, CLREDUCE_OP_SUM_SQUARES,
+                                       CLREDUCE_OP_SUM_ABS, CLREDUCE_OP_DOT};
+    return ops[map & 3];
+}
+
 /* A reproducible context on plain's device and OpenCL context; NULL, said
  * on stderr, where it cannot be made. */
 static inline clreduce_ctx *reproducible_context(clreduce_ctx *plain)

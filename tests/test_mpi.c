@@ -142,10 +142,7 @@ static void test_reproducible(void)
     for (int round = 0; round < 16; round++) {
         clreduce_type type = round % 2 ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
         int map = round / 2 % 4; /* sum, squares, absolute values, products */
-        clreduce_op op = map == 0   ? CLREDUCE_OP_SUM
-                         : map == 1 ? CLREDUCE_OP_SUM_SQUARES
-                         : map == 2 ? CLREDUCE_OP_SUM_ABS
-                                    : CLREDUCE_OP_DOT;
+        clreduce_op op = map_op(map);
         if (!tc_type_supported(g_ctx, type))
             continue;
         const size_t es = tc_elem_size(type);

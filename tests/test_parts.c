@@ -309,10 +309,7 @@ static void test_reproducible(void **state)
     for (int round = 0; round < 40; round++) {
         clreduce_type type = round % 2 ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
         int map = round / 2 % 4; /* sum, squares, absolute values, products */
-        clreduce_op op = map == 0   ? CLREDUCE_OP_SUM
-                         : map == 1 ? CLREDUCE_OP_SUM_SQUARES
-                         : map == 2 ? CLREDUCE_OP_SUM_ABS
-                                    : CLREDUCE_OP_DOT;
+        clreduce_op op = map_op(map);
         if (!tc_type_supported(g_ctx[0], type) || !tc_type_supported(g_ctx[2], type))
             continue;
         const size_t es = tc_elem_size(type), tile = CLREDUCE_REPRODUCIBLE_TILE_BYTES / es;

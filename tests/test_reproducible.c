@@ -346,14 +346,12 @@ static void test_maps(void **state)
                 host_sum(type, mapped, n, want);
                 clreduce_status st =
                     map == 3 ? clreduce_dot_host(g_ctx, type, CLREDUCE_REPRODUCIBLE, x, y, n, got)
-                             : clreduce_reduce_host(g_ctx,
-                                                    map == 1 ? CLREDUCE_OP_SUM_SQUARES
-                                                             : CLREDUCE_OP_SUM_ABS,
-                                                    type, CLREDUCE_REPRODUCIBLE, x, n, got);
+                             : clreduce_reduce_host(g_ctx, map_op(map), type,
+                                                    CLREDUCE_REPRODUCIBLE, x, n, got);
                 assert_int_equal(st, CLREDUCE_SUCCESS);
                 if (memcmp(got, want, es) != 0) {
                     print_error("%s %s n=%zu: got %.17g, the order gives %.17g\n",
-                                map == 1 ? "sum_squares" : map == 2 ? "sum_abs" : "dot",
+                                clreduce_op_name(map_op(map)),
                                 tc_type_name(type), n, tc_get_double(type, got, 0),
                                 tc_get_double(type, want, 0));
                     fail();
