@@ -57,6 +57,10 @@ void fit_accumulators(const clreduce_ctx *ctx, plan *p);
  * caller fills first). */
 clreduce_status plan_operator(clreduce_ctx *ctx, const request *r, plan *p, const char *family);
 
+/* CLREDUCE_ERROR_UNSUPPORTED for dot in a family of one input: `family`
+ * ("rows", "scans") takes one, dot's call of two inputs is `call`. */
+clreduce_status refuse_dot(clreduce_ctx *ctx, const char *family, const char *call);
+
 /* The end of the rows' and segments' plans (cl/team.cl): `plain` with the
  * context's sub-group path for sum, min and max, `operators` without
  * sub-groups for the others (plan_operator()) and, built on the operator's

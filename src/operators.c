@@ -112,6 +112,12 @@ clreduce_status plan_operator(clreduce_ctx *ctx, const request *r, plan *p, cons
     return CLREDUCE_SUCCESS;
 }
 
+clreduce_status refuse_dot(clreduce_ctx *ctx, const char *family, const char *call)
+{
+    return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
+                     "%s take one input; op dot has two inputs: call %s()", family, call);
+}
+
 static clreduce_status operator_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     if ((unsigned)r->variant >= CLREDUCE_VARIANT_COUNT)

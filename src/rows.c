@@ -176,8 +176,7 @@ static clreduce_status plan_rows(clreduce_ctx *ctx, const request *r, plan *p)
 static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     if (r->op == CLREDUCE_OP_DOT)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "rows reduce one input: op dot has two inputs, call clreduce_dot_rows()");
+        return refuse_dot(ctx, "rows", "clreduce_dot_rows");
     return plan_rows(ctx, r, p);
 }
 

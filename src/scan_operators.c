@@ -74,9 +74,7 @@ static clreduce_status plan_operator_scan(clreduce_ctx *ctx, const request *r, p
 static clreduce_status plan_scan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     if (r->op == CLREDUCE_OP_DOT)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "op dot has two inputs: a scan takes one (clreduce_dot_scan() scans "
-                         "dot products)");
+        return refuse_dot(ctx, "scans", "clreduce_dot_scan");
     return plan_operator_scan(ctx, r, p);
 }
 

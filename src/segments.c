@@ -522,9 +522,7 @@ static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *
 static clreduce_status segments_plan(clreduce_ctx *ctx, const request *r, plan *p)
 {
     if (r->op == CLREDUCE_OP_DOT)
-        return set_error(ctx, CLREDUCE_ERROR_UNSUPPORTED,
-                         "segments reduce one input: op dot has two inputs, call "
-                         "clreduce_dot_segments()");
+        return refuse_dot(ctx, "segments", "clreduce_dot_segments");
     return plan_segments(ctx, r, p);
 }
 
