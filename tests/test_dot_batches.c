@@ -183,8 +183,10 @@ static int run_batch(const batch *b, void *x, void *y)
         tc_value p;
         tc_op_poison(CLREDUCE_OP_DOT, b->type, &p);
         for (size_t i = 0; i < b->count; i++)
-            if (i % b->pitch >= b->length)
+            if (i % b->pitch >= b->length) {
                 tc_set(b->type, x, i, &p);
+                tc_set(b->type, y, i, &p);
+            }
     }
     const void *yy = b->same_y ? x : y;
     size_t bytes = (b->items ? b->items : 1) * es;
