@@ -74,6 +74,11 @@
  * most CLR_FIXED_SHORT_LANES * 16 bytes) are summed by one work-item in
  * the same order. */
 #define CLR_FIXED_SHORT_LANES 16
+/* Rows of at most one tile are summed by squads of at most this many
+ * work-items (a power of two, at most a warp), and rows longer than one
+ * step that way only when there are at least CLR_FIXED_LANES /
+ * CLR_FIXED_SQUAD of them, one work-group's worth of squads. */
+#define CLR_FIXED_SQUAD 32
 
 /* CLR_SCAN: which scan kernels a program holds. */
 #define CLR_SCAN_HILLIS_STEELE 1

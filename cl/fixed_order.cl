@@ -36,6 +36,9 @@
  *                                         by element
  *   clr_fixed_value_lane_at(...)          the same over values other
  *                                         work-groups wrote, unmapped
+ *   clr_fixed_add_vector(acc, in, in2, n, first, aligned)
+ *                                         one vector of a lane added,
+ *                                         whole where it can be
  *   clr_fixed_team_tree(l, v, team)       the tree of a team of `team`
  *                                         work-items (a power of two), its
  *                                         range's lanes all in its team
@@ -135,6 +138,43 @@ T clr_fixed_lane(global const T *restrict in, global const T *restrict in2, ulon
             acc = clr_opv(acc, CLR_FIXED_OF(v[k], w[k]));
     }
     return clr_hreduce(acc);
+}
+
+/* acc with the vector of a range (n elements from in[0], and in2[0])
+ * at element `first` added, as clr_fixed_lane_at() adds it: the whole
+ * vector where it lies in the range (by aligned loads where the inputs
+ * start on a vector boundary), element by element at the range's end,
+ * nothing past it. */
+VT clr_fixed_add_vector(VT acc, global const T *restrict in, global const T *restrict in2,
+                        uint n, uint first, int aligned)
+{
+    if (first + CLR_VEC <= n) {
+        VT x, y;
+#if CLR_NV_LOAD && CLR_VEC > 1
+        if (aligned) {
+            x = clr_load_vec((global const VT *)(in + first));
+            y = CLR_FIXED_MAP == 3 ? clr_load_vec((global const VT *)(in2 + first)) : x;
+        } else
+#endif
+        {
+            x = CLR_FIXED_LOAD_ANY(0, in + first);
+            y = CLR_FIXED_MAP == 3 ? CLR_FIXED_LOAD_ANY(0, in2 + first) : x;
+        }
+        return clr_opv(acc, CLR_FIXED_OF(x, y));
+    }
+    if (first < n) {
+#if CLR_VEC > 1
+        T a[CLR_VEC];
+        CLR_CAT(vstore, CLR_VEC)(acc, 0, a);
+        for (uint j = 0; j < CLR_VEC; j++)
+            if (first + j < n)
+                a[j] = clr_op(a[j], CLR_FIXED_OF(in[first + j], in2[first + j]));
+        return CLR_CAT(vload, CLR_VEC)(0, a);
+#else
+        return clr_op(acc, CLR_FIXED_OF(in[first], in2[first]));
+#endif
+    }
+    return acc;
 }
 
 /* Ranges of at most this many elements are summed by one work-item: the

@@ -12,10 +12,11 @@
  * where it would end before it starts.
  *
  * Kernels, in the order of their launches (each over whole ranges):
- *   clr_fixed_rows_short, clr_fixed_segments_short: a work-item per range
- *       of at most CLR_FIXED_SHORT_MAX elements;
- *   clr_fixed_rows_teams: a team of work-items per row of one step, as
- *       many lanes as the row fills (rounded up to a power of two);
+ *   clr_fixed_rows_squads: up to CLR_FIXED_SQUAD work-items a row, for
+ *       rows of at most one tile (many of them, where they are longer than
+ *       one step);
+ *   clr_fixed_segments_short: a work-item per segment of at most
+ *       CLR_FIXED_SHORT_MAX elements;
  *   clr_fixed_rows_tiles: a work-group per tile of every row, the value of
  *       a row of one tile into its result, of longer rows into `levels`,
  *       tiles_per_row values a row;
@@ -40,37 +41,70 @@
 
 /* ---- rows: row r is in[in_off + r * pitch ..][0 .. length) ---------------- */
 
-CLR_KERNEL clr_fixed_rows_short(global const T *restrict in, ulong in_off, ulong rows,
-                                ulong length, ulong pitch, global T *restrict out, ulong out_off,
-                                global const T *restrict in2, ulong in2_off)
-{
-    in += in_off;
-    in2 += in2_off;
-    for (ulong r = get_global_id(0); r < rows; r += get_global_size(0))
-        out[out_off + r] = clr_fixed_short(in + r * pitch, in2 + r * pitch, (uint)length);
-}
+/* Rows of at most one tile, a squad of work-items a row: CLR_FIXED_SQUAD,
+ * or fewer for a row of fewer lanes. `team` is the row's lanes rounded up
+ * to a power of two (every lane of a tile for a row past one step), the
+ * squad min(team, CLR_FIXED_SQUAD); work-item t of a squad holds lanes t,
+ * t + squad, ... The tree's steps that join lanes `squad` or more apart
+ * join lanes of one work-item, in registers; the last ones join lanes of
+ * the squad, by shuffles within a warp (NVIDIA's inline PTX) or else
+ * through local memory. Every squad of the work-group runs the steps,
+ * those past the last row too. */
+#define CLR_FIXED_SQUAD_LANES (CLR_FIXED_LANES / CLR_FIXED_SQUAD)
+#define CLR_FIXED_STEP (CLR_FIXED_LANES * CLR_VEC) /* elements of a step */
+#define CLR_FIXED_SHUFFLES (CLR_SG_PATH == CLR_SG_NV_PTX && CLR_WARP % CLR_FIXED_SQUAD == 0)
 
-/* Rows of one step of at most `team` lanes: CLR_WG / team rows a
- * work-group, a team of work-items a row (every team of the work-group
- * runs the tree's steps, those past the last row too). */
-CLR_KERNEL clr_fixed_rows_teams(global const T *restrict in, ulong in_off, ulong rows,
-                                ulong length, ulong pitch, global T *restrict out, ulong out_off,
-                                global const T *restrict in2, ulong in2_off, uint team)
+CLR_KERNEL clr_fixed_rows_squads(global const T *restrict in, ulong in_off, ulong rows,
+                                 ulong length, ulong pitch, global T *restrict out,
+                                 ulong out_off, global const T *restrict in2, ulong in2_off,
+                                 uint team)
 {
+#if !CLR_FIXED_SHUFFLES
     local T l[CLR_WG];
-    const uint per_group = CLR_WG / team, lane = (uint)CLR_LID & (team - 1);
+#endif
+    const uint squad = min(team, (uint)CLR_FIXED_SQUAD), lanes = team / squad;
+    const uint per_group = CLR_WG / squad, t = (uint)CLR_LID & (squad - 1);
     in += in_off;
     in2 += in2_off;
     for (ulong first = get_group_id(0) * per_group; first < rows;
          first += get_num_groups(0) * per_group) {
-        const ulong r = first + CLR_LID / team;
-        T v = CLR_IDENTITY;
-        if (r < rows)
-            v = clr_fixed_lane_at(in + r * pitch, in2 + r * pitch, length, 0, lane);
-        v = clr_fixed_team_tree(l, v, team);
-        if (r < rows && lane == 0)
-            out[out_off + r] = v;
+        const ulong r = first + CLR_LID / squad;
+        VT acc[CLR_FIXED_SQUAD_LANES];
+        _Pragma("unroll") for (uint m = 0; m < CLR_FIXED_SQUAD_LANES; m++)
+            acc[m] = (VT)(CLR_IDENTITY);
+        if (r < rows) {
+            global const T *x = in + r * pitch, *y = in2 + r * pitch;
+            const int aligned =
+                CLR_VEC_ALIGNED(x) && (CLR_FIXED_MAP != 3 || CLR_VEC_ALIGNED(y));
+            const uint steps = ((uint)length + CLR_FIXED_STEP - 1) / CLR_FIXED_STEP;
+            for (uint k = 0; k < steps; k++)
+                _Pragma("unroll") for (uint m = 0; m < CLR_FIXED_SQUAD_LANES; m++)
+                    if (m < lanes)
+                        acc[m] = clr_fixed_add_vector(
+                            acc[m], x, y, (uint)length,
+                            (k * CLR_FIXED_LANES + t + m * squad) * CLR_VEC, aligned);
+        }
+        T v[CLR_FIXED_SQUAD_LANES];
+        _Pragma("unroll") for (uint m = 0; m < CLR_FIXED_SQUAD_LANES; m++)
+            v[m] = clr_hreduce(acc[m]);
+        _Pragma("unroll") for (uint s = CLR_FIXED_SQUAD_LANES / 2; s > 0; s >>= 1)
+            if (s < lanes)
+                _Pragma("unroll") for (uint m = 0; m < s; m++)
+                    v[m] = clr_op(v[m], v[m + s]);
+#if CLR_FIXED_SHUFFLES
+        for (uint s = squad / 2; s > 0; s >>= 1) {
+            const T other = clr_shfl_down(v[0], s);
+            if (t < s)
+                v[0] = clr_op(v[0], other);
+        }
+#else
+        v[0] = clr_fixed_team_tree(l, v[0], squad);
+#endif
+        if (r < rows && t == 0)
+            out[out_off + r] = v[0];
+#if !CLR_FIXED_SHUFFLES
         barrier(CLK_LOCAL_MEM_FENCE); /* l read by all before it is written again */
+#endif
     }
 }
 

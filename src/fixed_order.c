@@ -121,13 +121,13 @@ clreduce_status reproducible_check(clreduce_ctx *ctx, const op_family *f, const 
 static const char *const batch_sources[] = {
     clreduce_cl_contract,         clreduce_cl_types,       clreduce_cl_subgroup,
     clreduce_cl_workgroup_reduce, clreduce_cl_fixed_order, clreduce_cl_reduce_fixed_order_rows};
-static const char *const rows_kernels[] = {"clr_fixed_rows_short", "clr_fixed_rows_tiles",
-                                           "clr_fixed_rows_levels", "clr_fixed_rows_teams"};
+static const char *const rows_kernels[] = {"clr_fixed_rows_squads", "clr_fixed_rows_tiles",
+                                           "clr_fixed_rows_levels"};
 static const char *const segments_kernels[] = {
     "clr_fixed_segments_short", "clr_fixed_segments_tiles", "clr_fixed_segments_levels"};
-enum { K_SHORT = 0, K_TILES = 1, K_LEVELS = 2, K_TEAMS = 3 /* rows only */ };
+enum { K_SQUADS = 0 /* rows */, K_SHORT = 0 /* segments */, K_TILES = 1, K_LEVELS = 2 };
 static const program_spec fixed_rows_program = {
-    batch_sources, sizeof batch_sources / sizeof *batch_sources, rows_kernels, 4, 0};
+    batch_sources, sizeof batch_sources / sizeof *batch_sources, rows_kernels, 3, 0};
 static const program_spec fixed_segments_program = {
     batch_sources, sizeof batch_sources / sizeof *batch_sources, segments_kernels, 3, 0};
 
@@ -148,6 +148,12 @@ clreduce_status fixed_batches_plan(clreduce_ctx *ctx, const request *r, plan *p,
     p->output_size = p->element_size;
     memset(p->empty_output, 0, sizeof p->empty_output);
     p->program = segments ? &fixed_segments_program : &fixed_rows_program;
+    /* The rows' squads join their last lanes by NVIDIA's warp shuffles
+     * where they can (the same order through local memory elsewhere). */
+    const char *lacks;
+    if (!segments && ctx->subgroup_path == CLREDUCE_SUBGROUP_PATH_NV_PTX &&
+        path_usable(&ctx->info, ctx->subgroup_path, &lacks))
+        p->path = CLREDUCE_SUBGROUP_PATH_NV_PTX;
     defines_add(&p->family_defines, "CLR_NV_LOAD", p->t.nv_load);
     defines_add(&p->family_defines, "CLR_FIXED_MAP", fixed_order_map(r->op));
     return CLREDUCE_SUCCESS;
@@ -166,11 +172,6 @@ static size_t tile_elements(const plan *p)
     return CLR_FIXED_TILE_BYTES / p->element_size;
 }
 
-static size_t short_max(const plan *p)
-{
-    return CLR_FIXED_SHORT_LANES * (16 / p->element_size);
-}
-
 clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r, const plan *p,
                                    cached_kernel *k)
 {
@@ -180,22 +181,24 @@ clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r
     /* The second input of a dot product, else the first again (unread). */
     cl_mem in2 = r->input2 ? r->input2 : r->input;
     cl_ulong in2_off = r->input2 ? r->input2_offset : r->input_offset;
-    /* Rows of one step: a work-item, or a team of as many work-items as
-     * the row fills lanes, rounded up to a power of two (fewer than the
-     * work-group: else the tiles' kernel is the same). */
+    /* Rows of at most one tile: a squad of work-items a row (the row's
+     * lanes rounded up to a power of two, or CLR_FIXED_SQUAD), where the
+     * row is one step long or the rows fill a work-group's squads; else a
+     * work-group a tile. */
     size_t vec = 16 / p->element_size;
     cl_uint team = 1;
     while (team < wg && team * vec < r->row_length)
         team *= 2;
-    kernel_arg args[] = {ARG(r->input), ARG(in_off),  ARG(rows), ARG(length), ARG(pitch),
-                         ARG(r->output), ARG(out_off), ARG(in2), ARG(in2_off), ARG(team)};
-    if (r->row_length <= short_max(p))
-        return enqueue_kernel_args(ctx, c, k, K_SHORT, launch_groups(ctx, p, div_up(r->rows, wg)),
-                                   wg, args, 9);
-    if (team < wg)
-        return enqueue_kernel_args(ctx, c, k, K_TEAMS,
-                                   launch_groups(ctx, p, div_up(r->rows, wg / team)), wg, args,
+    if (r->row_length <= wg * vec ||
+        (r->row_length <= tile && r->rows >= CLR_FIXED_LANES / CLR_FIXED_SQUAD)) {
+        size_t per_group = wg / (team < CLR_FIXED_SQUAD ? team : CLR_FIXED_SQUAD);
+        kernel_arg args[] = {ARG(r->input),  ARG(in_off),  ARG(rows), ARG(length),
+                             ARG(pitch),     ARG(r->output), ARG(out_off), ARG(in2),
+                             ARG(in2_off),   ARG(team)};
+        return enqueue_kernel_args(ctx, c, k, K_SQUADS,
+                                   launch_groups(ctx, p, div_up(r->rows, per_group)), wg, args,
                                    10);
+    }
     cl_ulong tiles = div_up(r->row_length, tile);
     cl_mem levels = r->output; /* not written for rows of one tile */
     clreduce_status status = CLREDUCE_SUCCESS;

@@ -615,15 +615,18 @@ target og_batched_targets[] = {
 const size_t og_batched_target_count = ARRAY_SIZE(og_batched_targets);
 
 /* The reproducible context's float and double sums of rows and segments
- * (reduce_fixed_order_rows.cl): rows of a work-item each (3), of a team
- * each (300, pitched), one row of all (several tiles at the larger sizes,
- * their levels in place); segments up to several tiles long, and wild
- * offsets. */
+ * (reduce_fixed_order_rows.cl): rows of a squad of one work-item (3), of
+ * a squad of 32 (300, pitched), of two steps (2000, pitched: a squad each
+ * where there are 8 rows or more, else a work-group), one row of all
+ * (several tiles at the larger sizes, their levels in place); segments up
+ * to several tiles long, and wild offsets. */
 #define FIXED_ORDER_SIZES .sizes = og_fixed_order_sizes, .num_sizes = OG_FIXED_ORDER_SIZES
 target og_fixed_order_batched_targets[] = {
     {.name = "rows_fixed_order_short", .variant = 3, .run = run_batched,
      .support = batched_support, .float_sums = 1, FIXED_ORDER_SIZES},
     {.name = "rows_fixed_order_pitched", .variant = 300, .kind = 3, .run = run_batched,
+     .support = batched_support, .float_sums = 1, FIXED_ORDER_SIZES},
+    {.name = "rows_fixed_order_steps", .variant = 2000, .kind = 3, .run = run_batched,
      .support = batched_support, .float_sums = 1, FIXED_ORDER_SIZES},
     {.name = "rows_fixed_order_one_row", .run = run_batched, .support = batched_support,
      .float_sums = 1, FIXED_ORDER_SIZES},

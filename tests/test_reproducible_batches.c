@@ -164,9 +164,14 @@ static void test_rows(void **state)
         if (!takes(type))
             continue;
         size_t tile = tile_of(type), sm = short_of(type), es = clreduce_type_size(type);
-        const size_t lengths[] = {1,        2,        3,        sm - 1,   sm,
-                                  sm + 1,   255,      1025,     tile - 1, tile,
-                                  tile + 1, 3 * tile + 7};
+        size_t step = tile / 16; /* a step of the order's lanes */
+        /* every squad size and count of lanes a work-item, one step and
+         * past it, one tile and past it */
+        const size_t lengths[] = {1,        2,        3,    5,        13,       29,
+                                  sm - 1,   sm,       sm + 1, 255,    511,      step - 1,
+                                  step,     step + 1, tile - 1, tile, tile + 1, 3 * tile + 7};
+        /* rows longer than a step: a work-group a tile for 1 and 3, squads
+         * for 37 */
         const size_t row_counts[] = {1, 3, 37};
         for (size_t li = 0; li < sizeof lengths / sizeof *lengths; li++)
             for (size_t ri = 0; ri < 3; ri++) {
