@@ -26,8 +26,8 @@
  *   clr_fixed_scan_totals: each tile's total;
  *   clr_fixed_scan_prefixes: P(t) of every tile of a row, a work-group
  *       per row;
- *   clr_fixed_scan_apply: the scan, tile by tile (in place too: a lane
- *       reads its elements before it writes them);
+ *   clr_fixed_scan_apply: the scan, tile by tile (in place too: a tile
+ *       is read whole before it is written);
  *   clr_fixed_scan_short: rows of one lane at most, alone.
  */
 
@@ -55,31 +55,116 @@ T clr_fixed_lanes_scan(local T *l, T v, T *before)
     return inclusive;
 }
 
+/* Staging. A lane's elements are consecutive, so the lanes' vectors of one
+ * step lie CLR_FIXED_LANE_VECTORS vectors apart, and reading or writing
+ * them lane by lane leaves most of each memory transaction unused. A tile
+ * moves through local memory instead, a part of CLR_FIXED_STAGE_LANES lanes
+ * at a time: the work-group reads or writes the part's vectors in order
+ * (work-item w takes vectors w, w + CLR_WG, ...), the part's lanes take or
+ * leave theirs in local memory. A lane's row there is padded by one vector,
+ * so that the lanes' k-th vectors fall in different banks. Staging moves
+ * values only: the order of operations is the one above. */
+#define CLR_FIXED_STAGE_LANES 64
+#define CLR_FIXED_STAGE_ROW (CLR_FIXED_LANE_VECTORS + 1)
+#define CLR_FIXED_STAGE_VECTORS (CLR_FIXED_STAGE_LANES * CLR_FIXED_LANE_VECTORS)
+#define CLR_FIXED_STAGE_SIZE (CLR_FIXED_STAGE_LANES * CLR_FIXED_STAGE_ROW)
+#if CLR_FIXED_LANES % CLR_FIXED_STAGE_LANES
+#error "a tile's lanes must fall into whole parts"
+#endif
+
+#if CLR_VEC > 1
+#define CLR_FIXED_STORE_ANY(v, p) CLR_CAT(vstore, CLR_VEC)((v), 0, (p))
+#else
+#define CLR_FIXED_STORE_ANY(v, p) (*(p) = (v))
+#endif
+
+/* A vector's elements into a private array and back: indexed arrays, not
+ * pointers into a vector, which leave the vector in memory rather than in
+ * registers. */
+#if CLR_VEC > 1
+#define CLR_FIXED_SPLIT(v, a) CLR_CAT(vstore, CLR_VEC)((v), 0, (a))
+#define CLR_FIXED_JOIN(a) CLR_CAT(vload, CLR_VEC)(0, (a))
+#else
+#define CLR_FIXED_SPLIT(v, a) ((a)[0] = (v))
+#define CLR_FIXED_JOIN(a) ((a)[0])
+#endif
+
+/* Where vector v of a part is kept in the stage. */
+uint clr_fixed_stage_at(uint v)
+{
+    return v / CLR_FIXED_LANE_VECTORS * CLR_FIXED_STAGE_ROW + v % CLR_FIXED_LANE_VECTORS;
+}
+
 /* This work-item's lane of the tile at element `base`: its elements into
  * x (+0.0 past the end), their total returned. */
-T clr_fixed_scan_lane(global const T *in, ulong n, ulong base, VT *x)
+T clr_fixed_scan_lane(global const T *in, ulong n, ulong base, VT *x, local VT *stage)
 {
-    const ulong first = base + (ulong)get_local_id(0) * CLR_FIXED_LANE;
-    T total = CLR_IDENTITY;
-    for (uint k = 0; k < CLR_FIXED_LANE_VECTORS; k++) {
-        const ulong at = first + (ulong)k * CLR_VEC;
-        if (at + CLR_VEC <= n) {
-            x[k] = CLR_FIXED_LOAD_ANY(0, in + at);
-        } else {
-            T e[CLR_VEC];
-            for (uint j = 0; j < CLR_VEC; j++)
-                e[j] = at + j < n ? in[at + j] : CLR_IDENTITY;
+    const uint lid = (uint)get_local_id(0);
+    for (uint part = 0; part < CLR_FIXED_LANES / CLR_FIXED_STAGE_LANES; part++) {
+        const ulong part_base = base + (ulong)part * CLR_FIXED_STAGE_VECTORS * CLR_VEC;
+        for (uint v = lid; v < CLR_FIXED_STAGE_VECTORS; v += CLR_WG) {
+            const ulong at = part_base + (ulong)v * CLR_VEC;
+            VT value;
+            if (at + CLR_VEC <= n) {
+                value = CLR_FIXED_LOAD_ANY(0, in + at);
+            } else {
+                T e[CLR_VEC];
+                for (uint j = 0; j < CLR_VEC; j++)
+                    e[j] = at + j < n ? in[at + j] : CLR_IDENTITY;
 #if CLR_VEC > 1
-            x[k] = CLR_CAT(vload, CLR_VEC)(0, e);
+                value = CLR_CAT(vload, CLR_VEC)(0, e);
 #else
-            x[k] = e[0];
+                value = e[0];
 #endif
+            }
+            stage[clr_fixed_stage_at(v)] = value;
         }
-        const T *s = (const T *)&x[k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid / CLR_FIXED_STAGE_LANES == part) {
+            const uint row = lid % CLR_FIXED_STAGE_LANES * CLR_FIXED_STAGE_ROW;
+            _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_LANE_VECTORS; k++)
+                x[k] = stage[row + k];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    T total = CLR_IDENTITY;
+    _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_LANE_VECTORS; k++) {
+        T s[CLR_VEC];
+        CLR_FIXED_SPLIT(x[k], s);
         for (uint j = 0; j < CLR_VEC; j++)
             total = clr_op(total, s[j]);
     }
     return total;
+}
+
+/* The tile at element `base` from its lanes' x, elements past n left
+ * unwritten. */
+void clr_fixed_scan_store(global T *out, ulong n, ulong base, const VT *x, local VT *stage)
+{
+    const uint lid = (uint)get_local_id(0);
+    for (uint part = 0; part < CLR_FIXED_LANES / CLR_FIXED_STAGE_LANES; part++) {
+        const ulong part_base = base + (ulong)part * CLR_FIXED_STAGE_VECTORS * CLR_VEC;
+        if (lid / CLR_FIXED_STAGE_LANES == part) {
+            const uint row = lid % CLR_FIXED_STAGE_LANES * CLR_FIXED_STAGE_ROW;
+            _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_LANE_VECTORS; k++)
+                stage[row + k] = x[k];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint v = lid; v < CLR_FIXED_STAGE_VECTORS; v += CLR_WG) {
+            const ulong at = part_base + (ulong)v * CLR_VEC;
+            const VT value = stage[clr_fixed_stage_at(v)];
+            if (at + CLR_VEC <= n) {
+                CLR_FIXED_STORE_ANY(value, out + at);
+            } else {
+                T s[CLR_VEC];
+                CLR_FIXED_SPLIT(value, s);
+                for (uint j = 0; j < CLR_VEC; j++)
+                    if (at + j < n)
+                        out[at + j] = s[j];
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
 }
 
 /* Rows: row r is in[in_off + r * pitch ..][0 .. n), its scan goes to
@@ -91,12 +176,13 @@ CLR_KERNEL clr_fixed_scan_totals(global const T *restrict in, ulong in_off, ulon
                                  ulong pitch, ulong tiles, global T *restrict values)
 {
     local T l[CLR_WG];
+    local VT stage[CLR_FIXED_STAGE_SIZE];
     VT x[CLR_FIXED_LANE_VECTORS];
     in += in_off;
     for (ulong g = get_group_id(0); g < rows * tiles; g += get_num_groups(0)) {
         const ulong r = g / tiles, t = g - r * tiles;
         T before, all = clr_fixed_lanes_scan(
-            l, clr_fixed_scan_lane(in + r * pitch, n, t * CLR_FIXED_TILE, x), &before);
+            l, clr_fixed_scan_lane(in + r * pitch, n, t * CLR_FIXED_TILE, x, stage), &before);
         if (get_local_id(0) == CLR_FIXED_LANES - 1)
             values[r * 2 * tiles + t] = all;
     }
@@ -131,28 +217,28 @@ CLR_KERNEL clr_fixed_scan_apply(global const T *in, ulong in_off, ulong rows, ul
                                 global T *out, ulong out_off, ulong out_pitch, uint exclusive)
 {
     local T l[CLR_WG];
+    local VT stage[CLR_FIXED_STAGE_SIZE];
     VT x[CLR_FIXED_LANE_VECTORS];
     in += in_off;
     out += out_off;
     for (ulong g = get_group_id(0); g < rows * tiles; g += get_num_groups(0)) {
         const ulong r = g / tiles, t = g - r * tiles;
-        const ulong first = t * CLR_FIXED_TILE + (ulong)get_local_id(0) * CLR_FIXED_LANE;
         T e;
-        clr_fixed_lanes_scan(l, clr_fixed_scan_lane(in + r * pitch, n, t * CLR_FIXED_TILE, x),
-                             &e);
+        clr_fixed_lanes_scan(
+            l, clr_fixed_scan_lane(in + r * pitch, n, t * CLR_FIXED_TILE, x, stage), &e);
         const T p = tiles > 1 ? values[r * 2 * tiles + tiles + t] : CLR_IDENTITY;
         T run = CLR_IDENTITY;
-        global T *row_out = out + r * out_pitch;
-        for (uint k = 0; k < CLR_FIXED_LANE_VECTORS; k++) {
-            const T *s = (const T *)&x[k];
+        _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_LANE_VECTORS; k++) {
+            T s[CLR_VEC];
+            CLR_FIXED_SPLIT(x[k], s);
             for (uint j = 0; j < CLR_VEC; j++) {
-                const ulong at = first + (ulong)k * CLR_VEC + j;
                 const T before = run;
                 run = clr_op(run, s[j]);
-                if (at < n)
-                    row_out[at] = clr_op(p, clr_op(e, exclusive ? before : run));
+                s[j] = clr_op(p, clr_op(e, exclusive ? before : run));
             }
+            x[k] = CLR_FIXED_JOIN(s);
         }
+        clr_fixed_scan_store(out + r * out_pitch, n, t * CLR_FIXED_TILE, x, stage);
     }
 }
 
