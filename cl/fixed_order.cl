@@ -39,6 +39,9 @@
  *   clr_fixed_add_vector(acc, in, in2, n, first, aligned)
  *                                         one vector of a lane added,
  *                                         whole where it can be
+ *   clr_fixed_squad_sum(l, in, in2, n, active, team)
+ *                                         a range of at most one tile
+ *                                         by a squad of work-items
  *   clr_fixed_team_tree(l, v, team)       the tree of a team of `team`
  *                                         work-items (a power of two), its
  *                                         range's lanes all in its team
@@ -222,6 +225,60 @@ T clr_fixed_team_tree(local T *l, T v, uint team)
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     return l[lid];
+}
+
+/* The sum of a range of at most one tile (n elements from in[0], and
+ * in2[0]; nothing read unless `active`) by a squad of
+ * min(team, CLR_FIXED_SQUAD) work-items, `team` the range's lanes rounded
+ * up to a power of two (all of a tile's lanes do too: those past the range
+ * hold +0.0). Work-item t of the squad holds lanes t, t + squad, ...; the
+ * tree's steps that join lanes `squad` or more apart join lanes of one
+ * work-item, in registers, the last ones lanes of the squad, by shuffles
+ * within a warp (NVIDIA's inline PTX) or else through l, CLR_WG values.
+ * Every work-item of the work-group calls it with the same team; the
+ * squad's first work-item gets the sum. */
+#define CLR_FIXED_SQUAD_LANES (CLR_FIXED_LANES / CLR_FIXED_SQUAD)
+#define CLR_FIXED_STEP (CLR_FIXED_LANES * CLR_VEC) /* elements of a step */
+#define CLR_FIXED_SHUFFLES (CLR_SG_PATH == CLR_SG_NV_PTX && CLR_WARP % CLR_FIXED_SQUAD == 0)
+
+T clr_fixed_squad_sum(local T *l, global const T *in, global const T *in2, uint n, int active,
+                      uint team)
+{
+    const uint squad = min(team, (uint)CLR_FIXED_SQUAD), lanes = team / squad;
+    const uint t = (uint)get_local_id(0) & (squad - 1);
+    VT acc[CLR_FIXED_SQUAD_LANES];
+    _Pragma("unroll") for (uint m = 0; m < CLR_FIXED_SQUAD_LANES; m++)
+        acc[m] = (VT)(CLR_IDENTITY);
+    if (active) {
+        const int aligned = CLR_VEC_ALIGNED(in) && (CLR_FIXED_MAP != 3 || CLR_VEC_ALIGNED(in2));
+        const uint steps = (n + CLR_FIXED_STEP - 1) / CLR_FIXED_STEP;
+        for (uint k = 0; k < steps; k++)
+            _Pragma("unroll") for (uint m = 0; m < CLR_FIXED_SQUAD_LANES; m++)
+                if (m < lanes)
+                    acc[m] = clr_fixed_add_vector(acc[m], in, in2, n,
+                                                  (k * CLR_FIXED_LANES + t + m * squad) * CLR_VEC,
+                                                  aligned);
+    }
+    T v[CLR_FIXED_SQUAD_LANES];
+    _Pragma("unroll") for (uint m = 0; m < CLR_FIXED_SQUAD_LANES; m++)
+        v[m] = clr_hreduce(acc[m]);
+    _Pragma("unroll") for (uint s = CLR_FIXED_SQUAD_LANES / 2; s > 0; s >>= 1)
+        if (s < lanes)
+            _Pragma("unroll") for (uint m = 0; m < s; m++)
+                v[m] = clr_op(v[m], v[m + s]);
+#if CLR_FIXED_SHUFFLES
+    (void)l;
+    for (uint s = squad / 2; s > 0; s >>= 1) {
+        const T other = clr_shfl_down(v[0], s);
+        if (t < s)
+            v[0] = clr_op(v[0], other);
+    }
+    return v[0];
+#else
+    const T sum = clr_fixed_team_tree(l, v[0], squad);
+    barrier(CLK_LOCAL_MEM_FENCE); /* l read by all before it is written again */
+    return sum;
+#endif
 }
 
 /* Reduces values[0 .. m), m > 1, the values of a range's tiles: level by

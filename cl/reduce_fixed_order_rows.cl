@@ -12,9 +12,9 @@
  * where it would end before it starts.
  *
  * Kernels, in the order of their launches (each over whole ranges):
- *   clr_fixed_rows_squads: up to CLR_FIXED_SQUAD work-items a row, for
- *       rows of at most one tile (many of them, where they are longer than
- *       one step);
+ *   clr_fixed_rows_squads: a squad of up to CLR_FIXED_SQUAD work-items a
+ *       row (clr_fixed_squad_sum), for rows of at most one tile (many of
+ *       them, where they are longer than one step);
  *   clr_fixed_segments_short: a work-item per segment of at most
  *       CLR_FIXED_SHORT_MAX elements;
  *   clr_fixed_rows_tiles: a work-group per tile of every row, the value of
@@ -33,78 +33,35 @@
  *   clr_fixed_rows_levels, clr_fixed_segments_levels: a work-group per
  *       range of more than one tile reduces its values in `levels`
  *       (clr_fixed_levels); for segments it also sums those of one tile
- *       and more than CLR_FIXED_SHORT_MAX elements, and takes CLR_WG
- *       segments a round, skipping the short ones together.
+ *       and more than CLR_FIXED_SHORT_MAX elements (by squads), and takes
+ *       CLR_WG segments a round, skipping the short ones together.
  */
 
 #define CLR_LID get_local_id(0)
 
 /* ---- rows: row r is in[in_off + r * pitch ..][0 .. length) ---------------- */
 
-/* Rows of at most one tile, a squad of work-items a row: CLR_FIXED_SQUAD,
- * or fewer for a row of fewer lanes. `team` is the row's lanes rounded up
- * to a power of two (every lane of a tile for a row past one step), the
- * squad min(team, CLR_FIXED_SQUAD); work-item t of a squad holds lanes t,
- * t + squad, ... The tree's steps that join lanes `squad` or more apart
- * join lanes of one work-item, in registers; the last ones join lanes of
- * the squad, by shuffles within a warp (NVIDIA's inline PTX) or else
- * through local memory. Every squad of the work-group runs the steps,
- * those past the last row too. */
-#define CLR_FIXED_SQUAD_LANES (CLR_FIXED_LANES / CLR_FIXED_SQUAD)
-#define CLR_FIXED_STEP (CLR_FIXED_LANES * CLR_VEC) /* elements of a step */
-#define CLR_FIXED_SHUFFLES (CLR_SG_PATH == CLR_SG_NV_PTX && CLR_WARP % CLR_FIXED_SQUAD == 0)
-
+/* Rows of at most one tile, a squad of work-items a row
+ * (clr_fixed_squad_sum): `team` is the row's lanes rounded up to a power
+ * of two, every lane of a tile for a row past one step. Every squad of the
+ * work-group runs the tree, those past the last row too. */
 CLR_KERNEL clr_fixed_rows_squads(global const T *restrict in, ulong in_off, ulong rows,
                                  ulong length, ulong pitch, global T *restrict out,
                                  ulong out_off, global const T *restrict in2, ulong in2_off,
                                  uint team)
 {
-#if !CLR_FIXED_SHUFFLES
     local T l[CLR_WG];
-#endif
-    const uint squad = min(team, (uint)CLR_FIXED_SQUAD), lanes = team / squad;
+    const uint squad = min(team, (uint)CLR_FIXED_SQUAD);
     const uint per_group = CLR_WG / squad, t = (uint)CLR_LID & (squad - 1);
     in += in_off;
     in2 += in2_off;
     for (ulong first = get_group_id(0) * per_group; first < rows;
          first += get_num_groups(0) * per_group) {
         const ulong r = first + CLR_LID / squad;
-        VT acc[CLR_FIXED_SQUAD_LANES];
-        _Pragma("unroll") for (uint m = 0; m < CLR_FIXED_SQUAD_LANES; m++)
-            acc[m] = (VT)(CLR_IDENTITY);
-        if (r < rows) {
-            global const T *x = in + r * pitch, *y = in2 + r * pitch;
-            const int aligned =
-                CLR_VEC_ALIGNED(x) && (CLR_FIXED_MAP != 3 || CLR_VEC_ALIGNED(y));
-            const uint steps = ((uint)length + CLR_FIXED_STEP - 1) / CLR_FIXED_STEP;
-            for (uint k = 0; k < steps; k++)
-                _Pragma("unroll") for (uint m = 0; m < CLR_FIXED_SQUAD_LANES; m++)
-                    if (m < lanes)
-                        acc[m] = clr_fixed_add_vector(
-                            acc[m], x, y, (uint)length,
-                            (k * CLR_FIXED_LANES + t + m * squad) * CLR_VEC, aligned);
-        }
-        T v[CLR_FIXED_SQUAD_LANES];
-        _Pragma("unroll") for (uint m = 0; m < CLR_FIXED_SQUAD_LANES; m++)
-            v[m] = clr_hreduce(acc[m]);
-        _Pragma("unroll") for (uint s = CLR_FIXED_SQUAD_LANES / 2; s > 0; s >>= 1)
-            if (s < lanes)
-                _Pragma("unroll") for (uint m = 0; m < s; m++)
-                    v[m] = clr_op(v[m], v[m + s]);
-#if CLR_FIXED_SHUFFLES
-        for (uint s = squad / 2; s > 0; s >>= 1) {
-            const T other = clr_shfl_down(v[0], s);
-            if (t < s)
-                v[0] = clr_op(v[0], other);
-        }
-#else
-        v[0] = clr_fixed_team_tree(l, v[0], squad);
-#endif
+        const T v = clr_fixed_squad_sum(l, in + r * pitch, in2 + r * pitch, (uint)length,
+                                        r < rows, team);
         if (r < rows && t == 0)
-            out[out_off + r] = v[0];
-#if !CLR_FIXED_SHUFFLES
-        barrier(CLK_LOCAL_MEM_FENCE); /* l read by all before it is written again */
-#endif
+            out[out_off + r] = v;
     }
 }
 
@@ -213,7 +170,8 @@ CLR_KERNEL clr_fixed_segments_tiles(global const T *restrict in, ulong in_off, u
 
 /* CLR_WG segments a round: the work-items list those past
  * CLR_FIXED_SHORT_MAX (in any order: each segment's sum is its own), then
- * the work-group sums them one after another, so that a round of short
+ * the work-group's squads sum those of at most one tile, and the whole
+ * work-group those of more, one after another, so that a round of short
  * segments costs one read of their offsets. */
 CLR_KERNEL clr_fixed_segments_levels(global const T *restrict in, ulong in_off, ulong count,
                                      global const OT *restrict offsets, ulong offsets_off,
@@ -238,18 +196,29 @@ CLR_KERNEL clr_fixed_segments_levels(global const T *restrict in, ulong in_off, 
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         const uint k = longer_count;
+        /* Those of at most one tile, a squad each (every lane of a tile,
+         * past the end +0.0, which changes no value). */
+        const uint squads = CLR_WG / CLR_FIXED_SQUAD, q = (uint)CLR_LID / CLR_FIXED_SQUAD;
+        for (uint i0 = 0; i0 < k; i0 += squads) {
+            ulong s = 0;
+            int mine = i0 + q < k;
+            if (mine) {
+                s = first + longer[i0 + q];
+                clr_fixed_segment(offsets, s, count, &b, &n);
+                mine = n <= CLR_FIXED_TILE;
+            }
+            const T v = clr_fixed_squad_sum(l, in + (mine ? b : 0), in2 + (mine ? b : 0),
+                                            mine ? (uint)n : 0, mine, CLR_FIXED_LANES);
+            if (mine && CLR_LID % CLR_FIXED_SQUAD == 0)
+                out[out_off + s] = v;
+        }
+        /* Those of several tiles, the work-group each. */
         for (uint i = 0; i < k; i++) {
             const ulong s = first + longer[i];
             clr_fixed_segment(offsets, s, count, &b, &n);
-            if (n <= CLR_FIXED_TILE) {
-                T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, in2 + b, n, 0));
-                if (CLR_LID == 0)
-                    out[out_off + s] = v;
-                barrier(CLK_LOCAL_MEM_FENCE);
-            } else {
+            if (n > CLR_FIXED_TILE)
                 clr_fixed_levels(l, levels + 2 * (b / CLR_FIXED_TILE),
                                  (n + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE, out + out_off + s);
-            }
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* the list read by all before the next round */
     }

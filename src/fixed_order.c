@@ -148,10 +148,10 @@ clreduce_status fixed_batches_plan(clreduce_ctx *ctx, const request *r, plan *p,
     p->output_size = p->element_size;
     memset(p->empty_output, 0, sizeof p->empty_output);
     p->program = segments ? &fixed_segments_program : &fixed_rows_program;
-    /* The rows' squads join their last lanes by NVIDIA's warp shuffles
-     * where they can (the same order through local memory elsewhere). */
+    /* The squads join their last lanes by NVIDIA's warp shuffles where
+     * they can (the same order through local memory elsewhere). */
     const char *lacks;
-    if (!segments && ctx->subgroup_path == CLREDUCE_SUBGROUP_PATH_NV_PTX &&
+    if (ctx->subgroup_path == CLREDUCE_SUBGROUP_PATH_NV_PTX &&
         path_usable(&ctx->info, ctx->subgroup_path, &lacks))
         p->path = CLREDUCE_SUBGROUP_PATH_NV_PTX;
     defines_add(&p->family_defines, "CLR_NV_LOAD", p->t.nv_load);
