@@ -31,9 +31,11 @@
  * in types.cl (the order does not depend on how a vector is loaded).
  *
  *   clr_fixed_lane(in, in2, n, base)      this work-item's lane of a tile
- *   clr_fixed_value_lane_at(values, m, base, lane)
- *                                         lane `lane` of a tile of values
- *                                         other work-groups wrote
+ *   clr_fixed_lane_at(in, in2, n, base, lane)
+ *                                         lane `lane` of a tile, element
+ *                                         by element
+ *   clr_fixed_value_lane_at(...)          the same over values other
+ *                                         work-groups wrote, unmapped
  *   clr_fixed_add_vector(acc, in, in2, n, first, aligned)
  *                                         one vector of a lane added,
  *                                         whole where it can be
@@ -77,32 +79,73 @@
 #define CLR_FIXED_LOAD_ANY(k, p) (p)[k]
 #endif
 
-/* Lane `lane` of the tile starting at element `base` of values other
- * work-groups of this launch wrote (volatile: never through a read-only
- * cache), element by element, any alignment and a partial tile. */
-T clr_fixed_value_lane_at(volatile global const T *in, ulong n, ulong base, uint lane)
-{
-    T a[CLR_VEC];
-    for (uint j = 0; j < CLR_VEC; j++)
-        a[j] = CLR_IDENTITY;
-    for (uint k = 0; k < CLR_FIXED_STEPS; k++) {
-        const ulong first = base + ((ulong)k * CLR_FIXED_LANES + lane) * CLR_VEC;
-        for (uint j = 0; j < CLR_VEC; j++)
-            if (first + j < n)
-                a[j] = clr_op(a[j], in[first + j]);
+/* Lane `lane` of the tile starting at element `base`, element by element,
+ * any alignment and a partial tile: of the input, mapped (and reading in2,
+ * for a product), by clr_fixed_lane_at(); of values other work-groups of
+ * this launch wrote, by clr_fixed_value_lane_at() (volatile: never through
+ * a read-only cache). The same code for both, written once. */
+#define CLR_FIXED_LANE_AT(NAME, QUALIFIER, MAP)                                \
+    T NAME(QUALIFIER global const T *in, QUALIFIER global const T *in2,         \
+           ulong n, ulong base, uint lane)                                      \
+    {                                                                           \
+        T a[CLR_VEC];                                                           \
+        for (uint j = 0; j < CLR_VEC; j++)                                      \
+            a[j] = CLR_IDENTITY;                                                \
+        for (uint k = 0; k < CLR_FIXED_STEPS; k++) {                            \
+            ulong first = base + ((ulong)k * CLR_FIXED_LANES + lane) * CLR_VEC; \
+            for (uint j = 0; j < CLR_VEC; j++)                                  \
+                if (first + j < n)                                              \
+                    a[j] = clr_op(a[j], MAP(in[first + j], in2[first + j]));    \
+        }                                                                       \
+        return CLR_FIXED_HREDUCE(a);                                            \
     }
+
 #if CLR_VEC > 1
-    return clr_hreduce(CLR_CAT(vload, CLR_VEC)(0, a));
+#define CLR_FIXED_HREDUCE(a) clr_hreduce(CLR_CAT(vload, CLR_VEC)(0, (a)))
 #else
-    return a[0];
+#define CLR_FIXED_HREDUCE(a) ((a)[0])
 #endif
+#define CLR_FIXED_VALUE(x, y) (x)
+
+CLR_FIXED_LANE_AT(clr_fixed_lane_at, , CLR_FIXED_OF)
+CLR_FIXED_LANE_AT(clr_fixed_value_lane_at, volatile, CLR_FIXED_VALUE)
+
+/* This work-item's lane of the tile starting at element `base`, combined to
+ * one value. A whole tile is read as vectors, CLR_FIXED_STEPS of them in
+ * flight; the last, partial tile element by element. */
+T clr_fixed_lane(global const T *restrict in, global const T *restrict in2, ulong n, ulong base)
+{
+    const uint lane = (uint)get_local_id(0);
+    global const T *p = in + base + (ulong)lane * CLR_VEC;
+    VT acc = (VT)(CLR_IDENTITY);
+    if (n - base < CLR_FIXED_TILE)
+        return clr_fixed_lane_at(in, in2, n, base, lane);
+    {
+        VT v[CLR_FIXED_STEPS], w[CLR_FIXED_STEPS];
+#if CLR_FIXED_MAP == 3
+        global const T *q = in2 + base + (ulong)lane * CLR_VEC;
+        _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
+            w[k] = CLR_FIXED_LOAD_ANY(k * CLR_FIXED_LANES, q);
+#endif
+#if CLR_NV_LOAD && CLR_VEC > 1
+        if (CLR_VEC_ALIGNED(in)) {
+            _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
+                v[k] = clr_load_vec((global const VT *)p + k * CLR_FIXED_LANES);
+        } else
+#endif
+        {
+            _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
+                v[k] = CLR_FIXED_LOAD_ANY(k * CLR_FIXED_LANES, p);
+        }
+        _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
+            acc = clr_opv(acc, CLR_FIXED_OF(v[k], w[k]));
+    }
+    return clr_hreduce(acc);
 }
 
-#define CLR_FIXED_STEP (CLR_FIXED_LANES * CLR_VEC) /* elements of a step */
-
 /* acc with the vector of a range (n elements from in[0], and in2[0])
- * at element `first` added, in the order above: the whole vector where it
- * lies in the range (by aligned loads where the inputs
+ * at element `first` added, as clr_fixed_lane_at() adds it: the whole
+ * vector where it lies in the range (by aligned loads where the inputs
  * start on a vector boundary), element by element at the range's end,
  * nothing past it. */
 VT clr_fixed_add_vector(VT acc, global const T *restrict in, global const T *restrict in2,
@@ -135,47 +178,6 @@ VT clr_fixed_add_vector(VT acc, global const T *restrict in, global const T *res
 #endif
     }
     return acc;
-}
-
-/* This work-item's lane of the tile starting at element `base`, combined to
- * one value. A whole tile is read as vectors, CLR_FIXED_STEPS of them in
- * flight; the last, partial tile a vector at a time, element by element
- * at its end. */
-T clr_fixed_lane(global const T *restrict in, global const T *restrict in2, ulong n, ulong base)
-{
-    const uint lane = (uint)get_local_id(0);
-    global const T *p = in + base + (ulong)lane * CLR_VEC;
-    VT acc = (VT)(CLR_IDENTITY);
-    if (n - base < CLR_FIXED_TILE) {
-        const uint m = (uint)(n - base), steps = (m + CLR_FIXED_STEP - 1) / CLR_FIXED_STEP;
-        const int aligned =
-            CLR_VEC_ALIGNED(in + base) && (CLR_FIXED_MAP != 3 || CLR_VEC_ALIGNED(in2 + base));
-        for (uint k = 0; k < steps; k++)
-            acc = clr_fixed_add_vector(acc, in + base, in2 + base, m,
-                                       (k * CLR_FIXED_LANES + lane) * CLR_VEC, aligned);
-        return clr_hreduce(acc);
-    }
-    {
-        VT v[CLR_FIXED_STEPS], w[CLR_FIXED_STEPS];
-#if CLR_FIXED_MAP == 3
-        global const T *q = in2 + base + (ulong)lane * CLR_VEC;
-        _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
-            w[k] = CLR_FIXED_LOAD_ANY(k * CLR_FIXED_LANES, q);
-#endif
-#if CLR_NV_LOAD && CLR_VEC > 1
-        if (CLR_VEC_ALIGNED(in)) {
-            _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
-                v[k] = clr_load_vec((global const VT *)p + k * CLR_FIXED_LANES);
-        } else
-#endif
-        {
-            _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
-                v[k] = CLR_FIXED_LOAD_ANY(k * CLR_FIXED_LANES, p);
-        }
-        _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_STEPS; k++)
-            acc = clr_opv(acc, CLR_FIXED_OF(v[k], w[k]));
-    }
-    return clr_hreduce(acc);
 }
 
 /* Ranges of at most this many elements are summed by one work-item: the
@@ -236,6 +238,7 @@ T clr_fixed_team_tree(local T *l, T v, uint team)
  * Every work-item of the work-group calls it with the same team; the
  * squad's first work-item gets the sum. */
 #define CLR_FIXED_SQUAD_LANES (CLR_FIXED_LANES / CLR_FIXED_SQUAD)
+#define CLR_FIXED_STEP (CLR_FIXED_LANES * CLR_VEC) /* elements of a step */
 #define CLR_FIXED_SHUFFLES (CLR_SG_PATH == CLR_SG_NV_PTX && CLR_WARP % CLR_FIXED_SQUAD == 0)
 
 T clr_fixed_squad_sum(local T *l, global const T *in, global const T *in2, uint n, int active,
@@ -290,7 +293,7 @@ void clr_fixed_levels(local T *l, volatile global T *values, ulong m, global T *
         const ulong above = (m + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE;
         for (ulong t = 0; t < above; t++) {
             T r = clr_wg_reduce_tree(
-                l, clr_fixed_value_lane_at(values, m, t * CLR_FIXED_TILE,
+                l, clr_fixed_value_lane_at(values, values, m, t * CLR_FIXED_TILE,
                                            (uint)get_local_id(0)));
             if (get_local_id(0) == 0) {
                 if (above == 1)

@@ -33,8 +33,7 @@
  *   clr_fixed_rows_levels, clr_fixed_segments_levels: a work-group per
  *       range of more than one tile reduces its values in `levels`
  *       (clr_fixed_levels); for segments it also sums those of one tile
- *       and more than CLR_FIXED_SHORT_MAX elements (by squads up to one
- *       step), and takes
+ *       and more than CLR_FIXED_SHORT_MAX elements (by squads), and takes
  *       CLR_WG segments a round, skipping the short ones together.
  */
 
@@ -171,7 +170,7 @@ CLR_KERNEL clr_fixed_segments_tiles(global const T *restrict in, ulong in_off, u
 
 /* CLR_WG segments a round: the work-items list those past
  * CLR_FIXED_SHORT_MAX (in any order: each segment's sum is its own), then
- * the work-group's squads sum those of at most one step, and the whole
+ * the work-group's squads sum those of at most one tile, and the whole
  * work-group those of more, one after another, so that a round of short
  * segments costs one read of their offsets. */
 CLR_KERNEL clr_fixed_segments_levels(global const T *restrict in, ulong in_off, ulong count,
@@ -197,7 +196,7 @@ CLR_KERNEL clr_fixed_segments_levels(global const T *restrict in, ulong in_off, 
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         const uint k = longer_count;
-        /* Those of at most one step, a squad each (every lane of a tile,
+        /* Those of at most one tile, a squad each (every lane of a tile,
          * past the end +0.0, which changes no value). */
         const uint squads = CLR_WG / CLR_FIXED_SQUAD, q = (uint)CLR_LID / CLR_FIXED_SQUAD;
         for (uint i0 = 0; i0 < k; i0 += squads) {
@@ -206,28 +205,20 @@ CLR_KERNEL clr_fixed_segments_levels(global const T *restrict in, ulong in_off, 
             if (mine) {
                 s = first + longer[i0 + q];
                 clr_fixed_segment(offsets, s, count, &b, &n);
-                mine = n <= CLR_FIXED_STEP;
+                mine = n <= CLR_FIXED_TILE;
             }
             const T v = clr_fixed_squad_sum(l, in + (mine ? b : 0), in2 + (mine ? b : 0),
                                             mine ? (uint)n : 0, mine, CLR_FIXED_LANES);
             if (mine && CLR_LID % CLR_FIXED_SQUAD == 0)
                 out[out_off + s] = v;
         }
-        /* Longer ones, the work-group each: their tile, or their tiles'
-         * values. A squad would take as long over a tile as the work-group
-         * over eight, and a round's segments are its work-group's alone. */
+        /* Those of several tiles, the work-group each. */
         for (uint i = 0; i < k; i++) {
             const ulong s = first + longer[i];
             clr_fixed_segment(offsets, s, count, &b, &n);
-            if (n > CLR_FIXED_STEP && n <= CLR_FIXED_TILE) {
-                T v = clr_wg_reduce_tree(l, clr_fixed_lane(in + b, in2 + b, n, 0));
-                if (CLR_LID == 0)
-                    out[out_off + s] = v;
-                barrier(CLK_LOCAL_MEM_FENCE);
-            } else if (n > CLR_FIXED_TILE) {
+            if (n > CLR_FIXED_TILE)
                 clr_fixed_levels(l, levels + 2 * (b / CLR_FIXED_TILE),
                                  (n + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE, out + out_off + s);
-            }
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* the list read by all before the next round */
     }
