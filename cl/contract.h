@@ -70,9 +70,8 @@
 #define CLR_FIXED_LANES 256
 #define CLR_FIXED_STEPS 16
 #define CLR_FIXED_TILE_BYTES (CLR_FIXED_LANES * CLR_FIXED_STEPS * 16)
-/* Ranges of at most this many lanes of a step (rows and segments of at
- * most CLR_FIXED_SHORT_LANES * 16 bytes) are summed by one work-item in
- * the same order. */
+/* Segments of at most this many lanes of a step (CLR_FIXED_SHORT_LANES *
+ * 16 bytes) are summed by one work-item in the same order. */
 #define CLR_FIXED_SHORT_LANES 16
 /* Rows of at most one tile are summed by squads of at most this many
  * work-items (a power of two, at most a warp), and rows longer than one
