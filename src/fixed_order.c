@@ -193,8 +193,8 @@ clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r
         (r->row_length <= tile && r->rows >= CLR_FIXED_LANES / CLR_FIXED_SQUAD)) {
         size_t per_group = wg / (team < CLR_FIXED_SQUAD ? team : CLR_FIXED_SQUAD);
         kernel_arg args[] = {ARG(r->input),  ARG(in_off),  ARG(rows), ARG(length),
-                             ARG(pitch),     ARG(r->output), ARG(out_off), ARG(in2),
-                             ARG(in2_off),   ARG(team)};
+                             ARG(pitch),     ARG(r->output), ARG(out_off),
+                             ARG(in2),       ARG(in2_off),   ARG(team)};
         return enqueue_kernel_args(ctx, c, k, K_SQUADS,
                                    launch_groups(ctx, p, div_up(r->rows, per_group)), wg, args,
                                    10);
