@@ -169,56 +169,58 @@ CLR_KERNEL clr_fixed_segments_tiles(global const T *restrict in, ulong in_off, u
 }
 
 /* CLR_WG segments a round: the work-items list those past
- * CLR_FIXED_SHORT_MAX (in any order: each segment's sum is its own), then
- * the work-group's squads sum those of at most one tile, and the whole
- * work-group those of more, one after another, so that a round of short
- * segments costs one read of their offsets. */
+ * CLR_FIXED_SHORT_MAX (in any order: each segment's sum is its own), those
+ * of at most one tile from the front of the list, longer ones from its
+ * back; then the work-group's squads sum the first kind, eight at a time,
+ * and the whole work-group the second, one after another, so that a round
+ * of short segments costs one read of their offsets. (Those of one tile
+ * and more than two steps summed by the whole work-group instead took
+ * segments of 1-10^5 floats 11% less time on H100s, but those of 1-1000
+ * and of 1000 11-13% more: bench/results/h100-2026-12-05-b.md.) */
 CLR_KERNEL clr_fixed_segments_levels(global const T *restrict in, ulong in_off, ulong count,
                                      global const OT *restrict offsets, ulong offsets_off,
                                      ulong segments, global T *levels, global T *restrict out,
                                      ulong out_off, global const T *restrict in2, ulong in2_off)
 {
     local T l[CLR_WG];
-    local uint longer[CLR_WG], longer_count;
+    local uint listed[CLR_WG], one_tile, longer;
     in += in_off;
     in2 += in2_off;
     offsets += offsets_off;
     for (ulong first = get_group_id(0) * CLR_WG; first < segments;
          first += get_num_groups(0) * CLR_WG) {
         if (CLR_LID == 0)
-            longer_count = 0;
+            one_tile = longer = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
         ulong b, n;
         if (first + CLR_LID < segments) {
             clr_fixed_segment(offsets, first + CLR_LID, count, &b, &n);
-            if (n > CLR_FIXED_SHORT_MAX)
-                longer[atomic_inc(&longer_count)] = (uint)CLR_LID;
+            if (n > CLR_FIXED_TILE)
+                listed[CLR_WG - 1 - atomic_inc(&longer)] = (uint)CLR_LID;
+            else if (n > CLR_FIXED_SHORT_MAX)
+                listed[atomic_inc(&one_tile)] = (uint)CLR_LID;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        const uint k = longer_count;
+        const uint k = one_tile, m = longer;
         /* Those of at most one tile, a squad each (every lane of a tile,
          * past the end +0.0, which changes no value). */
         const uint squads = CLR_WG / CLR_FIXED_SQUAD, q = (uint)CLR_LID / CLR_FIXED_SQUAD;
         for (uint i0 = 0; i0 < k; i0 += squads) {
-            ulong s = 0;
-            int mine = i0 + q < k;
-            if (mine) {
-                s = first + longer[i0 + q];
+            const int mine = i0 + q < k;
+            const ulong s = first + (mine ? listed[i0 + q] : 0);
+            b = n = 0;
+            if (mine)
                 clr_fixed_segment(offsets, s, count, &b, &n);
-                mine = n <= CLR_FIXED_TILE;
-            }
-            const T v = clr_fixed_squad_sum(l, in + (mine ? b : 0), in2 + (mine ? b : 0),
-                                            mine ? (uint)n : 0, mine, CLR_FIXED_LANES);
+            const T v = clr_fixed_squad_sum(l, in + b, in2 + b, (uint)n, mine, CLR_FIXED_LANES);
             if (mine && CLR_LID % CLR_FIXED_SQUAD == 0)
                 out[out_off + s] = v;
         }
         /* Those of several tiles, the work-group each. */
-        for (uint i = 0; i < k; i++) {
-            const ulong s = first + longer[i];
+        for (uint i = 0; i < m; i++) {
+            const ulong s = first + listed[CLR_WG - 1 - i];
             clr_fixed_segment(offsets, s, count, &b, &n);
-            if (n > CLR_FIXED_TILE)
-                clr_fixed_levels(l, levels + 2 * (b / CLR_FIXED_TILE),
-                                 (n + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE, out + out_off + s);
+            clr_fixed_levels(l, levels + 2 * (b / CLR_FIXED_TILE),
+                             (n + CLR_FIXED_TILE - 1) / CLR_FIXED_TILE, out + out_off + s);
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* the list read by all before the next round */
     }
