@@ -238,8 +238,8 @@ static void test_rows(void **state)
 {
     (void)state;
     tc_seed_for("dot_rows");
-    /* Teams of every size up to 32 for the shortest rows (a lane of two
-     * vectors or fewer), of parts for the longest. */
+    /* On GPUs, teams of every size up to 32 for the shortest rows (a lane
+     * of two vectors or fewer); parts for the longest. */
     static const size_t lengths[] = {0,   1,   2,    15,   31,   32,   33,
                                      127, 255, 1023, 1025, 4097, 100003, 1000003};
     static const size_t counts[] = {1, 7, 300, 5000};
