@@ -128,14 +128,14 @@ void rows_team(const clreduce_ctx *ctx, const plan *p, size_t length, cl_uint *t
  * SUM_LANE_LOADS vector loads at most (a dot product's two a vector), up
  * to SUM_TEAM_MAX work-items, where that is more than the rule above
  * gives: a row read by one work-item or two leaves each load of a warp on
- * its own cache line.
- * On an H100 (2^26 elements, bench/results/h100-2026-12-05-b.md) dot
- * products over rows of 16, 32 and 64 floats took 207, 213 and 199 us so
- * against 224, 320 and 380 by the rule above, over rows of 16 and 32
- * doubles 414 and 386 against 1348 and 1465; sums of squares over rows of
- * 64 floats 107 against 150, of 32 doubles 205 against 277. CPU runtimes
- * keep the rule above: PoCL and Intel's took up to 5.5x as long so over
- * rows of 16 to 512 elements (bench/results/cpu-2026-12-05-teams.txt). */
+ * its own cache line. On an H100 (2^26 elements,
+ * bench/results/h100-2026-12-05-b.md) dot products over rows of 16, 32 and
+ * 64 floats took 207, 213 and 199 us so against 224, 320 and 380 by the
+ * rule above, over rows of 16 and 32 doubles 414 and 386 against 1348 and
+ * 1465; sums of squares over rows of 64 floats 107 against 150, of 32
+ * doubles 205 against 277. CPU runtimes keep the rule above: PoCL and
+ * Intel's took up to 5.5x as long so over rows of 16 to 512 elements
+ * (bench/results/cpu-2026-12-05-teams.txt). */
 #define SUM_LANE_LOADS 4
 #define SUM_TEAM_MAX 32
 
