@@ -175,7 +175,7 @@ size_t rows_local_team(const plan *p, size_t length, size_t lane_vectors);
  * operator that combines accumulators: longer lanes, since each step of the
  * combination moves a structure; on GPUs, shorter ones for the operators
  * whose accumulator is a single sum. */
-size_t rows_accumulator_team(const clreduce_ctx *ctx, const plan *p, size_t length);
+size_t rows_accumulator_team(const plan *p, size_t length);
 /* The team of a rows launch of plan p for items of `length` elements
  * (cl/team.cl): a power of two of work-items up to the plan's work-group
  * size, or CLR_TEAM_SUBGROUP where the plan's path has sub-groups and the

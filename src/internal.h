@@ -74,6 +74,7 @@ typedef struct tuning {
     int segmented; /* grid-sized kernels: contiguous run per work-group */
     int nv_load;   /* NVIDIA vector loads: 0 plain, 1 ld.global.nc */
     int segment_runs; /* segments: short ones by runs of elements (segment_runs.cl) */
+    int sum_teams; /* rows and segments: short lanes for single sums (rows.c, segments.c) */
     size_t scan_work_group_size;  /* the scans' work-group size */
     unsigned scan_loads;          /* vectors per work-item in a scan tile */
 } tuning;

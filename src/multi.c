@@ -484,7 +484,7 @@ static clreduce_status rows_multi_enqueue(clreduce_ctx *ctx, chain *c, const req
     size_t parts = rows_parts(ctx, p, r->rows, length);
     size_t chunk = parts > 1 ? div_up(div_up(length, parts), vec) * vec : length;
     parts = div_up(length, chunk);
-    cl_uint team = (cl_uint)rows_accumulator_team(ctx, p, chunk);
+    cl_uint team = (cl_uint)rows_accumulator_team(p, chunk);
     cl_uint per_group = (cl_uint)(p->work_group_size / team);
     cl_ulong items = (cl_ulong)r->rows * parts, in_off = r->input_offset, len = length,
              pitch = r->row_pitch ? r->row_pitch : length, parts64 = parts, chunk64 = chunk,

@@ -123,12 +123,12 @@ void rows_team(const clreduce_ctx *ctx, const plan *p, size_t length, cl_uint *t
 #define ROWS_LANE_MIN 16
 #define ROWS_LINE_BYTES 128
 
-/* On GPUs, sums of squares, of absolute values and dot products, whose
- * accumulator is a single sum, take the team that gives each lane
- * SUM_LANE_LOADS vector loads at most (a dot product's two a vector), up
- * to SUM_TEAM_MAX work-items, where that is more than the rule above
- * gives: a row read by one work-item or two leaves each load of a warp on
- * its own cache line. On an H100 (2^26 elements,
+/* On GPUs (tuning's sum_teams), sums of squares, of absolute values and dot
+ * products, whose accumulator is a single sum, take the team that gives
+ * each lane SUM_LANE_LOADS vector loads at most (a dot product's two a
+ * vector), up to SUM_TEAM_MAX work-items, where that is more than the rule
+ * above gives: a row read by one work-item or two leaves each load of a
+ * warp on its own cache line. On an H100 (2^26 elements,
  * bench/results/h100-2026-12-05-b.md) dot products over rows of 16, 32 and
  * 64 floats took 207, 213 and 199 us so against 224, 320 and 380 by the
  * rule above, over rows of 16 and 32 doubles 414 and 386 against 1348 and
@@ -149,14 +149,14 @@ static size_t sum_inputs(clreduce_op op)
     }
 }
 
-size_t rows_accumulator_team(const clreduce_ctx *ctx, const plan *p, size_t length)
+size_t rows_accumulator_team(const plan *p, size_t length)
 {
     size_t vec = p->t.vector_width, team = rows_local_team(p, length, ROWS_LANE_VECTORS);
     while (team < p->work_group_size && team * vec * p->element_size < ROWS_LINE_BYTES &&
            length >= 2 * team * ROWS_LANE_MIN * vec)
         team *= 2;
     size_t inputs = sum_inputs(p->op);
-    if (inputs && (ctx->info.type & CL_DEVICE_TYPE_GPU)) {
+    if (inputs && p->t.sum_teams) {
         size_t sum = rows_local_team(p, length, SUM_LANE_LOADS / inputs);
         sum = sum < SUM_TEAM_MAX ? sum : SUM_TEAM_MAX;
         team = team > sum ? team : sum;
@@ -257,7 +257,7 @@ static void team_for(const clreduce_ctx *ctx, const plan *p, size_t length, rows
         rows_team(ctx, p, length, &l->team, &l->per_group);
         return;
     }
-    l->team = (cl_uint)rows_accumulator_team(ctx, p, length);
+    l->team = (cl_uint)rows_accumulator_team(p, length);
     l->per_group = (cl_uint)(p->work_group_size / l->team);
 }
 

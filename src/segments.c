@@ -105,10 +105,10 @@ static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
            r->count / chunk >= (size_t)ctx->info.compute_units * WIDE_CHUNKS_PER_UNIT;
 }
 
-/* On GPUs, dot products over segments of a mean length of DOT_MEAN_MIN
- * elements or more take lanes of DOT_LANE_VECTORS vectors rather than the
- * operators' SEGMENT_ACCUMULATOR_LANE_VECTORS: their accumulator is one
- * sum, cheap to combine. On an H100 (2^26 elements;
+/* On GPUs (tuning's sum_teams), dot products over segments of a mean length
+ * of DOT_MEAN_MIN elements or more take lanes of DOT_LANE_VECTORS vectors
+ * rather than the operators' SEGMENT_ACCUMULATOR_LANE_VECTORS: their
+ * accumulator is one sum, cheap to combine. On an H100 (2^26 elements;
  * bench/results/h100-2026-12-05-b.md) floats in segments of 1-1000, of 1000
  * and of 1-10^5 took 368, 226 and 208 us so against 406, 242 and 222,
  * doubles 670, 435 and 380 against 780, 447 and 387; segments of 1-10 took
@@ -118,9 +118,9 @@ static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
 #define DOT_LANE_VECTORS 16
 #define DOT_MEAN_MIN 64
 
-static int dot_lanes(const clreduce_ctx *ctx, const plan *p, const request *r)
+static int dot_lanes(const plan *p, const request *r)
 {
-    return p->op == CLREDUCE_OP_DOT && (ctx->info.type & CL_DEVICE_TYPE_GPU) && r->rows &&
+    return p->op == CLREDUCE_OP_DOT && p->t.sum_teams && r->rows &&
            r->count / r->rows >= DOT_MEAN_MIN;
 }
 
@@ -128,7 +128,7 @@ static size_t tile_elements(const clreduce_ctx *ctx, const plan *p, const reques
 {
     if (op_keeps_accumulators(p->op))
         return p->work_group_size * p->t.vector_width *
-               (dot_lanes(ctx, p, r) ? DOT_LANE_VECTORS : SEGMENT_ACCUMULATOR_LANE_VECTORS);
+               (dot_lanes(p, r) ? DOT_LANE_VECTORS : SEGMENT_ACCUMULATOR_LANE_VECTORS);
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
     if (takes_wide(ctx, p, r))
         return chunk / LANE_VECTORS * WIDE_LANE_VECTORS;
@@ -501,7 +501,7 @@ static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *
         tune_8_bytes(ctx, p);
     if (status == CLREDUCE_SUCCESS && op_keeps_accumulators(p->op)) {
         defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
-                         dot_lanes(ctx, p, r) ? LANE_ELEMENTS_DEFINE(DOT_LANE_VECTORS)
+                         dot_lanes(p, r) ? LANE_ELEMENTS_DEFINE(DOT_LANE_VECTORS)
                                          : LANE_ELEMENTS_DEFINE(SEGMENT_ACCUMULATOR_LANE_VECTORS));
         return status;
     }

@@ -76,6 +76,11 @@ void tuning_for_device(const device_info *info, size_t element_size,
      * was not faster (bench/results/h200-2026-12-02-j.md, -r.md,
      * cpu-2026-12-02-segments.md). */
     out->segment_runs = info->vendor == VENDOR_NVIDIA && (info->type & CL_DEVICE_TYPE_GPU);
+    /* Sums of squares, of absolute values and dot products of rows and
+     * segments: shorter lanes than other operators' on GPUs, where they
+     * gather a warp's loads into fewer cache lines; on PoCL and Intel's
+     * CPU runtime they took up to 5.5x as long (rows.c, segments.c). */
+    out->sum_teams = (info->type & CL_DEVICE_TYPE_GPU) != 0;
     out->scan_work_group_size = e->scan_work_group_size;
     out->scan_loads = e->scan_loads;
     if (overrides) {
