@@ -73,10 +73,15 @@
 #define CLR_FIXED_OF(x, y) (x)
 #endif
 
+/* A vector from any address and to any address; also a vector's elements
+ * into a private array and back (indexed arrays, not pointers into a
+ * vector, which leave the vector in memory rather than in registers). */
 #if CLR_VEC > 1
 #define CLR_FIXED_LOAD_ANY(k, p) CLR_CAT(vload, CLR_VEC)((k), (p))
+#define CLR_FIXED_STORE_ANY(v, p) CLR_CAT(vstore, CLR_VEC)((v), 0, (p))
 #else
 #define CLR_FIXED_LOAD_ANY(k, p) (p)[k]
+#define CLR_FIXED_STORE_ANY(v, p) (*(p) = (v))
 #endif
 
 /* Lane `lane` of the tile starting at element `base`, element by element,
@@ -166,16 +171,12 @@ VT clr_fixed_add_vector(VT acc, global const T *restrict in, global const T *res
         return clr_opv(acc, CLR_FIXED_OF(x, y));
     }
     if (first < n) {
-#if CLR_VEC > 1
         T a[CLR_VEC];
-        CLR_CAT(vstore, CLR_VEC)(acc, 0, a);
+        CLR_FIXED_STORE_ANY(acc, a);
         for (uint j = 0; j < CLR_VEC; j++)
             if (first + j < n)
                 a[j] = clr_op(a[j], CLR_FIXED_OF(in[first + j], in2[first + j]));
-        return CLR_CAT(vload, CLR_VEC)(0, a);
-#else
-        return clr_op(acc, CLR_FIXED_OF(in[first], in2[first]));
-#endif
+        return CLR_FIXED_LOAD_ANY(0, a);
     }
     return acc;
 }

@@ -72,23 +72,6 @@ T clr_fixed_lanes_scan(local T *l, T v, T *before)
 #error "a tile's lanes must fall into whole parts"
 #endif
 
-#if CLR_VEC > 1
-#define CLR_FIXED_STORE_ANY(v, p) CLR_CAT(vstore, CLR_VEC)((v), 0, (p))
-#else
-#define CLR_FIXED_STORE_ANY(v, p) (*(p) = (v))
-#endif
-
-/* A vector's elements into a private array and back: indexed arrays, not
- * pointers into a vector, which leave the vector in memory rather than in
- * registers. */
-#if CLR_VEC > 1
-#define CLR_FIXED_SPLIT(v, a) CLR_CAT(vstore, CLR_VEC)((v), 0, (a))
-#define CLR_FIXED_JOIN(a) CLR_CAT(vload, CLR_VEC)(0, (a))
-#else
-#define CLR_FIXED_SPLIT(v, a) ((a)[0] = (v))
-#define CLR_FIXED_JOIN(a) ((a)[0])
-#endif
-
 /* Where vector v of a part is kept in the stage. */
 uint clr_fixed_stage_at(uint v)
 {
@@ -111,11 +94,7 @@ T clr_fixed_scan_lane(global const T *in, ulong n, ulong base, VT *x, local VT *
                 T e[CLR_VEC];
                 for (uint j = 0; j < CLR_VEC; j++)
                     e[j] = at + j < n ? in[at + j] : CLR_IDENTITY;
-#if CLR_VEC > 1
-                value = CLR_CAT(vload, CLR_VEC)(0, e);
-#else
-                value = e[0];
-#endif
+                value = CLR_FIXED_LOAD_ANY(0, e);
             }
             stage[clr_fixed_stage_at(v)] = value;
         }
@@ -130,7 +109,7 @@ T clr_fixed_scan_lane(global const T *in, ulong n, ulong base, VT *x, local VT *
     T total = CLR_IDENTITY;
     _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_LANE_VECTORS; k++) {
         T s[CLR_VEC];
-        CLR_FIXED_SPLIT(x[k], s);
+        CLR_FIXED_STORE_ANY(x[k], s);
         for (uint j = 0; j < CLR_VEC; j++)
             total = clr_op(total, s[j]);
     }
@@ -157,7 +136,7 @@ void clr_fixed_scan_store(global T *out, ulong n, ulong base, const VT *x, local
                 CLR_FIXED_STORE_ANY(value, out + at);
             } else {
                 T s[CLR_VEC];
-                CLR_FIXED_SPLIT(value, s);
+                CLR_FIXED_STORE_ANY(value, s);
                 for (uint j = 0; j < CLR_VEC; j++)
                     if (at + j < n)
                         out[at + j] = s[j];
@@ -230,13 +209,13 @@ CLR_KERNEL clr_fixed_scan_apply(global const T *in, ulong in_off, ulong rows, ul
         T run = CLR_IDENTITY;
         _Pragma("unroll") for (uint k = 0; k < CLR_FIXED_LANE_VECTORS; k++) {
             T s[CLR_VEC];
-            CLR_FIXED_SPLIT(x[k], s);
+            CLR_FIXED_STORE_ANY(x[k], s);
             for (uint j = 0; j < CLR_VEC; j++) {
                 const T before = run;
                 run = clr_op(run, s[j]);
                 s[j] = clr_op(p, clr_op(e, exclusive ? before : run));
             }
-            x[k] = CLR_FIXED_JOIN(s);
+            x[k] = CLR_FIXED_LOAD_ANY(0, s);
         }
         clr_fixed_scan_store(out + r * out_pitch, n, t * CLR_FIXED_TILE, x, stage);
     }

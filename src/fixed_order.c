@@ -185,10 +185,8 @@ clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r
      * lanes rounded up to a power of two, or CLR_FIXED_SQUAD), where the
      * row is one step long or the rows fill a work-group's squads; else a
      * work-group a tile. */
-    size_t vec = 16 / p->element_size;
-    cl_uint team = 1;
-    while (team < wg && team * vec < r->row_length)
-        team *= 2;
+    size_t vec = p->t.vector_width; /* 16 bytes */
+    cl_uint team = (cl_uint)rows_local_team(p, r->row_length, 1);
     if (r->row_length <= wg * vec ||
         (r->row_length <= tile && r->rows >= CLR_FIXED_LANES / CLR_FIXED_SQUAD)) {
         size_t per_group = wg / (team < CLR_FIXED_SQUAD ? team : CLR_FIXED_SQUAD);
