@@ -120,6 +120,10 @@ int tc_type_supported(clreduce_ctx *ctx, clreduce_type type);
 
 int tc_is_float_type(clreduce_type type);
 
+/* Whether op sums the elements or a map of them (squares, absolute values):
+ * its results are checked as sums are, of the mapped elements. */
+int tc_is_sum(clreduce_op op);
+
 /* Fills data[0 .. n) with random values of `type`: mixed signs, never all
  * zero, integers often near the type's limits so that sums overflow. Values
  * never equal the type's extreme values (those are the poison for min and
@@ -167,14 +171,15 @@ void tc_poison(clreduce_op op, clreduce_type type, tc_value *out);
 /* The documented identity of op for type (what count == 0 gives). */
 void tc_identity(clreduce_op op, clreduce_type type, tc_value *out);
 
-/* CPU reference: float sums in double, double sums in long double, integer
- * sums with wrap-around, min/max with NaN propagation and -0.0 < +0.0.
- * *abs_sum receives the sum of |x| (0 for integers). */
+/* CPU reference: float sums in double, double sums in long double (of the
+ * squares or absolute values for those sums: floats and doubles only),
+ * integer sums with wrap-around, min/max with NaN propagation and -0.0 <
+ * +0.0. *abs_sum receives the sum of |x| (0 for integers). */
 void tc_reference(clreduce_op op, clreduce_type type, const void *data, size_t n, tc_value *out,
                   long double *abs_sum);
 
 /* Whether `got` is an acceptable result given the reference: floating-point
- * sums within 1e-5 (float) or 1e-12 (double) times sum |x|, NaN for a NaN
+ * sums (tc_is_sum) within 1e-5 (float) or 1e-12 (double) times sum |x|, NaN for a NaN
  * reference, everything else bit for bit. */
 int tc_matches(clreduce_op op, clreduce_type type, const tc_value *got, const tc_value *ref,
                long double abs_sum);
@@ -188,8 +193,9 @@ typedef size_t (*tc_chain_length_fn)(size_t n, const void *arg);
 /* Checks results[0 .. count) of a batched reduction: result i against the
  * CPU reference of data[starts[i] .. starts[i] + lengths[i]) (the identity
  * for an empty range). Integers, min and max bit for bit (any NaN matches a
- * NaN); floating-point sums within (m + ceil(log2 n)) * u * sum|x| of the
- * exact sum (long double, compensated), m from chain_length, u the unit
+ * NaN); floating-point sums (tc_is_sum) within (m + ceil(log2 n)) * u *
+ * sum|x| of the exact sum (long double, compensated), x the mapped elements,
+ * m from chain_length, plus one for the rounding of each square, u the unit
  * roundoff; an infinite or NaN reference must be met exactly. Returns the
  * number of wrong results, the first described in why. *worst receives the
  * largest error of a float sum as a fraction of its bound (0 otherwise). */

@@ -14,6 +14,17 @@ int tc_is_float_type(clreduce_type type)
     return type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
 }
 
+int tc_is_sum(clreduce_op op)
+{
+    return op == CLREDUCE_OP_SUM || op == CLREDUCE_OP_SUM_SQUARES || op == CLREDUCE_OP_SUM_ABS;
+}
+
+/* x as a sum op adds it. */
+static long double sum_map(clreduce_op op, long double x)
+{
+    return op == CLREDUCE_OP_SUM_SQUARES ? x * x : op == CLREDUCE_OP_SUM_ABS ? fabsl(x) : x;
+}
+
 size_t tc_elem_size(clreduce_type type)
 {
     size_t s = clreduce_type_size(type);
@@ -103,7 +114,7 @@ void tc_fill_random(clreduce_type type, void *data, size_t n)
 void tc_identity(clreduce_op op, clreduce_type type, tc_value *out)
 {
     memset(out, 0, sizeof *out);
-    if (op == CLREDUCE_OP_SUM)
+    if (tc_is_sum(op))
         return;
     int lo = op == CLREDUCE_OP_MAX;
     switch (type) {
@@ -184,10 +195,11 @@ void tc_reference(clreduce_op op, clreduce_type type, const void *data, size_t n
             tc_value v;
             tc_get(type, data, i, &v);
             long double x = is_float ? (long double)v.f : (long double)v.d;
-            if (op == CLREDUCE_OP_SUM) {
+            if (tc_is_sum(op)) {
+                x = sum_map(op, x);
                 if (is_float) {
-                    sum_d += (double)v.f;
-                    abs_d += fabs((double)v.f);
+                    sum_d += (double)x;
+                    abs_d += fabs((double)x);
                 } else {
                     sum_ld += x;
                     abs_ld += fabsl(x);
@@ -198,7 +210,7 @@ void tc_reference(clreduce_op op, clreduce_type type, const void *data, size_t n
                 r = x;
             }
         }
-        if (op == CLREDUCE_OP_SUM) {
+        if (tc_is_sum(op)) {
             r = is_float ? (long double)sum_d : sum_ld;
             *abs_sum = is_float ? (long double)abs_d : abs_ld;
         } else if (nan) {
@@ -228,7 +240,7 @@ int tc_matches(clreduce_op op, clreduce_type type, const tc_value *got, const tc
     long double r = is_float ? (long double)ref->f : (long double)ref->d;
     if (isnan(r))
         return isnan(g);
-    if (op != CLREDUCE_OP_SUM || isinf(r))
+    if (!tc_is_sum(op) || isinf(r))
         return memcmp(got->bytes, ref->bytes, s) == 0;
     long double tol = (is_float ? 1e-5L : 1e-12L) * abs_sum;
     return fabsl(g - r) <= tol; /* false for a NaN */
@@ -542,15 +554,17 @@ static unsigned ceil_log2_size(size_t n)
     return k;
 }
 
-/* A float sum of data[0 .. n): 1 when it meets the bound, with the error as
- * a fraction of it in *ratio; -1 when the exact sum is not finite (the
- * caller compares with the reference). */
-static int float_sum_within_bound(clreduce_type type, const void *data, size_t n,
-                                  const tc_value *got, size_t m, double *ratio)
+/* A float sum (op) of data[0 .. n): 1 when it meets the bound, with the
+ * error as a fraction of it in *ratio; -1 when the exact sum is not finite
+ * (the caller compares with the reference). */
+static int float_sum_within_bound(clreduce_op op, clreduce_type type, const void *data,
+                                  size_t n, const tc_value *got, size_t m, double *ratio)
 {
     long double s = 0, c = 0, a = 0;
+    if (op == CLREDUCE_OP_SUM_SQUARES)
+        m++;
     for (size_t i = 0; i < n; i++) {
-        long double x = (long double)tc_get_double(type, data, i);
+        long double x = sum_map(op, (long double)tc_get_double(type, data, i));
         if (!isfinite(x))
             return -1;
         long double t = s + x;
@@ -586,11 +600,11 @@ size_t tc_check_batched(clreduce_op op, clreduce_type type, const void *data,
         tc_reference(op, type, row, lengths[i], &ref, &abs_sum);
         int ok = -1;
         double ratio = 0;
-        if (op == CLREDUCE_OP_SUM && tc_is_float_type(type) && lengths[i] > 0)
-            ok = float_sum_within_bound(type, row, lengths[i], &got,
+        if (tc_is_sum(op) && tc_is_float_type(type) && lengths[i] > 0)
+            ok = float_sum_within_bound(op, type, row, lengths[i], &got,
                                         chain_length(lengths[i], arg), &ratio);
         if (ok < 0)
-            ok = tc_is_float_type(type) && op == CLREDUCE_OP_SUM && lengths[i] > 0
+            ok = tc_is_float_type(type) && tc_is_sum(op) && lengths[i] > 0
                      ? tc_matches(op, type, &got, &ref, 0)
                      : tc_matches(op, type, &got, &ref, abs_sum);
         if (ratio > *worst)

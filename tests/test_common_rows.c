@@ -18,7 +18,7 @@
 
 void tcr_fill_for_op(clreduce_op op, clreduce_type type, void *data, size_t n, size_t k)
 {
-    if (op == CLREDUCE_OP_SUM)
+    if (tc_is_sum(op))
         tc_fill_random(type, data, n);
     else
         tc_fill_mode(op, type, tc_mode_for(op, k), data, n);
