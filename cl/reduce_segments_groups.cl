@@ -75,7 +75,7 @@ void clr_segment_range(global const OT *offsets, ulong s, ulong count, ulong *b,
         VT x_[CLR_UNROLL];                                                     \
         _Pragma("unroll") for (uint u_ = 0; u_ < CLR_UNROLL; u_++) {           \
             ulong k_ = i_ + u_ * (ulong)CLR_WG;                                \
-            x_[u_] = k_ < nv ? LOAD(p, k_) : (VT)(CLR_IDENTITY);               \
+            x_[u_] = k_ < nv ? clr_mapv(LOAD(p, k_)) : (VT)(CLR_IDENTITY);     \
         }                                                                      \
         _Pragma("unroll") for (uint u_ = 0; u_ < CLR_UNROLL; u_++)             \
             acc = clr_acc_add(acc, x_[u_]);                                    \
@@ -93,7 +93,7 @@ T clr_group_range(global const T *in, ulong b, ulong e, local T *l)
     T s = CLR_IDENTITY;
 #if CLR_VEC > 1
     if (nv * CLR_VEC + lid < n)
-        s = p[nv * CLR_VEC + lid];
+        s = clr_map(p[nv * CLR_VEC + lid]);
 #endif
     clr_acc acc = clr_acc_init();
 #if CLR_VEC > 1
@@ -220,18 +220,18 @@ T clr_item_range(global const T *in, ulong b, ulong e)
     T x0[CLR_VEC - 1], x1[CLR_VEC - 1];
     VT x[CLR_ITEM_LOADS];
     _Pragma("unroll") for (uint u = 0; u < CLR_VEC - 1; u++)
-        x0[u] = u < h ? p[u] : (T)(CLR_IDENTITY);
+        x0[u] = u < h ? clr_map(p[u]) : (T)(CLR_IDENTITY);
     _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
-        x[u] = u < nv ? clr_load_vec(v + u) : (VT)(CLR_IDENTITY);
+        x[u] = u < nv ? clr_mapv(clr_load_vec(v + u)) : (VT)(CLR_IDENTITY);
     _Pragma("unroll") for (uint u = 0; u < CLR_VEC - 1; u++)
-        x1[u] = t + u < n ? p[t + u] : (T)(CLR_IDENTITY);
+        x1[u] = t + u < n ? clr_map(p[t + u]) : (T)(CLR_IDENTITY);
     _Pragma("unroll") for (uint u = 0; u < CLR_VEC - 1; u++)
         a = clr_op(a, x0[u]);
     _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
         a = clr_fold(a, x[u]);
     for (ulong k = CLR_ITEM_LOADS; k < nv; k += CLR_ITEM_LOADS) {
         _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
-            x[u] = k + u < nv ? clr_load_vec(v + k + u) : (VT)(CLR_IDENTITY);
+            x[u] = k + u < nv ? clr_mapv(clr_load_vec(v + k + u)) : (VT)(CLR_IDENTITY);
         _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
             a = clr_fold(a, x[u]);
     }
@@ -241,7 +241,7 @@ T clr_item_range(global const T *in, ulong b, ulong e)
     for (ulong i = 0; i < n; i += CLR_ITEM_LOADS) {
         T x[CLR_ITEM_LOADS];
         _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
-            x[u] = i + u < n ? p[i + u] : (T)(CLR_IDENTITY);
+            x[u] = i + u < n ? clr_map(p[i + u]) : (T)(CLR_IDENTITY);
         _Pragma("unroll") for (uint u = 0; u < CLR_ITEM_LOADS; u++)
             a = clr_op(a, x[u]);
     }

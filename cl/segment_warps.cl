@@ -64,11 +64,12 @@
  * array and loaded from it, or returned from a function). */
 #define CLR_FETCH_VECTOR(x, in, e, n, aligned)                                 \
     if ((e) + CLR_VEC <= (n)) {                                                \
-        (x) = (aligned) ? clr_load_vec((global const VT *)((in) + (e))) : CLR_LOADU((in) + (e)); \
+        (x) = clr_mapv((aligned) ? clr_load_vec((global const VT *)((in) + (e))) \
+                                 : CLR_LOADU((in) + (e)));                     \
     } else {                                                                   \
         private T *s_ = (private T *)&(x);                                     \
         for (uint c_ = 0; c_ < CLR_VEC; c_++)                                  \
-            s_[c_] = (e) + c_ < (n) ? (in)[(e) + c_] : CLR_IDENTITY;           \
+            s_[c_] = (e) + c_ < (n) ? clr_map((in)[(e) + c_]) : CLR_IDENTITY;  \
     }
 
 /* The segment of k (bounds[0 .. k], not decreasing) that holds element p:

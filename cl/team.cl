@@ -98,10 +98,10 @@ T clr_team_range(global const T *in, ulong n, uint lane, uint size)
     ulong nv = n / CLR_VEC;
 #if CLR_VEC > 1
     for (ulong i = nv * CLR_VEC + lane; i < n; i += size)
-        s = clr_op(s, in[i]);
+        s = clr_op(s, clr_map(in[i]));
 #endif
     clr_acc acc = clr_acc_init();
-#define CLR_TEAM_ADD(x, y, t) acc = clr_acc_add(acc, (x))
+#define CLR_TEAM_ADD(x, y, t) acc = clr_acc_add(acc, clr_mapv(x))
     CLR_TEAM_WALK(CLR_TEAM_ADD)
 #undef CLR_TEAM_ADD
     return clr_op(s, clr_acc_result(acc));

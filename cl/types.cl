@@ -8,12 +8,16 @@
  *   CLR_OP    operator, a CLR_OP_* code.
  *   CLR_VEC   elements per vector load: 1, 2, 4, 8 or 16 (default 1).
  *   CLR_NV_LOAD  1: aligned 16-byte loads through PTX (NVIDIA; default 0).
+ *   CLR_MAP   for a float or double sum only: CLR_OP_SUM_SQUARES or
+ *             CLR_OP_SUM_ABS, the map (x * x, |x|) that the kernels apply
+ *             to every element as they read it (clr_map); default none.
  *
  *   CLR_WG    work-group size of every kernel (CLR_KERNEL).
  *
  * Provides: CLR_KERNEL, T, VT (vector of CLR_VEC T), clr_load_vec() and
  * CLR_VEC_ALIGNED() (aligned vector loads), CLR_IDENTITY, clr_op(T, T),
- * clr_opv(VT, VT) (sums, integer min/max), clr_hreduce(VT) -> T, CLR_IS_FLOAT, CLR_IS_64, CLR_AS_T,
+ * clr_opv(VT, VT) (sums, integer min/max), clr_hreduce(VT) -> T, clr_map(T)
+ * and clr_mapv(VT) (CLR_MAP), CLR_IS_FLOAT, CLR_IS_64, CLR_AS_T,
  * and the vector accumulator clr_acc (clr_acc_init/_add/_result).
  *
  * min and max propagate NaN and order -0.0 below +0.0, so that they are
@@ -142,6 +146,22 @@ VT clr_load_vec(global const VT *p)
 /* Whether in[0] lies on a vector boundary, so that clr_load_vec() may read
  * the vectors of a range that starts there. */
 #define CLR_VEC_ALIGNED(in) (((ulong)(in) & (sizeof(VT) - 1)) == 0)
+
+/* The map of an element (clr_map) or vector (clr_mapv) as it is read
+ * (CLR_MAP), which maps the identity to itself; the value itself without
+ * one. Functions, so that a load passed in is made once. */
+#if !defined(CLR_MAP)
+#define clr_map(x) (x)
+#define clr_mapv(x) (x)
+#elif CLR_OP == CLR_OP_SUM && CLR_IS_FLOAT && CLR_MAP == CLR_OP_SUM_SQUARES
+T clr_map(T x) { return x * x; }
+VT clr_mapv(VT x) { return x * x; }
+#elif CLR_OP == CLR_OP_SUM && CLR_IS_FLOAT && CLR_MAP == CLR_OP_SUM_ABS
+T clr_map(T x) { return fabs(x); }
+VT clr_mapv(VT x) { return fabs(x); }
+#else
+#error "CLR_MAP is a float or double sum's CLR_OP_SUM_SQUARES or CLR_OP_SUM_ABS"
+#endif
 
 #if CLR_OP <= CLR_OP_MAX
 

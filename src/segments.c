@@ -205,11 +205,11 @@ static int takes_starts(const clreduce_ctx *ctx, const plan *p, const request *r
 
 /* The operators and types that take the starts and the single launch by
  * default (above). */
-static int takes_starts_by_default(const plan *p, const request *r)
+static int takes_starts_by_default(const plan *p)
 {
     return p->element_size == 4 &&
-           (r->op == CLREDUCE_OP_SUM ||
-            (r->type == CLREDUCE_FLOAT && (r->op == CLREDUCE_OP_MIN || r->op == CLREDUCE_OP_MAX)));
+           (p->op == CLREDUCE_OP_SUM ||
+            (p->type == CLREDUCE_FLOAT && (p->op == CLREDUCE_OP_MIN || p->op == CLREDUCE_OP_MAX)));
 }
 
 static int takes_single(const clreduce_ctx *ctx, const plan *p, const request *r)
@@ -222,7 +222,7 @@ static int takes_single(const clreduce_ctx *ctx, const plan *p, const request *r
         return 1;
     return passes == 0 &&
            (tiles <= (size_t)ctx->info.compute_units * SINGLE_CHUNKS_PER_UNIT ||
-            (takes_starts_by_default(p, r) && takes_starts(ctx, p, r) &&
+            (takes_starts_by_default(p) && takes_starts(ctx, p, r) &&
              r->rows && r->count / r->rows >= STARTS_MEAN_MIN &&
              r->count / r->rows <= STARTS_MEAN_CHUNKS * tile));
 }
@@ -283,7 +283,7 @@ static int takes_runs(const clreduce_ctx *ctx, const plan *p, const request *r)
 static int takes_warps(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
-    if (p->element_size == 8 && r->op != CLREDUCE_OP_SUM &&
+    if (p->element_size == 8 && p->op != CLREDUCE_OP_SUM &&
         div_up(r->count, chunk) < (size_t)ctx->info.compute_units * WARPS_8_BYTES_EXTREMES_TILES)
         return 0;
     return p->t.segment_runs && plain_program(p) && r->rows &&
@@ -377,9 +377,9 @@ static size_t chunk_elements(const clreduce_ctx *ctx, const plan *p, const reque
  * from there. */
 #define MINMAX_64_GROUPS_BYTES 3072
 
-static int minmax_64(const request *r)
+static int minmax_64(const plan *p)
 {
-    return r->type == CLREDUCE_DOUBLE && (r->op == CLREDUCE_OP_MIN || r->op == CLREDUCE_OP_MAX);
+    return p->type == CLREDUCE_DOUBLE && (p->op == CLREDUCE_OP_MIN || p->op == CLREDUCE_OP_MAX);
 }
 
 /* On PoCL too, since the segment groups' store is volatile
@@ -393,7 +393,7 @@ static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
     int nvidia_gpu =
         ctx->info.vendor == VENDOR_NVIDIA && (ctx->info.type & CL_DEVICE_TYPE_GPU);
-    size_t least = minmax_64(r) ? MINMAX_64_GROUPS_BYTES : GROUPS_MEAN_MIN_BYTES;
+    size_t least = minmax_64(p) ? MINMAX_64_GROUPS_BYTES : GROUPS_MEAN_MIN_BYTES;
     return bytes >= least && bytes <= GROUPS_MEAN_MAX_BYTES &&
            (mean < LONG_CHUNKS * chunk || nvidia_gpu);
 }
@@ -445,7 +445,7 @@ static int takes_items(const clreduce_ctx *ctx, const plan *p, const request *r)
         context_segment_passes(ctx) == 2 || ctx->info.vendor == VENDOR_POCL ||
         (ctx->settings.build_options && strstr(ctx->settings.build_options, TEST_CHUNKS)))
         return 0;
-    size_t most = minmax_64(r) ? MINMAX_64_GROUPS_BYTES : ITEMS_MEAN_MAX_BYTES;
+    size_t most = minmax_64(p) ? MINMAX_64_GROUPS_BYTES : ITEMS_MEAN_MAX_BYTES;
     return r->count / r->rows * p->element_size <= most;
 }
 
@@ -484,6 +484,17 @@ clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan 
     return CLREDUCE_SUCCESS;
 }
 
+/* Sums of squares and of absolute values of floats and doubles run as
+ * sums of the map (CLR_MAP, types.cl), in the kernels and layouts of sums:
+ * their accumulator is one value of the type, as a sum's is, and the
+ * operators' teams read segments of varying lengths more slowly than the
+ * sums' layouts do. */
+static int sums_a_map(const request *r)
+{
+    return !r->custom && (r->op == CLREDUCE_OP_SUM_SQUARES || r->op == CLREDUCE_OP_SUM_ABS) &&
+           (r->type == CLREDUCE_FLOAT || r->type == CLREDUCE_DOUBLE);
+}
+
 /* The plan of segments of one input, or of two (dot_segments_family). */
 static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *p)
 {
@@ -496,7 +507,13 @@ static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *
         return status;
     if (takes_fixed_order(ctx, r))
         return fixed_batches_plan(ctx, r, p, 1, "a reproducible context");
-    status = plan_teams(ctx, r, p, "segments: ", &segments_program, &operator_segments_program);
+    request sum = *r;
+    if (sums_a_map(r)) {
+        sum.op = p->op = CLREDUCE_OP_SUM;
+        identity_value(p->op, p->type, p->empty_output);
+        defines_add(&p->family_defines, "CLR_MAP", (int)r->op);
+    }
+    status = plan_teams(ctx, &sum, p, "segments: ", &segments_program, &operator_segments_program);
     if (status == CLREDUCE_SUCCESS)
         tune_8_bytes(ctx, p);
     if (status == CLREDUCE_SUCCESS && op_keeps_accumulators(p->op)) {
@@ -508,7 +525,7 @@ static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *
     if (status == CLREDUCE_SUCCESS && takes_items(ctx, p, r)) {
         p->program = &items_program;
         defines_add(&p->family_defines, "CLR_ITEM_MAX",
-                    minmax_64(r) ? ITEM_MAX_WIDE : ITEM_MAX);
+                    minmax_64(p) ? ITEM_MAX_WIDE : ITEM_MAX);
         defines_add(&p->family_defines, "CLR_ITEM_LOADS", ITEM_LOADS);
         if (!ctx->settings.work_group_size && p->work_group_size > GROUPS_WG)
             p->work_group_size = GROUPS_WG;

@@ -7,7 +7,8 @@
  * first and after the last segment, boundaries on the kernels' run edges,
  * each layout also with short segments taken by runs and by sub-groups'
  * spans (the kernels' test switches) and in one launch and in two as the
- * settings fix; float sums against clreduce.h's bound;
+ * settings fix, sums of squares and of absolute values of floats and
+ * doubles (sums of a map) among them; float sums against clreduce.h's bound;
  * NaN and signed zeros; determinism; out-of-order queues; offsets that
  * decrease or pass the count (no access out of bounds, nothing written
  * outside the results); every bad argument refused with nothing written.
@@ -140,6 +141,11 @@ static int check_segments(const char *tag, const seg_case *c, const void *data)
 
 /* ---- tests ------------------------------------------------------------------------------ */
 
+/* Sums of squares and of absolute values, which floats and doubles take
+ * through the sums' kernels (CLR_MAP): one of the two per layout, count and
+ * type. */
+static const clreduce_op mapped_sums[] = {CLREDUCE_OP_SUM_SQUARES, CLREDUCE_OP_SUM_ABS};
+
 /* Every layout and operator, with 32- and 64-bit offsets, in g_ctx, for
  * every type (all_types) or for float and double; returns the
  * failures. */
@@ -163,8 +169,11 @@ static int layouts_failures(int all_types)
                     continue;
                 if (count > 500000 && (type == CLREDUCE_UINT32 || type == CLREDUCE_INT64))
                     continue;
-                for (size_t oi = 0; oi < ARRAY_SIZE(tc_all_ops); oi++) {
-                    clreduce_op op = tc_all_ops[oi];
+                size_t ops = ARRAY_SIZE(tc_all_ops) + tc_is_float_type(type);
+                for (size_t oi = 0; oi < ops; oi++) {
+                    clreduce_op op = oi < ARRAY_SIZE(tc_all_ops)
+                                         ? tc_all_ops[oi]
+                                         : mapped_sums[((size_t)kind + ci) % 2];
                     seg_case c = {op, type, count, offsets, segments,
                                   cases & 1 ? CLREDUCE_UINT64 : CLREDUCE_UINT32,
                                   (size_t)cases % 4, (size_t)cases % 3, 1 + (size_t)cases % 2,
