@@ -484,15 +484,23 @@ clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan 
     return CLREDUCE_SUCCESS;
 }
 
-/* Sums of squares and of absolute values of floats and doubles run as
- * sums of the map (CLR_MAP, types.cl), in the kernels and layouts of sums:
- * their accumulator is one value of the type, as a sum's is, and the
- * operators' teams read segments of varying lengths more slowly than the
- * sums' layouts do. */
-static int sums_a_map(const request *r)
+/* On GPUs (tuning's sum_teams), sums of squares and of absolute values of
+ * floats and doubles run as sums of the map (CLR_MAP, types.cl), in the
+ * kernels and layouts of sums: their accumulator is one value of the type,
+ * as a sum's is, and the operators' teams read segments of varying lengths
+ * more slowly than the sums' layouts do. On PoCL and Intel's CPU runtime
+ * (2^22 elements, bench/results/cpu-2026-12-05-maps.txt) the sums' kernels
+ * took segments of 1-1000 and arrays of 1000 in up to 5.3x the time of the
+ * operators' teams, as they take plain sums: CPU devices keep the teams,
+ * but where the build options carry the tests' switch TEST_SUM_MAPS. */
+#define TEST_SUM_MAPS "CLR_TEST_SUM_MAPS"
+
+static int sums_a_map(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
+    const char *options = ctx->settings.build_options;
     return !r->custom && (r->op == CLREDUCE_OP_SUM_SQUARES || r->op == CLREDUCE_OP_SUM_ABS) &&
-           (r->type == CLREDUCE_FLOAT || r->type == CLREDUCE_DOUBLE);
+           (r->type == CLREDUCE_FLOAT || r->type == CLREDUCE_DOUBLE) &&
+           (p->t.sum_teams || (options && strstr(options, TEST_SUM_MAPS)));
 }
 
 /* The plan of segments of one input, or of two (dot_segments_family). */
@@ -508,7 +516,7 @@ static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *
     if (takes_fixed_order(ctx, r))
         return fixed_batches_plan(ctx, r, p, 1, "a reproducible context");
     request sum = *r;
-    if (sums_a_map(r)) {
+    if (sums_a_map(ctx, p, r)) {
         sum.op = p->op = CLREDUCE_OP_SUM;
         identity_value(p->op, p->type, p->empty_output);
         defines_add(&p->family_defines, "CLR_MAP", (int)r->op);

@@ -216,7 +216,9 @@ static void test_layouts(void **state)
  * the sub-groups (cl/segment_warps.cl; a work-item is a sub-group of one
  * where the device has none), which the tuning gives NVIDIA GPUs only; the
  * switches also keep short segments from a work-item each (src/segments.c),
- * which the single launch gives them otherwise.
+ * which the single launch gives them otherwise. Every context here carries
+ * the switch (MAPS) that gives sums of squares and of absolute values the
+ * sums' kernels on a CPU too, as GPUs take them.
  * Float runs scan their partials by sub-group shuffles where the device
  * has them (Intel's CPU runtime), doubles in local memory. Every program here is built for
  * its test alone (on PoCL from a cold cache three types took 143 s by
@@ -224,6 +226,29 @@ static void test_layouts(void **state)
  * to the layouts test on NVIDIA. */
 #define RUNS "-DCLR_TEST_SEGMENT_RUNS=1"
 #define WARPS "-DCLR_TEST_SEGMENT_WARPS=1 -DCLR_WARPS_MEAN_MIN=2"
+#define MAPS " -DCLR_TEST_SUM_MAPS=1"
+
+/* Segments of an input of no element, each a sum's 0 (the call writes
+ * them without a kernel), for sums, of squares and of absolute values of
+ * floats and doubles; returns the failures. */
+static int no_element_failures(void)
+{
+    static const uint64_t offsets[4] = {0, 0, 0, 0};
+    static const clreduce_op ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_SUM_SQUARES,
+                                      CLREDUCE_OP_SUM_ABS};
+    static const clreduce_type types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE};
+    uint64_t unused = 0;
+    int failures = 0;
+    for (size_t ti = 0; ti < ARRAY_SIZE(types); ti++) {
+        if (!tc_type_supported(g_ctx, types[ti]))
+            continue;
+        for (size_t oi = 0; oi < ARRAY_SIZE(ops); oi++) {
+            seg_case c = {ops[oi], types[ti], 0, offsets, 3, CLREDUCE_UINT32, 1, 1, 1, NULL, 1};
+            failures += !check_segments("no elements", &c, &unused);
+        }
+    }
+    return failures;
+}
 
 static void layouts_in_passes(unsigned passes, const char *options)
 {
@@ -245,10 +270,12 @@ static void layouts_in_passes(unsigned passes, const char *options)
                       "and the GPU\n");
         skip();
     }
+    char all_options[128];
+    snprintf(all_options, sizeof all_options, "%s%s", options ? options : "", MAPS);
     clreduce_settings settings;
     clreduce_default_settings(&settings);
     settings.segment_passes = passes;
-    settings.build_options = options;
+    settings.build_options = all_options;
     clreduce_ctx *base = g_ctx, *fixed = NULL;
     assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
                                                    clreduce_get_cl_device(base), &settings,
@@ -259,7 +286,7 @@ static void layouts_in_passes(unsigned passes, const char *options)
     if (passes == 2 || (tc_device_type(g_ctx) & CL_DEVICE_TYPE_CPU) || tc_is_nvidia_gpu(g_ctx))
         assert_int_equal(got.segment_passes, passes);
     g_ctx = fixed;
-    int failures = layouts_failures(0);
+    int failures = layouts_failures(0) + no_element_failures();
     g_ctx = base;
     clreduce_destroy(fixed);
     assert_int_equal(failures, 0);
