@@ -97,11 +97,34 @@ static int plain_program(const plan *p)
            p->program == &groups_program || p->program == &items_program;
 }
 
+/* Whether the build options name a test switch of the chunks' layouts
+ * (cl/segment_runs.cl, cl/segment_warps.cl, CLR_TEST_SEGMENT_CHUNKS): the
+ * tests that give one need chunks of one tile. */
+static int test_chunks(const clreduce_ctx *ctx)
+{
+    const char *options = ctx->settings.build_options;
+    return options && strstr(options, "CLR_TEST_SEGMENT_") != NULL;
+}
+
+/* On CPU devices, segments of a mean of WIDE_CPU_MEAN_MIN elements or more,
+ * short of the long chunks (LONG_CHUNKS), take the wide chunks too. On PoCL
+ * 3.1 and Intel's CPU runtime (2^22 elements, sums and max of float, double
+ * and int32; bench/results/cpu-2026-12-05-wide.txt) they took segments of
+ * 1-1000 and arrays of 1000 in 0.19-0.74x the time of chunks of
+ * LANE_VECTORS; segments of 1-10 in 0.72-1.31x, hence the least mean. Not
+ * under the tests' switches of the chunks (test_chunks()). */
+#define WIDE_CPU_MEAN_MIN 64
+
 static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
+    if (!plain_program(p) || !r->rows)
+        return 0;
     size_t chunk = p->work_group_size * WIDE_LANE_VECTORS * p->t.vector_width;
-    return p->t.segment_runs && plain_program(p) && r->rows &&
-           r->count / r->rows <= WIDE_MEAN_MAX &&
+    size_t mean = r->count / r->rows;
+    if ((ctx->info.type & CL_DEVICE_TYPE_CPU) && !test_chunks(ctx))
+        return mean >= WIDE_CPU_MEAN_MIN &&
+               mean < LONG_CHUNKS * p->work_group_size * LANE_VECTORS * p->t.vector_width;
+    return p->t.segment_runs && mean <= WIDE_MEAN_MAX &&
            r->count / chunk >= (size_t)ctx->info.compute_units * WIDE_CHUNKS_PER_UNIT;
 }
 
@@ -420,10 +443,9 @@ static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r
  * up to 7% less (one run); timed again over more shapes (h200-2026-12-04-h.md),
  * 8 took doubles and int64 from 7% less time to 5% more. */
 #define ITEMS_MEAN_MAX_BYTES 512
-/* Not where the build options name a test switch of the chunks' layouts
- * (cl/segment_runs.cl, cl/segment_warps.cl) or this one, which the tests
- * give to reach the chunks' short segments. */
-#define TEST_CHUNKS "CLR_TEST_SEGMENT_"
+/* Not where the build options name a test switch of the chunks
+ * (test_chunks()), which the tests give to reach the chunks' short
+ * segments. */
 #define ITEM_MAX 256
 #define ITEM_LOADS 4
 /* Double min and max (minmax_64()), whose teams were slow there, up to a
@@ -442,8 +464,7 @@ static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r
 static int takes_items(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     if (p->program != &segments_program || !r->rows || r->rows > UINT32_MAX ||
-        context_segment_passes(ctx) == 2 || ctx->info.vendor == VENDOR_POCL ||
-        (ctx->settings.build_options && strstr(ctx->settings.build_options, TEST_CHUNKS)))
+        context_segment_passes(ctx) == 2 || ctx->info.vendor == VENDOR_POCL || test_chunks(ctx))
         return 0;
     size_t most = minmax_64(p) ? MINMAX_64_GROUPS_BYTES : ITEMS_MEAN_MAX_BYTES;
     return r->count / r->rows * p->element_size <= most;
