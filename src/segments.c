@@ -506,21 +506,30 @@ clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan 
 }
 
 /* On GPUs (tuning's sum_teams), sums of squares and of absolute values of
- * floats and doubles run as sums of the map (CLR_MAP, types.cl), in the
- * kernels and layouts of sums: their accumulator is one value of the type,
- * as a sum's is, and the operators' teams read segments of varying lengths
- * more slowly than the sums' layouts do. On PoCL and Intel's CPU runtime
- * (2^22 elements, bench/results/cpu-2026-12-05-maps.txt) the sums' kernels
- * took segments of 1-1000 and arrays of 1000 in up to 5.3x the time of the
- * operators' teams, as they take plain sums: CPU devices keep the teams,
- * but where the build options carry the tests' switch TEST_SUM_MAPS. */
+ * floats and doubles over segments of a mean short of the long chunks
+ * (LONG_CHUNKS) run as sums of the map (CLR_MAP, types.cl), in the kernels
+ * and layouts of sums: their accumulator is one value of the type, as a
+ * sum's is, and the operators' teams read shorter segments of varying
+ * lengths more slowly than the sums' layouts do. On an H100 at 2^28
+ * elements (bench/results/h100-2026-12-05-c.md), in one run, a sum of
+ * squares in the teams took 1.48-1.84x the time of a plain sum over
+ * segments of 1-10 and of 1-1000 floats (doubles 1.50-1.79x), 1.20x over
+ * arrays of 1000 (1.15x), but 0.97-1.01x over segments of 1-10^5 and of
+ * 1-10^7 and one segment (doubles 0.94-0.97x): hence the bound on the
+ * mean. The map itself was not timed on a GPU. On PoCL and Intel's CPU runtime (2^22
+ * elements, bench/results/cpu-2026-12-05-maps.txt) the sums' kernels took
+ * segments of 1-1000 and arrays of 1000 in up to 5.3x the time of the
+ * operators' teams: CPU devices keep the teams, but where the build
+ * options carry the tests' switch TEST_SUM_MAPS. */
 #define TEST_SUM_MAPS "CLR_TEST_SUM_MAPS"
 
 static int sums_a_map(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     const char *options = ctx->settings.build_options;
+    size_t long_mean = LONG_CHUNKS * p->t.work_group_size * LANE_VECTORS * p->t.vector_width;
     return !r->custom && (r->op == CLREDUCE_OP_SUM_SQUARES || r->op == CLREDUCE_OP_SUM_ABS) &&
-           (r->type == CLREDUCE_FLOAT || r->type == CLREDUCE_DOUBLE) &&
+           (r->type == CLREDUCE_FLOAT || r->type == CLREDUCE_DOUBLE) && r->rows &&
+           r->count / r->rows < long_mean &&
            (p->t.sum_teams || (options && strstr(options, TEST_SUM_MAPS)));
 }
 
