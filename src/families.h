@@ -169,8 +169,16 @@ clreduce_status rows_check_pitch(clreduce_ctx *ctx, size_t rows, size_t length, 
 /* The team of work-items in local memory (cl/team.cl) for items of
  * `length` elements under plan p: the smallest power of two up to the
  * plan's work-group size that leaves each lane lane_vectors vectors at
- * most. */
-size_t rows_local_team(const plan *p, size_t length, size_t lane_vectors);
+ * most. Inline: the reproducible rows (fixed_order.c, below rows.c) size
+ * their teams by it too. */
+static inline size_t rows_local_team(const plan *p, size_t length, size_t lane_vectors)
+{
+    size_t wg = p->work_group_size, lane = lane_vectors * p->t.vector_width;
+    size_t team = 1;
+    while (team < wg && team * lane < length)
+        team *= 2;
+    return team;
+}
 /* The team (rows_local_team()'s kind) for items of `length` elements of an
  * operator that combines accumulators: longer lanes, since each step of the
  * combination moves a structure; on GPUs, shorter ones for the operators

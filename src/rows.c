@@ -80,17 +80,6 @@ typedef struct rows_launch {
     cl_uint per_group; /* items per work-group */
 } rows_launch;
 
-/* The smallest power of two of work-items (at most a work-group) that
- * gives each lane lane_vectors vectors at most. */
-size_t rows_local_team(const plan *p, size_t length, size_t lane_vectors)
-{
-    size_t wg = p->work_group_size, lane = lane_vectors * p->t.vector_width;
-    size_t team = 1;
-    while (team < wg && team * lane < length)
-        team *= 2;
-    return team;
-}
-
 /* That team, or a sub-group instead in the middle of the range. */
 void rows_team(const clreduce_ctx *ctx, const plan *p, size_t length, cl_uint *team_out,
                cl_uint *per_group)
