@@ -238,10 +238,37 @@ static clreduce_status enqueue_rows_finish(clreduce_ctx *ctx, chain *c, const pl
                                p->work_group_size, args, sizeof args / sizeof *args);
 }
 
+/* On CPU devices, sum, min and max give each row (or part) to one
+ * work-item where that still leaves a work-group of them per compute unit:
+ * on PoCL 3.1 and Intel's CPU runtime (2 cores; 2^22 elements, sums and
+ * max of floats and doubles, bench/results/cpu-2026-12-05-rows.txt) rows of
+ * 32, 512 and 4096 elements took 0.06-0.83x the time of the teams, whose
+ * barriers cost a CPU runtime more than a work-item's longer walk. Rows of
+ * 65536 (64 rows, too few there) keep the teams, though a work-item each
+ * took them in 0.3-0.6x the time on those two cores: with a work-group per
+ * 256 rows, a CPU of more cores would leave most of them idle. Not where
+ * the build options carry the tests' switch TEST_ROWS_TEAMS, which keeps
+ * the teams there for the tests. */
+#define TEST_ROWS_TEAMS "CLR_TEST_ROWS_TEAMS"
+
+static int rows_by_items(const clreduce_ctx *ctx, const plan *p, size_t items)
+{
+    const char *options = ctx->settings.build_options;
+    return (ctx->info.type & CL_DEVICE_TYPE_CPU) &&
+           items >= p->work_group_size * (size_t)ctx->info.compute_units &&
+           !(options && strstr(options, TEST_ROWS_TEAMS));
+}
+
 /* The team of a launch over pieces of `length` elements: rows_team()'s
- * for sum, min and max, rows_accumulator_team()'s for accumulators. */
+ * for sum, min and max (one work-item where rows_by_items() says so),
+ * rows_accumulator_team()'s for accumulators. */
 static void team_for(const clreduce_ctx *ctx, const plan *p, size_t length, rows_launch *l)
 {
+    if (!op_keeps_accumulators(p->op) && rows_by_items(ctx, p, l->items)) {
+        l->team = 1;
+        l->per_group = (cl_uint)p->work_group_size;
+        return;
+    }
     if (!op_keeps_accumulators(p->op)) {
         rows_team(ctx, p, length, &l->team, &l->per_group);
         return;

@@ -2,7 +2,8 @@
  * CPU reference, for every operator and type, at row lengths from 0 to past
  * a million and row counts from 1 to 10^5 (so that every kernel shape runs:
  * many rows per work-group, a sub-group or a work-group per row, several
- * work-groups per row), pitched rows with poisoned padding, the input at an
+ * work-groups per row; on CPU devices, which give rows a work-item each,
+ * again with the teams), pitched rows with poisoned padding, the input at an
  * offset between poisoned elements and the results between sentinels;
  * float sums against clreduce.h's bound; NaN and signed zeros; determinism;
  * out-of-order queues; every bad argument refused with nothing written.
@@ -122,6 +123,32 @@ static void test_shapes(void **state)
     (void)state;
     tcr_test_shapes(g_ctx, lengths, ARRAY_SIZE(lengths), row_counts, ARRAY_SIZE(row_counts),
                     MAX_ELEMENTS, shapes_case);
+}
+
+/* The shapes test again on a CPU device, in a context whose build options
+ * carry the switch that keeps the teams of sum, min and max there (a
+ * sub-group, or work-items in local memory, per row); without it, rows of
+ * those operators are a work-item's each on CPU devices. */
+static void test_shapes_teams(void **state)
+{
+    (void)state;
+    if (!(tc_device_type(g_ctx) & CL_DEVICE_TYPE_CPU)) {
+        print_message("note: the teams are the default shapes on this device\n");
+        skip();
+    }
+    clreduce_settings settings;
+    clreduce_default_settings(&settings);
+    settings.build_options = "-DCLR_TEST_ROWS_TEAMS=1";
+    clreduce_ctx *base = g_ctx, *teams = NULL;
+    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
+                                                   clreduce_get_cl_device(base), &settings,
+                                                   &teams),
+                     CLREDUCE_SUCCESS);
+    g_ctx = teams;
+    tcr_test_shapes(g_ctx, lengths, ARRAY_SIZE(lengths), row_counts, ARRAY_SIZE(row_counts),
+                    MAX_ELEMENTS, shapes_case);
+    g_ctx = base;
+    clreduce_destroy(teams);
 }
 
 /* Float sums of long rows of values of mixed magnitudes, against the
@@ -455,7 +482,7 @@ int main(void)
         cmocka_unit_test(test_host),          cmocka_unit_test(test_signed_zeros),
         cmocka_unit_test(test_special_values), cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_float_bound),   cmocka_unit_test(test_out_of_order),
-        cmocka_unit_test(test_shapes),
+        cmocka_unit_test(test_shapes),        cmocka_unit_test(test_shapes_teams),
     };
     int failed = tc_run_tests("unit.rows", tests, ARRAY_SIZE(tests));
     return tc_finish(g_ctx, failed, g_queue, NULL);
