@@ -78,7 +78,8 @@ const program_spec operator_segments_program = {
  * (NVIDIA GPUs): teams in chunks of WIDE_LANE_VECTORS vectors a work-item,
  * each lane taking that many to twice that of a segment of the chunk's
  * mean length, where the mean is WIDE_MEAN_MAX elements or less and the
- * input fills WIDE_CHUNKS_PER_UNIT such chunks a compute unit. On the H200
+ * input fills more than WIDE_CHUNKS_PER_UNIT such chunks a compute unit
+ * (the single launch takes that many at most at such means). On the H200
  * (2^26 floats, sums; bench/results/h200-2026-12-02-n.md, -p.md) segments
  * of 1-10 took 245-250 us so, against 288 by runs of 8 vectors; segments
  * of 1-50 and 1-100 took 240-247 and 261-264 so, against 229 and 202 by
@@ -111,8 +112,13 @@ static int test_chunks(const clreduce_ctx *ctx)
  * 3.1 and Intel's CPU runtime (2^22 elements, sums and max of float, double
  * and int32; bench/results/cpu-2026-12-05-wide.txt) they took segments of
  * 1-1000 and arrays of 1000 in 0.19-0.74x the time of chunks of
- * LANE_VECTORS; segments of 1-10 in 0.72-1.31x, hence the least mean. Not
- * under the tests' switches of the chunks (test_chunks()). */
+ * LANE_VECTORS; segments of 1-10 in 0.72-1.31x, hence the least mean. In
+ * two launches only (the CPU devices' default): in the single launch,
+ * Intel's CPU runtime failed with wide chunks (unit.state: a kernel's
+ * access out of bounds, after a first call whose wait list failed), a
+ * combination the GPUs' rule below never makes (more chunks than the
+ * single launch takes). Not under the tests' switches of the chunks
+ * (test_chunks()). */
 #define WIDE_CPU_MEAN_MIN 64
 
 static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
@@ -122,10 +128,10 @@ static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
     size_t chunk = p->work_group_size * WIDE_LANE_VECTORS * p->t.vector_width;
     size_t mean = r->count / r->rows;
     if ((ctx->info.type & CL_DEVICE_TYPE_CPU) && !test_chunks(ctx))
-        return mean >= WIDE_CPU_MEAN_MIN &&
+        return context_segment_passes(ctx) == 2 && mean >= WIDE_CPU_MEAN_MIN &&
                mean < LONG_CHUNKS * p->work_group_size * LANE_VECTORS * p->t.vector_width;
     return p->t.segment_runs && mean <= WIDE_MEAN_MAX &&
-           r->count / chunk >= (size_t)ctx->info.compute_units * WIDE_CHUNKS_PER_UNIT;
+           r->count / chunk > (size_t)ctx->info.compute_units * WIDE_CHUNKS_PER_UNIT;
 }
 
 /* On GPUs (tuning's sum_teams), dot products over segments of a mean length
