@@ -210,6 +210,12 @@ unsigned context_segment_passes(const clreduce_ctx *ctx)
     return ctx->settings.segment_passes;
 }
 
+int context_test_switch(const clreduce_ctx *ctx, const char *name)
+{
+    const char *options = ctx->settings.build_options;
+    return options && strstr(options, name) != NULL;
+}
+
 int context_orders_work_groups(const clreduce_ctx *ctx)
 {
     /* Without device-scope ordering, a CPU's coherent caches still make

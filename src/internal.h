@@ -475,6 +475,11 @@ int context_keeps_work_groups_running(const clreduce_ctx *ctx);
  * on other devices. */
 unsigned context_segment_passes(const clreduce_ctx *ctx);
 
+/* Whether the context's build options name `name`: the tests' switches
+ * (CLR_TEST_...), which keep a layout that a device's rule would replace,
+ * so that the tests reach it there too. */
+int context_test_switch(const clreduce_ctx *ctx, const char *name);
+
 /* ---- validate.c ---------------------------------------------------------- */
 
 /* Size in bytes of a caller's buffer, which must belong to ctx's context. */

@@ -253,10 +253,9 @@ static clreduce_status enqueue_rows_finish(clreduce_ctx *ctx, chain *c, const pl
 
 static int rows_by_items(const clreduce_ctx *ctx, const plan *p, size_t items)
 {
-    const char *options = ctx->settings.build_options;
     return (ctx->info.type & CL_DEVICE_TYPE_CPU) &&
            items >= p->work_group_size * (size_t)ctx->info.compute_units &&
-           !(options && strstr(options, TEST_ROWS_TEAMS));
+           !context_test_switch(ctx, TEST_ROWS_TEAMS);
 }
 
 /* The team of a launch over pieces of `length` elements: rows_team()'s

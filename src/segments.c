@@ -103,8 +103,7 @@ static int plain_program(const plan *p)
  * tests that give one need chunks of one tile. */
 static int test_chunks(const clreduce_ctx *ctx)
 {
-    const char *options = ctx->settings.build_options;
-    return options && strstr(options, "CLR_TEST_SEGMENT_") != NULL;
+    return context_test_switch(ctx, "CLR_TEST_SEGMENT_");
 }
 
 /* On CPU devices, segments of a mean of WIDE_CPU_MEAN_MIN elements or more,
@@ -522,21 +521,20 @@ clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan 
  * segments of 1-10 and of 1-1000 floats (doubles 1.50-1.79x), 1.20x over
  * arrays of 1000 (1.15x), but 0.97-1.01x over segments of 1-10^5 and of
  * 1-10^7 and one segment (doubles 0.94-0.97x): hence the bound on the
- * mean. The map itself was not timed on a GPU. On PoCL and Intel's CPU runtime (2^22
- * elements, bench/results/cpu-2026-12-05-maps.txt) the sums' kernels took
- * segments of 1-1000 and arrays of 1000 in up to 5.3x the time of the
- * operators' teams: CPU devices keep the teams, but where the build
- * options carry the tests' switch TEST_SUM_MAPS. */
+ * mean. The map itself was not timed on a GPU. On PoCL and Intel's CPU
+ * runtime (2^22 elements, bench/results/cpu-2026-12-05-maps.txt) the sums'
+ * kernels took segments of 1-1000 and arrays of 1000 in up to 5.3x the
+ * time of the operators' teams: CPU devices keep the teams, but under the
+ * tests' switch TEST_SUM_MAPS. */
 #define TEST_SUM_MAPS "CLR_TEST_SUM_MAPS"
 
 static int sums_a_map(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    const char *options = ctx->settings.build_options;
     size_t long_mean = LONG_CHUNKS * p->t.work_group_size * LANE_VECTORS * p->t.vector_width;
     return !r->custom && (r->op == CLREDUCE_OP_SUM_SQUARES || r->op == CLREDUCE_OP_SUM_ABS) &&
            (r->type == CLREDUCE_FLOAT || r->type == CLREDUCE_DOUBLE) && r->rows &&
            r->count / r->rows < long_mean &&
-           (p->t.sum_teams || (options && strstr(options, TEST_SUM_MAPS)));
+           (p->t.sum_teams || context_test_switch(ctx, TEST_SUM_MAPS));
 }
 
 /* The plan of segments of one input, or of two (dot_segments_family). */

@@ -79,10 +79,10 @@ void tuning_for_device(const device_info *info, size_t element_size,
     /* Sums of squares, of absolute values and dot products of rows and
      * segments: shorter lanes than other operators' on GPUs, where they
      * gather a warp's loads into fewer cache lines; on PoCL and Intel's
-     * CPU runtime they took up to 5.5x as long (rows.c, segments.c). Float
-     * sums of squares and of absolute values over segments take the sums'
-     * kernels there too, which on those runtimes took up to 5.3x as long
-     * as the operators' teams (segments.c). */
+     * CPU runtime they took up to 5.5x as long (rows.c, segments.c). On
+     * GPUs, float and double sums of squares and of absolute values over
+     * shorter segments take the sums' kernels too, which on those CPU
+     * runtimes took up to 5.3x the operators' teams' time (segments.c). */
     out->sum_teams = (info->type & CL_DEVICE_TYPE_GPU) != 0;
     out->scan_work_group_size = e->scan_work_group_size;
     out->scan_loads = e->scan_loads;
