@@ -157,6 +157,15 @@ void tc_warm_up_compiler(const clreduce_ctx *ctx)
     clReleaseProgram(program);
 }
 
+clreduce_ctx *tc_context_like(const clreduce_ctx *base, const clreduce_settings *settings)
+{
+    clreduce_ctx *ctx = NULL;
+    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
+                                                   clreduce_get_cl_device(base), settings, &ctx),
+                     CLREDUCE_SUCCESS);
+    return ctx;
+}
+
 clreduce_ctx *tc_create_default_or_skip(const char *program)
 {
     clreduce_ctx *ctx = NULL;

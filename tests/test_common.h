@@ -71,6 +71,10 @@ void tc_warm_up_compiler(const clreduce_ctx *ctx);
  * Prints the device and the sub-group path. */
 clreduce_ctx *tc_create_default_or_skip(const char *program);
 
+/* A context of base's OpenCL context and device with `settings`; fails the
+ * test where it cannot be made. */
+clreduce_ctx *tc_context_like(const clreduce_ctx *base, const clreduce_settings *settings);
+
 /* The start of a test program: picks the run's seed (tc_init_seed), creates
  * the default context (tc_create_default_or_skip) and, for each further
  * argument (a cl_command_queue *) up to a NULL, an in-order queue on it;

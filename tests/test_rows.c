@@ -139,11 +139,7 @@ static void test_shapes_teams(void **state)
     clreduce_settings settings;
     clreduce_default_settings(&settings);
     settings.build_options = "-DCLR_TEST_ROWS_TEAMS=1";
-    clreduce_ctx *base = g_ctx, *teams = NULL;
-    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
-                                                   clreduce_get_cl_device(base), &settings,
-                                                   &teams),
-                     CLREDUCE_SUCCESS);
+    clreduce_ctx *base = g_ctx, *teams = tc_context_like(base, &settings);
     g_ctx = teams;
     tcr_test_shapes(g_ctx, lengths, ARRAY_SIZE(lengths), row_counts, ARRAY_SIZE(row_counts),
                     MAX_ELEMENTS, shapes_case);

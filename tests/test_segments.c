@@ -276,11 +276,7 @@ static void layouts_in_passes(unsigned passes, const char *options)
     clreduce_default_settings(&settings);
     settings.segment_passes = passes;
     settings.build_options = all_options;
-    clreduce_ctx *base = g_ctx, *fixed = NULL;
-    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
-                                                   clreduce_get_cl_device(base), &settings,
-                                                   &fixed),
-                     CLREDUCE_SUCCESS);
+    clreduce_ctx *base = g_ctx, *fixed = tc_context_like(base, &settings);
     clreduce_settings got;
     assert_int_equal(clreduce_get_tuning(fixed, CLREDUCE_FLOAT, &got), CLREDUCE_SUCCESS);
     if (passes == 2 || (tc_device_type(g_ctx) & CL_DEVICE_TYPE_CPU) || tc_is_nvidia_gpu(g_ctx))
@@ -398,11 +394,7 @@ static void test_wide_chunks(void **state)
     clreduce_settings settings;
     clreduce_default_settings(&settings);
     settings.build_options = "-DCLR_TEST_SEGMENT_CHUNKS=1";
-    clreduce_ctx *base = g_ctx, *chunks = NULL;
-    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
-                                                   clreduce_get_cl_device(base), &settings,
-                                                   &chunks),
-                     CLREDUCE_SUCCESS);
+    clreduce_ctx *base = g_ctx, *chunks = tc_context_like(base, &settings);
     g_ctx = chunks;
     failures += large_layout_failures("wide chunks", cases, ARRAY_SIZE(cases), count, offsets,
                                       segments, data);
@@ -431,11 +423,7 @@ static int many_chunks_failures(const char *options)
     clreduce_default_settings(&settings);
     settings.segment_passes = 1;
     settings.build_options = options;
-    clreduce_ctx *base = g_ctx, *fixed = NULL;
-    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(base),
-                                                   clreduce_get_cl_device(base), &settings,
-                                                   &fixed),
-                     CLREDUCE_SUCCESS);
+    clreduce_ctx *base = g_ctx, *fixed = tc_context_like(base, &settings);
     assert_int_equal(clreduce_get_tuning(fixed, CLREDUCE_FLOAT, &got), CLREDUCE_SUCCESS);
     size_t chunk = got.work_group_size * 32 * got.vector_width;
     size_t count = (size_t)units * 40 * chunk + 3;
@@ -676,11 +664,7 @@ static void test_determinism(void **state)
     clreduce_settings settings;
     clreduce_default_settings(&settings);
     settings.segment_passes = 1;
-    clreduce_ctx *one = NULL;
-    assert_int_equal(clreduce_create_with_settings(clreduce_get_cl_context(g_ctx),
-                                                   clreduce_get_cl_device(g_ctx), &settings,
-                                                   &one),
-                     CLREDUCE_SUCCESS);
+    clreduce_ctx *one = tc_context_like(g_ctx, &settings);
     determinism_in(one);
     clreduce_destroy(one);
 }
