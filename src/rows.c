@@ -263,13 +263,13 @@ static int rows_by_items(const clreduce_ctx *ctx, const plan *p, size_t items)
  * rows_accumulator_team()'s for accumulators. */
 static void team_for(const clreduce_ctx *ctx, const plan *p, size_t length, rows_launch *l)
 {
-    if (!op_keeps_accumulators(p->op) && rows_by_items(ctx, p, l->items)) {
-        l->team = 1;
-        l->per_group = (cl_uint)p->work_group_size;
-        return;
-    }
     if (!op_keeps_accumulators(p->op)) {
-        rows_team(ctx, p, length, &l->team, &l->per_group);
+        if (rows_by_items(ctx, p, l->items)) {
+            l->team = 1;
+            l->per_group = (cl_uint)p->work_group_size;
+        } else {
+            rows_team(ctx, p, length, &l->team, &l->per_group);
+        }
         return;
     }
     l->team = (cl_uint)rows_accumulator_team(p, length);

@@ -74,6 +74,13 @@ const program_spec operator_segments_program = {
 #define LONG_LANE_VECTORS 16
 #define LONG_CHUNKS 4
 
+/* The least mean segment length that takes the long chunks, in
+ * work-groups of wg work-items loading vectors of vec elements. */
+static size_t long_mean(size_t wg, size_t vec)
+{
+    return LONG_CHUNKS * wg * LANE_VECTORS * vec;
+}
+
 /* Short segments in a large input, where the tuning takes segments by runs
  * (NVIDIA GPUs): teams in chunks of WIDE_LANE_VECTORS vectors a work-item,
  * each lane taking that many to twice that of a segment of the chunk's
@@ -128,7 +135,7 @@ static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
     size_t mean = r->count / r->rows;
     if ((ctx->info.type & CL_DEVICE_TYPE_CPU) && !test_chunks(ctx))
         return context_segment_passes(ctx) == 2 && mean >= WIDE_CPU_MEAN_MIN &&
-               mean < LONG_CHUNKS * p->work_group_size * LANE_VECTORS * p->t.vector_width;
+               mean < long_mean(p->work_group_size, p->t.vector_width);
     return p->t.segment_runs && mean <= WIDE_MEAN_MAX &&
            r->count / chunk > (size_t)ctx->info.compute_units * WIDE_CHUNKS_PER_UNIT;
 }
@@ -160,7 +167,7 @@ static size_t tile_elements(const clreduce_ctx *ctx, const plan *p, const reques
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
     if (takes_wide(ctx, p, r))
         return chunk / LANE_VECTORS * WIDE_LANE_VECTORS;
-    if (r->count / (r->rows ? r->rows : 1) >= LONG_CHUNKS * chunk)
+    if (r->count / (r->rows ? r->rows : 1) >= long_mean(p->work_group_size, p->t.vector_width))
         chunk = chunk / LANE_VECTORS * LONG_LANE_VECTORS;
     return chunk;
 }
@@ -418,12 +425,11 @@ static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r
     if (p->program != &segments_program || !r->rows || context_segment_passes(ctx) == 2)
         return 0;
     size_t mean = r->count / r->rows, bytes = mean * p->element_size;
-    size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
     int nvidia_gpu =
         ctx->info.vendor == VENDOR_NVIDIA && (ctx->info.type & CL_DEVICE_TYPE_GPU);
     size_t least = minmax_64(p) ? MINMAX_64_GROUPS_BYTES : GROUPS_MEAN_MIN_BYTES;
     return bytes >= least && bytes <= GROUPS_MEAN_MAX_BYTES &&
-           (mean < LONG_CHUNKS * chunk || nvidia_gpu);
+           (mean < long_mean(p->work_group_size, p->t.vector_width) || nvidia_gpu);
 }
 
 /* A work-item a segment (clr_reduce_segment_items) where the launch may be
@@ -530,10 +536,11 @@ clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan 
 
 static int sums_a_map(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    size_t long_mean = LONG_CHUNKS * p->t.work_group_size * LANE_VECTORS * p->t.vector_width;
+    /* Before the plan has its work-group size: the tuning's. */
+    size_t least_long = long_mean(p->t.work_group_size, p->t.vector_width);
     return !r->custom && (r->op == CLREDUCE_OP_SUM_SQUARES || r->op == CLREDUCE_OP_SUM_ABS) &&
            (r->type == CLREDUCE_FLOAT || r->type == CLREDUCE_DOUBLE) && r->rows &&
-           r->count / r->rows < long_mean &&
+           r->count / r->rows < least_long &&
            (p->t.sum_teams || context_test_switch(ctx, TEST_SUM_MAPS));
 }
 
