@@ -246,15 +246,22 @@ static clreduce_status enqueue_rows_finish(clreduce_ctx *ctx, chain *c, const pl
  * barriers cost a CPU runtime more than a work-item's longer walk. Rows of
  * 65536 (64 rows, too few there) keep the teams, though a work-item each
  * took them in 0.3-0.6x the time on those two cores: with a work-group per
- * 256 rows, a CPU of more cores would leave most of them idle. Not where
- * the build options carry the tests' switch TEST_ROWS_TEAMS, which keeps
- * the teams there for the tests. */
+ * 256 rows, a CPU of more cores would leave most of them idle. A work-item
+ * adds each lane of its vectors in one chain of n / v additions, which the
+ * bound of batched.h (m <= n / w + 4 v + 2) allows for rows of ITEM_CHAIN_MAX
+ * v^2 elements at most: floating-point sums of longer rows keep the teams
+ * (min, max and integer sums are exact in any order). Not where the build
+ * options carry the tests' switch TEST_ROWS_TEAMS, which keeps the teams
+ * there for the tests. */
 #define TEST_ROWS_TEAMS "CLR_TEST_ROWS_TEAMS"
+#define ITEM_CHAIN_MAX 4
 
-static int rows_by_items(const clreduce_ctx *ctx, const plan *p, size_t items)
+static int rows_by_items(const clreduce_ctx *ctx, const plan *p, size_t items, size_t length)
 {
+    size_t v = p->t.vector_width;
     return (ctx->info.type & CL_DEVICE_TYPE_CPU) &&
            items >= p->work_group_size * (size_t)ctx->info.compute_units &&
+           (!op_depends_on_order(p->op, p->type) || length <= ITEM_CHAIN_MAX * v * v) &&
            !context_test_switch(ctx, TEST_ROWS_TEAMS);
 }
 
@@ -264,7 +271,7 @@ static int rows_by_items(const clreduce_ctx *ctx, const plan *p, size_t items)
 static void team_for(const clreduce_ctx *ctx, const plan *p, size_t length, rows_launch *l)
 {
     if (!op_keeps_accumulators(p->op)) {
-        if (rows_by_items(ctx, p, l->items)) {
+        if (rows_by_items(ctx, p, l->items, length)) {
             l->team = 1;
             l->per_group = (cl_uint)p->work_group_size;
         } else {

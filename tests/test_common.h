@@ -134,6 +134,16 @@ int tc_is_sum(clreduce_op op);
  * max, see tc_poison). */
 void tc_fill_random(clreduce_type type, void *data, size_t n);
 
+/* The unit roundoff u of float or double (2^-24, 2^-53). */
+long double tc_unit_roundoff(clreduce_type type);
+
+/* Float or double data that a long chain of additions rounds badly: each
+ * run of `length` elements of data[0 .. n) starts with `ones` ones (all of
+ * the run where shorter), then holds values just under u, each lost when
+ * added alone to a sum of 1 or more. */
+void tc_fill_ones_then_tiny(clreduce_type type, void *data, size_t n, size_t length,
+                            size_t ones);
+
 /* Random data shaped for an operator (tc_fill_mode). */
 typedef enum tc_data_mode {
     TC_DATA_SMALL,   /* sums: small integers, floats in [-1, 1) */

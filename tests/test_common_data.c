@@ -61,6 +61,19 @@ void tc_set_double(clreduce_type type, void *data, size_t i, double x)
     tc_set(type, data, i, &v);
 }
 
+long double tc_unit_roundoff(clreduce_type type)
+{
+    return type == CLREDUCE_FLOAT ? ldexpl(1, -24) : ldexpl(1, -53);
+}
+
+void tc_fill_ones_then_tiny(clreduce_type type, void *data, size_t n, size_t length,
+                            size_t ones)
+{
+    double tiny = (double)(tc_unit_roundoff(type) * (1 - ldexpl(1, -8)));
+    for (size_t i = 0; i < n; i++)
+        tc_set_double(type, data, i, i % length < ones ? 1.0 : tiny);
+}
+
 double tc_get_double(clreduce_type type, const void *data, size_t i)
 {
     tc_value v;
@@ -573,7 +586,7 @@ static int float_sum_within_bound(clreduce_op op, clreduce_type type, const void
         a += fabsl(x);
     }
     long double exact = s + c;
-    long double u = type == CLREDUCE_FLOAT ? ldexpl(1, -24) : ldexpl(1, -53);
+    long double u = tc_unit_roundoff(type);
     long double bound = (long double)(m + ceil_log2_size(n)) * u * a;
     long double g = type == CLREDUCE_FLOAT ? (long double)got->f : (long double)got->d;
     long double err = fabsl(g - exact);

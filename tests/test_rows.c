@@ -147,13 +147,16 @@ static void test_shapes_teams(void **state)
     clreduce_destroy(teams);
 }
 
-/* Float sums of long rows of values of mixed magnitudes, against the
- * bound; prints the largest error as a fraction of it. */
+/* Float sums of long rows against the bound, of values of mixed
+ * magnitudes, and of a one then values just under u in each row (lost
+ * where a work-item adds them to the one in a long chain); prints the
+ * largest error as a fraction of the bound. */
 static void test_float_bound(void **state)
 {
     (void)state;
     tc_seed_for("float_bound");
-    static const size_t shapes[][2] = {{1, 1000003}, {4, 262147}, {3000, 1025}, {100000, 33}};
+    static const size_t shapes[][2] = {{1, 1000003}, {4, 262147}, {3000, 1025}, {100000, 33},
+                                       {30000, 64}};
     void *data = malloc(MAX_ELEMENTS * 8);
     assert_non_null(data);
     int failures = 0;
@@ -161,15 +164,21 @@ static void test_float_bound(void **state)
         clreduce_type type = ti ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
         if (!tc_type_supported(g_ctx, type))
             continue;
-        for (size_t si = 0; si < ARRAY_SIZE(shapes); si++) {
-            size_t rows = shapes[si][0], length = shapes[si][1];
-            tcr_fill_mixed_magnitudes(type, data, rows * length);
-            rows_case c = {CLREDUCE_OP_SUM, type, rows, length, 0, 2, 1, NULL};
-            tcr_outcome o;
-            run_rows(&c, data, &o);
-            failures += !tcr_report_bound(&o, "%s rows=%zu length=%zu", tc_type_name(type), rows,
-                                          length);
-        }
+        for (size_t si = 0; si < ARRAY_SIZE(shapes); si++)
+            for (int tiny = 0; tiny < 2; tiny++) {
+                size_t rows = shapes[si][0], length = shapes[si][1];
+                if (tiny)
+                    tc_fill_ones_then_tiny(type, data, rows * length, length, 1);
+                else
+                    tcr_fill_mixed_magnitudes(type, data, rows * length);
+                rows_case c = {CLREDUCE_OP_SUM, type, rows, length, 0, 2, 1, NULL};
+                tcr_outcome o;
+                run_rows(&c, data, &o);
+                failures += !tcr_report_bound(&o, "%s rows=%zu length=%zu %s",
+                                              tc_type_name(type), rows, length,
+                                              tiny ? "a one, then values under u"
+                                                   : "mixed magnitudes");
+            }
     }
     free(data);
     assert_int_equal(failures, 0);

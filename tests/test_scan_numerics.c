@@ -45,16 +45,9 @@ typedef struct dataset {
     void (*fill)(clreduce_type type, void *data, size_t n);
 } dataset;
 
-static long double unit_roundoff(clreduce_type type)
-{
-    return type == CLREDUCE_FLOAT ? ldexpl(1, -24) : ldexpl(1, -53);
-}
-
 static void fill_ones_then_tiny(clreduce_type type, void *data, size_t n)
 {
-    double tiny = (double)(unit_roundoff(type) * (1 - ldexpl(1, -8)));
-    for (size_t i = 0; i < n; i++)
-        tc_set_double(type, data, i, i < 256 ? 1.0 : tiny);
+    tc_fill_ones_then_tiny(type, data, n, n, 256);
 }
 
 static void fill_magnitudes(clreduce_type type, void *data, size_t n)
@@ -116,7 +109,7 @@ static double check_bound(clreduce_scan_variant v, clreduce_type type, clreduce_
 {
     size_t tile, items;
     grouping(v, type, &tile, &items);
-    long double u = unit_roundoff(type), s = 0, c = 0, a = 0;
+    long double u = tc_unit_roundoff(type), s = 0, c = 0, a = 0;
     unsigned depth = ceil_log2(n);
     double worst = 0;
     *bad = 0;

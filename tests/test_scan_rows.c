@@ -72,11 +72,6 @@ static unsigned ceil_log2(size_t n)
     return k;
 }
 
-static long double unit_roundoff(clreduce_type type)
-{
-    return type == CLREDUCE_FLOAT ? ldexpl(1, -24) : ldexpl(1, -53);
-}
-
 static long double element(clreduce_type type, const void *data, size_t i)
 {
     return type == CLREDUCE_FLOAT ? (long double)((const float *)data)[i]
@@ -109,7 +104,7 @@ static int check_float_sum_row(clreduce_type type, clreduce_scan_kind kind, cons
 {
     exact_sum e = {0, 0, 0, 0};
     const bound_terms *b = &g_terms[type == CLREDUCE_DOUBLE];
-    long double u = unit_roundoff(type);
+    long double u = tc_unit_roundoff(type);
     unsigned depth = ceil_log2(n);
     for (size_t i = 0; i < n; i++) {
         if (kind == CLREDUCE_INCLUSIVE)
@@ -329,10 +324,7 @@ static void test_long_row(void **state)
  * error as a fraction of it. */
 static void fill_ones_then_tiny(clreduce_type type, void *data, size_t n, size_t length)
 {
-    double tiny = (double)(unit_roundoff(type) * (1 - ldexpl(1, -8)));
-    size_t ones = length / 4 < 64 ? length / 4 : 64;
-    for (size_t i = 0; i < n; i++)
-        tc_set_double(type, data, i, i % length < ones ? 1.0 : tiny);
+    tc_fill_ones_then_tiny(type, data, n, length, length / 4 < 64 ? length / 4 : 64);
 }
 
 static void fill_magnitudes(clreduce_type type, void *data, size_t n, size_t length)
