@@ -191,6 +191,11 @@ size_t rows_accumulator_team(const plan *p, size_t length);
  * items a work-group takes. */
 void rows_team(const clreduce_ctx *ctx, const plan *p, size_t length, cl_uint *team,
                cl_uint *per_group);
+/* Whether a launch of `items` rows (or parts) of `length` elements of sum,
+ * min or max gives each one work-item: on CPU devices, where they still
+ * make a work-group per compute unit, and for floating-point sums only
+ * where a work-item's chain of additions keeps the bound (rows.c). */
+int rows_by_items(const clreduce_ctx *ctx, const plan *p, size_t items, size_t length);
 
 /* The family of rows (one input; a call of two copies it and sets
  * two_inputs), its program for the operators of cl/operators.cl (on which

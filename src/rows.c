@@ -256,7 +256,7 @@ static clreduce_status enqueue_rows_finish(clreduce_ctx *ctx, chain *c, const pl
 #define TEST_ROWS_TEAMS "CLR_TEST_ROWS_TEAMS"
 #define ITEM_CHAIN_MAX 4
 
-static int rows_by_items(const clreduce_ctx *ctx, const plan *p, size_t items, size_t length)
+int rows_by_items(const clreduce_ctx *ctx, const plan *p, size_t items, size_t length)
 {
     size_t v = p->t.vector_width;
     return (ctx->info.type & CL_DEVICE_TYPE_CPU) &&

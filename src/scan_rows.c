@@ -47,8 +47,29 @@ static size_t full_tile(const plan *p)
     return p->t.scan_work_group_size * p->t.scan_loads * p->t.vector_width;
 }
 
+/* The team of each row: rows.c's rule, but a work-item a row where that
+ * gives teams smaller than a work-group, rows_by_items() says so (CPU
+ * devices) and the operator is exact in any order (min, max, integer
+ * sums): a work-item scans its row in one chain, which the float sums'
+ * bound of batched.h allows for a few elements only. On PoCL 3.1 and
+ * Intel's CPU runtime (2 cores, 2^22 elements;
+ * bench/results/cpu-2026-12-05-scan-rows.txt) float and double max scans
+ * of rows of 32 and 512 took 0.48-0.80x the time of the teams; rows of
+ * 4096, in tiles, took up to 2.2x as long by a work-item each, hence the
+ * teams' condition. */
+static void scan_team(const clreduce_ctx *ctx, const plan *p, const request *r, cl_uint *team,
+                      cl_uint *per_group)
+{
+    rows_team(ctx, p, r->row_length, team, per_group);
+    if (*team < p->work_group_size && !op_depends_on_order(p->op, p->type) &&
+        rows_by_items(ctx, p, r->rows, r->row_length)) {
+        *team = 1;
+        *per_group = (cl_uint)p->work_group_size;
+    }
+}
+
 /* Teams while a team smaller than a work-group gives every lane a few
- * vectors of the row (rows.c's rule); past that a work-group per row (or
+ * vectors of the row (scan_team()); past that a work-group per row (or
  * several, see scan_rows_enqueue), with tiles of one vector per work-item
  * for rows shorter than the scans' full tile and full tiles from there on.
  * The kernels of both are compiled in one program; the shapes differ in
@@ -76,7 +97,7 @@ static clreduce_status scan_rows_plan(clreduce_ctx *ctx, const request *r, plan 
     p->work_group_size = p->t.work_group_size;
     p->unroll = 1;
     cl_uint team, per_group;
-    rows_team(ctx, p, r->row_length, &team, &per_group);
+    scan_team(ctx, p, r, &team, &per_group);
     if (team != p->work_group_size)
         return CLREDUCE_SUCCESS;
     p->variant = BY_TILES;
@@ -92,7 +113,7 @@ static clreduce_status enqueue_teams(clreduce_ctx *ctx, chain *c, const request 
                                      const plan *p, cached_kernel *k, cl_int exclusive)
 {
     cl_uint team, per_group;
-    rows_team(ctx, p, r->row_length, &team, &per_group);
+    scan_team(ctx, p, r, &team, &per_group);
     cl_ulong in_off = r->input_offset, rows = r->rows, len = r->row_length,
              pitch = scan_rows_input_pitch(r), out_off = r->output_offset,
              out_pitch = scan_rows_output_pitch(r);
