@@ -107,7 +107,8 @@ void rows_team(const clreduce_ctx *ctx, const plan *p, size_t length, cl_uint *t
  * sum, min, max and argmax; bench/results/h200-2026-12-02-l.md and -m.md)
  * lanes of 4 vectors took 638, 690, 831 and 390 us for rows of 32, 512,
  * 4096 and 65536; this rule 593, 417, 340 and 353 (lanes of up to 32
- * vectors: 593, 417, 364-375 and 383-385). */
+ * vectors: 593, 417, 364-375 and 383-385). A lane's chain of additions is
+ * that long: batched.h's bound for the operators' rows counts it. */
 #define ROWS_LANE_VECTORS 64
 #define ROWS_LANE_MIN 16
 #define ROWS_LINE_BYTES 128

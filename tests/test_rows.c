@@ -32,11 +32,17 @@ static cl_command_queue g_queue;
 
 /* ---- the bound ---------------------------------------------------------------- */
 
-/* m of clreduce.h for a row of n elements: n / w + 4 v + 2. */
+/* m of batched.h for a row of n elements: n / w + 4 v + 2 for sum, 64 more
+ * for the operators past max. */
 static size_t row_chain_length(size_t n, const void *arg)
 {
     const clreduce_settings *t = arg;
     return n / t->work_group_size + 4 * t->vector_width + 2;
+}
+
+static size_t operator_row_chain_length(size_t n, const void *arg)
+{
+    return row_chain_length(n, arg) + 64;
 }
 
 /* ---- one call -------------------------------------------------------------------- */
@@ -83,7 +89,8 @@ static void run_rows(const rows_case *c, void *data, tcr_outcome *o)
         }
         /* The reference reads the rows where they lie in `host`. */
         tcr_check_results(o, g_ctx, c->op, c->type, host + c->offset * es, starts, lengths,
-                          c->rows, row_chain_length);
+                          c->rows,
+                          c->op > CLREDUCE_OP_MAX ? operator_row_chain_length : row_chain_length);
         free(starts);
         free(lengths);
     }
@@ -147,16 +154,18 @@ static void test_shapes_teams(void **state)
     clreduce_destroy(teams);
 }
 
-/* Float sums of long rows against the bound, of values of mixed
+/* Float sums (and sums of absolute values, whose teams are the
+ * operators') of long rows against the bound, of values of mixed
  * magnitudes, and of a one then values just under u in each row (lost
- * where a work-item adds them to the one in a long chain); prints the
- * largest error as a fraction of the bound. */
+ * where a lane adds them to the one in a long chain); prints the largest
+ * error as a fraction of the bound. */
 static void test_float_bound(void **state)
 {
     (void)state;
     tc_seed_for("float_bound");
     static const size_t shapes[][2] = {{1, 1000003}, {4, 262147}, {3000, 1025}, {100000, 33},
-                                       {30000, 64}};
+                                       {30000, 64},  {500, 2048},  {200, 8192}};
+    static const clreduce_op ops[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_SUM_ABS};
     void *data = malloc(MAX_ELEMENTS * 8);
     assert_non_null(data);
     int failures = 0;
@@ -165,19 +174,20 @@ static void test_float_bound(void **state)
         if (!tc_type_supported(g_ctx, type))
             continue;
         for (size_t si = 0; si < ARRAY_SIZE(shapes); si++)
-            for (int tiny = 0; tiny < 2; tiny++) {
+            for (size_t k = 0; k < 2 * ARRAY_SIZE(ops); k++) {
                 size_t rows = shapes[si][0], length = shapes[si][1];
+                int tiny = k % 2;
                 if (tiny)
                     tc_fill_ones_then_tiny(type, data, rows * length, length, 1);
                 else
                     tcr_fill_mixed_magnitudes(type, data, rows * length);
-                rows_case c = {CLREDUCE_OP_SUM, type, rows, length, 0, 2, 1, NULL};
+                rows_case c = {ops[k / 2], type, rows, length, 0, 2, 1, NULL};
                 tcr_outcome o;
                 run_rows(&c, data, &o);
-                failures += !tcr_report_bound(&o, "%s rows=%zu length=%zu %s",
-                                              tc_type_name(type), rows, length,
-                                              tiny ? "a one, then values under u"
-                                                   : "mixed magnitudes");
+                failures += !tcr_report_bound(&o, "%s %s rows=%zu length=%zu %s",
+                                              clreduce_op_name(c.op), tc_type_name(type), rows,
+                                              length, tiny ? "a one, then values under u"
+                                                           : "mixed magnitudes");
             }
     }
     free(data);

@@ -42,8 +42,10 @@ extern "C" {
  * roundoff; with v the vector width and w the work-group size of
  * clreduce_get_tuning(), m <= n / w + 4 v + 2 for a row, and
  * m <= min(n, 16 v w) + n / (4 v w^2) + 2 for a segment. The operators past
- * CLREDUCE_OP_MAX keep the bounds of the numerical contract above with
- * that m. In a reproducible context (clreduce_settings.reproducible) a
+ * CLREDUCE_OP_MAX (and several in one pass, and a user's) keep the bounds
+ * of the numerical contract above with that m for a segment, and with
+ * m <= n / w + 4 v + 66 for a row: a work-item adds up to 64 vectors of a
+ * row in sequence before its team combines. In a reproducible context (clreduce_settings.reproducible) a
  * float or double sum of each row or segment follows the order of
  * CLREDUCE_REPRODUCIBLE instead, on that range alone: the same bits on
  * every device, with that variant's bound.
