@@ -321,10 +321,12 @@ static void test_long_row(void **state)
 }
 
 /* Float sums of adversarial data against the bound; prints the largest
- * error as a fraction of it. */
-static void fill_ones_then_tiny(clreduce_type type, void *data, size_t n, size_t length)
+ * error as a fraction of it. A single one a row, then values under u: each
+ * lost where it is added to a prefix of 1 alone, so that the longest chain
+ * of additions shows (many ones share the loss among lanes). */
+static void fill_one_then_tiny(clreduce_type type, void *data, size_t n, size_t length)
 {
-    tc_fill_ones_then_tiny(type, data, n, length, length / 4 < 64 ? length / 4 : 64);
+    tc_fill_ones_then_tiny(type, data, n, length, 1);
 }
 
 static void fill_magnitudes(clreduce_type type, void *data, size_t n, size_t length)
@@ -343,7 +345,7 @@ static void test_float_bound(void **state)
     tc_seed_for("float_bound");
     static const size_t shapes[][2] = {{1, TC_LARGE_COUNT}, {3, 100003}, {200, 1025},
                                        {2000, 33}, {1000, 255}};
-    static void (*const fills[])(clreduce_type, void *, size_t, size_t) = {fill_ones_then_tiny,
+    static void (*const fills[])(clreduce_type, void *, size_t, size_t) = {fill_one_then_tiny,
                                                                            fill_magnitudes};
     void *data = malloc(TC_LARGE_COUNT * 8);
     assert_non_null(data);
@@ -365,7 +367,7 @@ static void test_float_bound(void **state)
                 failures += !tcr_report_bound(&o, "%-6s %s rows=%zu length=%zu %s",
                                               tc_type_name(type), tc_scan_kind_name(kind), rows,
                                               length, fi ? "magnitudes 2^-40..2^40"
-                                                         : "ones, then values under u");
+                                                         : "a one, then values under u");
             }
     }
     free(data);
