@@ -248,12 +248,12 @@ static clreduce_status enqueue_rows_finish(clreduce_ctx *ctx, chain *c, const pl
  * 65536 (64 rows, too few there) keep the teams, though a work-item each
  * took them in 0.3-0.6x the time on those two cores: with a work-group per
  * 256 rows, a CPU of more cores would leave most of them idle. A work-item
- * adds each lane of its vectors in one chain of n / v additions, which the
- * bound of batched.h (m <= n / w + 4 v + 2) allows for rows of ITEM_CHAIN_MAX
- * v^2 elements at most: floating-point sums of longer rows keep the teams
- * (min, max and integer sums are exact in any order). Not where the build
- * options carry the tests' switch TEST_ROWS_TEAMS, which keeps the teams
- * there for the tests. */
+ * adds each lane of its vectors in one chain of n / v additions, within
+ * the 4 v of batched.h's bound (m <= n / w + 4 v + 2) for rows of
+ * ITEM_CHAIN_MAX * v^2 elements or fewer: floating-point sums of longer
+ * rows keep the teams (min, max and integer sums are exact in any order).
+ * Not where the build options carry the tests' switch TEST_ROWS_TEAMS,
+ * which keeps the teams there for the tests. */
 #define TEST_ROWS_TEAMS "CLR_TEST_ROWS_TEAMS"
 #define ITEM_CHAIN_MAX 4
 

@@ -533,10 +533,10 @@ clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan 
  * doubles and float segments of 1-1000 at 2^28; but float arrays of 1000
  * at 2^28 took 1.45x (squares) and 1.11x (absolute values) the teams'
  * time, 1.3-1.7x a plain sum, in the spans of sub-groups (cause not
- * found). On PoCL and Intel's CPU
- * runtime (2^22 elements, bench/results/cpu-2026-12-05-maps.txt) the sums'
- * kernels took segments of 1-1000 and arrays of 1000 in up to 5.3x the
- * time of the operators' teams: CPU devices keep the teams, but under the
+ * found). On PoCL and Intel's CPU runtime (2^22 elements,
+ * bench/results/cpu-2026-12-05-maps.txt) the sums' kernels took segments
+ * of 1-1000 and arrays of 1000 in up to 5.3x the time of the operators'
+ * teams: CPU devices keep the teams, but under the
  * tests' switch TEST_SUM_MAPS. */
 #define TEST_SUM_MAPS "CLR_TEST_SUM_MAPS"
 

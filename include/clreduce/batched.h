@@ -45,10 +45,10 @@ extern "C" {
  * CLREDUCE_OP_MAX (and several in one pass, and a user's) keep the bounds
  * of the numerical contract above with that m for a segment, and with
  * m <= n / w + 4 v + 66 for a row: a work-item adds up to 64 vectors of a
- * row in sequence before its team combines. In a reproducible context (clreduce_settings.reproducible) a
- * float or double sum of each row or segment follows the order of
- * CLREDUCE_REPRODUCIBLE instead, on that range alone: the same bits on
- * every device, with that variant's bound.
+ * row in sequence before its team combines. In a reproducible context
+ * (clreduce_settings.reproducible) a float or double sum of each row or
+ * segment follows the order of CLREDUCE_REPRODUCIBLE instead, on that
+ * range alone: the same bits on every device, with that variant's bound.
  *
  * The enqueueing calls are asynchronous like clreduce_reduce(): they wait
  * for the `num_wait` events of `wait`, *done (when not NULL) receives an
