@@ -109,7 +109,9 @@ CLR_KERNEL clr_reduce_segments_single(global const T *restrict in, ulong in_off,
     /* j: the first offset at or past lo (segments if none); the chunk owns
      * k segments from `first`. */
 #if CLR_SEGMENT_STARTS
-    ulong j = starts[g];
+    /* Clamped as the search's is: read behind a dependency that failed, a
+     * runtime may run this launch without the starts launch before it. */
+    ulong j = min(starts[g], segments);
     ulong next = g + 1 < chunks ? starts[g + 1] : 0;
 #else
     ulong j = min(clr_wg_lower_bound(offsets, 0, segments + 1, lo, count, &search), segments);
