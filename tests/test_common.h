@@ -127,6 +127,8 @@ int tc_is_float_type(clreduce_type type);
 /* Whether op sums the elements or a map of them (squares, absolute values):
  * its results are checked as sums are, of the mapped elements. */
 int tc_is_sum(clreduce_op op);
+/* The term a sum op adds for x: x, x * x or |x|. */
+long double tc_sum_term(clreduce_op op, long double x);
 
 /* Fills data[0 .. n) with random values of `type`: mixed signs, never all
  * zero, integers often near the type's limits so that sums overflow. Values

@@ -19,8 +19,7 @@ int tc_is_sum(clreduce_op op)
     return op == CLREDUCE_OP_SUM || op == CLREDUCE_OP_SUM_SQUARES || op == CLREDUCE_OP_SUM_ABS;
 }
 
-/* x as a sum op adds it. */
-static long double sum_map(clreduce_op op, long double x)
+long double tc_sum_term(clreduce_op op, long double x)
 {
     return op == CLREDUCE_OP_SUM_SQUARES ? x * x : op == CLREDUCE_OP_SUM_ABS ? fabsl(x) : x;
 }
@@ -209,7 +208,7 @@ void tc_reference(clreduce_op op, clreduce_type type, const void *data, size_t n
             tc_get(type, data, i, &v);
             long double x = is_float ? (long double)v.f : (long double)v.d;
             if (tc_is_sum(op)) {
-                x = sum_map(op, x);
+                x = tc_sum_term(op, x);
                 if (is_float) {
                     sum_d += (double)x;
                     abs_d += fabs((double)x);
@@ -577,7 +576,7 @@ static int float_sum_within_bound(clreduce_op op, clreduce_type type, const void
     if (op == CLREDUCE_OP_SUM_SQUARES)
         m++;
     for (size_t i = 0; i < n; i++) {
-        long double x = sum_map(op, (long double)tc_get_double(type, data, i));
+        long double x = tc_sum_term(op, (long double)tc_get_double(type, data, i));
         if (!isfinite(x))
             return -1;
         long double t = s + x;

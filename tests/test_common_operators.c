@@ -78,9 +78,7 @@ static void reference_sum(clreduce_op op, clreduce_type type, const void *x, con
     for (size_t i = 0; i < n; i++) {
         if (tc_is_float_type(type)) {
             long double v = get_ld(type, x, i);
-            long double t = op == CLREDUCE_OP_SUM_SQUARES ? v * v
-                            : op == CLREDUCE_OP_SUM_ABS   ? fabsl(v)
-                                                          : v * get_ld(type, y, i);
+            long double t = op == CLREDUCE_OP_DOT ? v * get_ld(type, y, i) : tc_sum_term(op, v);
             s += t;
             a += fabsl(t);
         } else {
