@@ -119,12 +119,12 @@ static int test_chunks(const clreduce_ctx *ctx)
  * and int32; bench/results/cpu-2026-12-05-wide.txt) they took segments of
  * 1-1000 and arrays of 1000 in 0.19-0.74x the time of chunks of
  * LANE_VECTORS; segments of 1-10 in 0.72-1.31x, hence the least mean. In
- * two launches only (the CPU devices' default): in the single launch,
- * Intel's CPU runtime failed with wide chunks (unit.state: a kernel's
- * access out of bounds, after a first call whose wait list failed), a
- * combination the GPUs' rule below never makes (more chunks than the
- * single launch takes). Not under the tests' switches of the chunks
- * (test_chunks()). */
+ * one launch (a context's segment_passes 1) segments of 1-1000 and arrays
+ * of 1000 took 0.24-0.72x the time so
+ * (bench/results/cpu-2026-12-06-wide-single.txt); there unit.state's calls
+ * behind a failed wait list check that the single kernel clamps what it
+ * reads of the starts launch (cl/reduce_segments_single.cl). Not under the
+ * tests' switches of the chunks (test_chunks()). */
 #define WIDE_CPU_MEAN_MIN 64
 
 static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
@@ -134,7 +134,7 @@ static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
     size_t chunk = p->work_group_size * WIDE_LANE_VECTORS * p->t.vector_width;
     size_t mean = r->count / r->rows;
     if ((ctx->info.type & CL_DEVICE_TYPE_CPU) && !test_chunks(ctx))
-        return context_segment_passes(ctx) == 2 && mean >= WIDE_CPU_MEAN_MIN &&
+        return mean >= WIDE_CPU_MEAN_MIN &&
                mean < long_mean(p->work_group_size, p->t.vector_width);
     return p->t.segment_runs && mean <= WIDE_MEAN_MAX &&
            r->count / chunk > (size_t)ctx->info.compute_units * WIDE_CHUNKS_PER_UNIT;
