@@ -57,20 +57,27 @@
 #define CLR_LOADU(p) (*(p))
 #endif
 
-/* x = the vector of in[e .. e + CLR_VEC), elements at or past n the
- * identity: a vector load where it is whole (aligned where `aligned`, which
- * says in[0] lies on a vector boundary), else element by element, written
- * in place (PoCL 3.1 got segments wrong when the vector was built in an
- * array and loaded from it, or returned from a function). */
-#define CLR_FETCH_VECTOR(x, in, e, n, aligned)                                 \
+/* x = the vector of in[e .. e + CLR_VEC), each element through MAP (the
+ * vector through MAPV), elements at or past n the identity: a vector load
+ * where it is whole (aligned where `aligned`, which says in[0] lies on a
+ * vector boundary), else element by element, written in place (PoCL 3.1
+ * got segments wrong when the vector was built in an array and loaded from
+ * it, or returned from a function). CLR_FETCH_VECTOR maps as it reads
+ * (clr_map, types.cl); CLR_FETCH_VECTOR_RAW leaves the map to the caller. */
+#define CLR_FETCH_VECTOR_WITH(x, in, e, n, aligned, MAP, MAPV)                 \
     if ((e) + CLR_VEC <= (n)) {                                                \
-        (x) = clr_mapv((aligned) ? clr_load_vec((global const VT *)((in) + (e))) \
-                                 : CLR_LOADU((in) + (e)));                     \
+        (x) = MAPV((aligned) ? clr_load_vec((global const VT *)((in) + (e)))   \
+                             : CLR_LOADU((in) + (e)));                         \
     } else {                                                                   \
         private T *s_ = (private T *)&(x);                                     \
         for (uint c_ = 0; c_ < CLR_VEC; c_++)                                  \
-            s_[c_] = (e) + c_ < (n) ? clr_map((in)[(e) + c_]) : CLR_IDENTITY;  \
+            s_[c_] = (e) + c_ < (n) ? MAP((in)[(e) + c_]) : CLR_IDENTITY;      \
     }
+#define CLR_NO_MAP(x) (x)
+#define CLR_FETCH_VECTOR(x, in, e, n, aligned)                                 \
+    CLR_FETCH_VECTOR_WITH(x, in, e, n, aligned, clr_map, clr_mapv)
+#define CLR_FETCH_VECTOR_RAW(x, in, e, n, aligned)                             \
+    CLR_FETCH_VECTOR_WITH(x, in, e, n, aligned, CLR_NO_MAP, CLR_NO_MAP)
 
 /* The segment of k (bounds[0 .. k], not decreasing) that holds element p:
  * the last i with bounds[i] <= p, k after the last, -1 before the first.
@@ -150,8 +157,25 @@ int clr_warps_fit(void) { return CLR_WG % clr_warps_size() == 0; }
 /* No segment of a span's waits for the join (clr_warps_reduce). */
 #define CLR_WARPS_NONE (-2)
 
+/* Where a span applies its map (CLR_MAP): at the additions for floats,
+ * after a round's loads are all issued; as it reads for doubles. Mapped as
+ * they were read, float sums of squares and of absolute values over arrays
+ * and segments of 1-1000 took 1.5-1.95x a plain sum's time on an H200 and
+ * an H100; mapped at the additions, 0.88-1.04x a plain sum's time.
+ * Doubles mapped at the additions took up to 1.31x the time of doubles
+ * mapped as read on the H200 (bench/results/h200-2026-12-06-late-map.txt,
+ * h100-2026-12-06-late-map.txt). */
+#if CLR_T_BYTES == 4
+#define CLR_WARPS_FETCH CLR_FETCH_VECTOR_RAW
+#define clr_warps_map(x) clr_map(x)
+#else
+#define CLR_WARPS_FETCH CLR_FETCH_VECTOR
+#define clr_warps_map(x) (x)
+#endif
+
 /* The work-item's vectors of round r of `rounds` of in[0 .. n): the
- * round's steps of its sub-group's span (the identity past n). */
+ * round's steps of its sub-group's span (the identity past n), mapped
+ * here or at the additions (clr_warps_map). */
 void clr_warps_fetch_round(global const T *in, uint n, private VT *x, uint r, uint rounds)
 {
     uint size = clr_warps_size(), lane = clr_warps_lane();
@@ -160,7 +184,7 @@ void clr_warps_fetch_round(global const T *in, uint n, private VT *x, uint r, ui
 #pragma unroll
     for (uint u = 0; u < CLR_WARPS_STEPS; u++) {
         uint e = base + (u * size + lane) * CLR_VEC;
-        CLR_FETCH_VECTOR(x[u], in, e, n, aligned)
+        CLR_WARPS_FETCH(x[u], in, e, n, aligned)
     }
 }
 
@@ -212,7 +236,7 @@ void clr_warps_reduce(global const T *in, private VT *x, uint n, uint rounds,
             if (end > wb && wa + window <= n) {
 #pragma unroll
                 for (uint c = 0; c < CLR_VEC; c++)
-                    acc = clr_op(acc, CLR_AT(x[u], c));
+                    acc = clr_op(acc, clr_warps_map(CLR_AT(x[u], c)));
                 continue;
             }
             /* Ends in the window, or its tail past n: the lanes' elements
@@ -222,7 +246,7 @@ void clr_warps_reduce(global const T *in, private VT *x, uint n, uint rounds,
 #pragma unroll
                 for (uint c = 0; c < CLR_VEC; c++)
                     if (q + c >= from && q + c < end)
-                        acc = clr_op(acc, CLR_AT(x[u], c));
+                        acc = clr_op(acc, clr_warps_map(CLR_AT(x[u], c)));
                 T total = clr_warps_combine(acc);
                 if (continued)
                     open = cur, open_part = total;
@@ -239,7 +263,7 @@ void clr_warps_reduce(global const T *in, private VT *x, uint n, uint rounds,
 #pragma unroll
             for (uint c = 0; c < CLR_VEC; c++)
                 if (q + c >= from && q + c < wb)
-                    acc = clr_op(acc, CLR_AT(x[u], c));
+                    acc = clr_op(acc, clr_warps_map(CLR_AT(x[u], c)));
         }
     }
     T tail = clr_warps_combine(acc);
