@@ -530,10 +530,11 @@ clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan 
  * mean. With the map, on that H100 (bench/results/h100-2026-12-05-d.md):
  * 0.54-0.67x the teams' time over segments of 1-10, floats and doubles,
  * 0.60-0.98x over segments of 1-1000 and arrays of 1000 at 2^24, and for
- * doubles and float segments of 1-1000 at 2^28; but float arrays of 1000
- * at 2^28 took 1.45x (squares) and 1.11x (absolute values) the teams'
- * time, 1.3-1.7x a plain sum, in the spans of sub-groups (cause not
- * found). On PoCL and Intel's CPU runtime (2^22 elements,
+ * doubles and float segments of 1-1000 at 2^28; float arrays of 1000 at
+ * 2^28 took 1.45x (squares) and 1.11x (absolute values) the teams' time
+ * there, until the spans of sub-groups mapped floats at the additions
+ * (cl/segment_warps.cl): 0.88-1.04x a plain sum since
+ * (bench/results/h200-2026-12-06.md). On PoCL and Intel's CPU runtime (2^22 elements,
  * bench/results/cpu-2026-12-05-maps.txt) the sums' kernels took segments
  * of 1-1000 and arrays of 1000 in up to 5.3x the time of the operators'
  * teams: CPU devices keep the teams, but under the
