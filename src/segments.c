@@ -534,11 +534,11 @@ clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan 
  * 2^28 took 1.45x (squares) and 1.11x (absolute values) the teams' time
  * there, until the spans of sub-groups mapped floats at the additions
  * (cl/segment_warps.cl): 0.88-1.04x a plain sum since
- * (bench/results/h200-2026-12-06.md). On PoCL and Intel's CPU runtime (2^22 elements,
- * bench/results/cpu-2026-12-05-maps.txt) the sums' kernels took segments
- * of 1-1000 and arrays of 1000 in up to 5.3x the time of the operators'
- * teams: CPU devices keep the teams, but under the
- * tests' switch TEST_SUM_MAPS. */
+ * (bench/results/h200-2026-12-06.md). On PoCL and Intel's CPU runtime
+ * (2^22 elements, bench/results/cpu-2026-12-05-maps.txt) the sums' kernels
+ * took segments of 1-1000 and arrays of 1000 in up to 5.3x the time of the
+ * operators' teams: CPU devices keep the teams, but under the tests'
+ * switch TEST_SUM_MAPS. */
 #define TEST_SUM_MAPS "CLR_TEST_SUM_MAPS"
 
 static int sums_a_map(const clreduce_ctx *ctx, const plan *p, const request *r)
