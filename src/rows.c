@@ -180,6 +180,23 @@ size_t rows_parts(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t le
 /* ---- plan --------------------------------------------------------------------------- */
 
 /* The plan of rows of one input, or of two (dot_rows_family). */
+/* The tests' switch (in the build options) that gives CPU devices the
+ * rows' shapes of GPUs: teams, and sub-groups where the device has them
+ * (rows_by_items(), plan_rows()). */
+#define TEST_ROWS_TEAMS "CLR_TEST_ROWS_TEAMS"
+
+/* On CPU devices the rows of sum, min and max take no sub-groups: on
+ * Intel's CPU runtime (2 cores, 2^22 elements, float, double and int32;
+ * bench/results/cpu-2026-12-06-rows-subgroups.txt) rows of 32, 512, 4096
+ * and 65536 elements took 0.13-0.56x the time without them, but sums of
+ * rows of 512 (0.91x doubles, 1.02x floats), whether or not the launch
+ * used the kernel's sub-group branch. (Several operators in one pass leave
+ * them out there too, multi.c.) */
+static int rows_take_subgroups(const clreduce_ctx *ctx)
+{
+    return !(ctx->info.type & CL_DEVICE_TYPE_CPU) || context_test_switch(ctx, TEST_ROWS_TEAMS);
+}
+
 static clreduce_status plan_rows(clreduce_ctx *ctx, const request *r, plan *p)
 {
     clreduce_status status = plan_start(ctx, r, p);
@@ -192,7 +209,10 @@ static clreduce_status plan_rows(clreduce_ctx *ctx, const request *r, plan *p)
     p->family_defines.count = 0;
     if (takes_fixed_order(ctx, r))
         return fixed_batches_plan(ctx, r, p, 0, "a reproducible context");
-    return plan_teams(ctx, r, p, "rows: ", &rows_program, &operator_rows_program);
+    status = plan_teams(ctx, r, p, "rows: ", &rows_program, &operator_rows_program);
+    if (!rows_take_subgroups(ctx))
+        p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    return status;
 }
 
 static clreduce_status rows_plan(clreduce_ctx *ctx, const request *r, plan *p)
@@ -252,9 +272,7 @@ static clreduce_status enqueue_rows_finish(clreduce_ctx *ctx, chain *c, const pl
  * the 4 v of batched.h's bound (m <= n / w + 4 v + 2) for rows of
  * ITEM_CHAIN_MAX * v^2 elements or fewer: floating-point sums of longer
  * rows keep the teams (min, max and integer sums are exact in any order).
- * Not where the build options carry the tests' switch TEST_ROWS_TEAMS,
- * which keeps the teams there for the tests. */
-#define TEST_ROWS_TEAMS "CLR_TEST_ROWS_TEAMS"
+ * Not under the tests' switch TEST_ROWS_TEAMS. */
 #define ITEM_CHAIN_MAX 4
 
 int rows_by_items(const clreduce_ctx *ctx, const plan *p, size_t items, size_t length)
