@@ -210,7 +210,7 @@ static clreduce_status plan_rows(clreduce_ctx *ctx, const request *r, plan *p)
     if (takes_fixed_order(ctx, r))
         return fixed_batches_plan(ctx, r, p, 0, "a reproducible context");
     status = plan_teams(ctx, r, p, "rows: ", &rows_program, &operator_rows_program);
-    if (!rows_take_subgroups(ctx))
+    if (status == CLREDUCE_SUCCESS && !rows_take_subgroups(ctx))
         p->path = CLREDUCE_SUBGROUP_PATH_NONE;
     return status;
 }

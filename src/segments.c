@@ -120,7 +120,7 @@ static int test_chunks(const clreduce_ctx *ctx)
  * 1-1000 and arrays of 1000 in 0.19-0.74x the time of chunks of
  * LANE_VECTORS; segments of 1-10 in 0.72-1.31x, hence the least mean. In
  * one launch (a context's segment_passes 1) segments of 1-1000 and arrays
- * of 1000 took 0.24-0.72x the time so
+ * of 1000 took 0.18-0.70x the time so
  * (bench/results/cpu-2026-12-06-wide-single.txt); there unit.state's calls
  * behind a failed wait list check that the single kernel clamps what it
  * reads of the starts launch (cl/reduce_segments_single.cl). Not under the
