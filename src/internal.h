@@ -84,12 +84,15 @@ typedef struct tuning {
  * device allows. */
 void tuning_for_device(const device_info *info, size_t element_size,
                        const clreduce_settings *overrides, tuning *out);
+/* What a call reduces: one range, or a result per row or per segment. */
+typedef enum { TUNING_FLAT, TUNING_ROWS, TUNING_SEGMENTS } tuning_shape;
+
 /* The changes to *t for `count` operators of `type` in one pass (one: min,
- * max or an operator past max alone; `batched`: a result per row or
- * segment), where `overrides` leaves the field unset. */
+ * max or an operator past max alone) over `shape`, where `overrides` leaves
+ * the field unset. */
 void tuning_for_operators(const device_info *info, const clreduce_settings *overrides,
-                          const clreduce_op *ops, size_t count, clreduce_type type, int batched,
-                          tuning *t);
+                          const clreduce_op *ops, size_t count, clreduce_type type,
+                          tuning_shape shape, tuning *t);
 
 /* ---- request.c -------------------------------------------------------------- */
 

@@ -147,13 +147,22 @@ void tuning_for_device(const device_info *info, size_t element_size,
  *    up to 28% slower for several shapes (segments of 1-1000 and 1-10^5,
  *    arrays of 1000), so batched calls of those types keep the table's.
  *    Sets other than those four are untimed.
+ *  - minmax alone over rows of 32 floats at 2^28 took 764-791 µs in
+ *    work-groups of 256 on an H100 (argmax 455, max 408-410) and 441-442
+ *    in work-groups of 512; rows of 512 to 65536 0.95-0.99x the time in
+ *    512, and 0.84-1.03x at 2^24 (bench/results/h100-2026-12-06-c.md).
+ *    Segments of floats took 1.16-1.29x the time in 512, and argmax and
+ *    mean_var were slower in 512 over rows and segments alike. Other types,
+ *    and the other values above over rows and segments, are untimed: one
+ *    operator over rows or segments keeps the table's otherwise.
  * Other devices are unmeasured and keep the table's. */
 void tuning_for_operators(const device_info *info, const clreduce_settings *overrides,
-                          const clreduce_op *ops, size_t count, clreduce_type type, int batched,
-                          tuning *t)
+                          const clreduce_op *ops, size_t count, clreduce_type type,
+                          tuning_shape shape, tuning *t)
 {
     if (info->vendor != VENDOR_NVIDIA)
         return;
+    int batched = shape != TUNING_FLAT;
     unsigned groups = 0, loads = 0;
     size_t wg = 0;
     if (count > 1 && (type == CLREDUCE_FLOAT || !batched)) {
@@ -163,6 +172,9 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
         groups = wide ? 4 : 2;
     } else if (count > 1 || type != CLREDUCE_FLOAT) {
         return;
+    } else if (shape != TUNING_FLAT) {
+        if (ops[0] == CLREDUCE_OP_MINMAX && shape == TUNING_ROWS)
+            wg = 512;
     } else if (ops[0] == CLREDUCE_OP_MIN || ops[0] == CLREDUCE_OP_MAX ||
                ops[0] == CLREDUCE_OP_MINMAX || ops[0] == CLREDUCE_OP_DOT) {
         groups = 4;
