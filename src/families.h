@@ -213,11 +213,6 @@ request rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
 /* The same for segments. */
 extern const op_family segments_family;
 extern const program_spec operator_segments_program;
-request segments_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
-                         cl_mem input, size_t offset, size_t count, cl_mem offsets,
-                         size_t offsets_offset, clreduce_type offsets_type, size_t segments,
-                         cl_mem result, size_t result_offset, cl_uint num_wait,
-                         const cl_event *wait);
 
 /* Segments of operators that combine accumulators (those past max, several
  * in one pass, a user's): each lane of a team takes
@@ -235,6 +230,16 @@ request segments_request(cl_command_queue queue, clreduce_op op, clreduce_type t
  * (a literal: defines keep the pointer). */
 #define LANE_ELEMENTS_TEXT(n) "(" #n "*CLR_VEC)"
 #define LANE_ELEMENTS_DEFINE(n) LANE_ELEMENTS_TEXT(n)
+
+/* ---- segment_offsets.c: what every family of segments shares ---------------- */
+
+/* The request of a segments call (the offsets in r.index, the segments in
+ * r.rows). */
+request segments_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
+                         cl_mem input, size_t offset, size_t count, cl_mem offsets,
+                         size_t offsets_offset, clreduce_type offsets_type, size_t segments,
+                         cl_mem result, size_t result_offset, cl_uint num_wait,
+                         const cl_event *wait);
 
 /* A segments plan's offsets: the checks of their type and count, then the
  * define that gives the kernels their type (segment_chunks.cl). */

@@ -3,8 +3,6 @@
  * is cut into, and the launches. The blocking call checks the offsets on
  * the host; the enqueueing call cannot read them, and its kernels clamp
  * them instead (reduce_segments.cl). */
-#include <stdio.h>
-#include <string.h>
 
 #include "families.h"
 
@@ -492,30 +490,6 @@ static size_t piece_elements(const clreduce_ctx *ctx, const request *r)
 
 /* ---- plan --------------------------------------------------------------------------- */
 
-static clreduce_status check_offsets_type(clreduce_ctx *ctx, clreduce_type type)
-{
-    if (type != CLREDUCE_UINT32 && type != CLREDUCE_UINT64)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "offsets_type %d (%s) is not CLREDUCE_UINT32 or CLREDUCE_UINT64",
-                         (int)type, clreduce_type_name(type) ? clreduce_type_name(type)
-                                                             : "unknown");
-    return CLREDUCE_SUCCESS;
-}
-
-clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan *p)
-{
-    clreduce_status status = check_offsets_type(ctx, r->index_type);
-    if (status != CLREDUCE_SUCCESS)
-        return status;
-    if (r->rows == SIZE_MAX)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%zu segments need %zu + 1 offsets: more than a size_t counts", r->rows,
-                         r->rows);
-    defines_add(&p->family_defines, "CLR_OFFSETS_TYPE",
-                r->index_type == CLREDUCE_UINT32 ? CLR_TYPE_UINT : CLR_TYPE_ULONG);
-    return CLREDUCE_SUCCESS;
-}
-
 /* On GPUs (tuning's sum_teams), sums of squares and of absolute values of
  * floats and doubles over segments of a mean short of the long chunks
  * (LONG_CHUNKS) run as sums of the map (CLR_MAP, types.cl), in the kernels
@@ -760,31 +734,6 @@ static const op_family dot_segments_family = {
 
 /* ---- API ------------------------------------------------------------------------------ */
 
-request segments_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
-                         cl_mem input, size_t offset, size_t count, cl_mem offsets,
-                         size_t offsets_offset, clreduce_type offsets_type, size_t segments,
-                         cl_mem result, size_t result_offset, cl_uint num_wait,
-                         const cl_event *wait)
-{
-    request r;
-    memset(&r, 0, sizeof r);
-    r.queue = queue;
-    r.op = op;
-    r.type = type;
-    r.input = input;
-    r.input_offset = offset;
-    r.count = count;
-    r.output = result;
-    r.output_offset = result_offset;
-    r.num_wait = num_wait;
-    r.wait = wait;
-    r.rows = segments;
-    r.index = offsets;
-    r.index_offset = offsets_offset;
-    r.index_type = offsets_type;
-    return r;
-}
-
 clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue queue,
                                          clreduce_op op, clreduce_type type, cl_mem input,
                                          size_t offset, size_t count, cl_mem offsets,
@@ -795,61 +744,6 @@ clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue que
     request r = segments_request(queue, op, type, input, offset, count, offsets, offsets_offset,
                                  offsets_type, segments, result, result_offset, num_wait, wait);
     return request_enqueue(ctx, &segments_family, &r, NULL, done);
-}
-
-/* The first index at which the offsets decrease or pass count (or, with
- * `strict`, do not increase), or SIZE_MAX. */
-static size_t first_bad_offset(const void *offsets, clreduce_type type, size_t segments,
-                               size_t count, int strict, uint64_t *value, uint64_t *previous)
-{
-    uint64_t prev = 0;
-    for (size_t i = 0; i <= segments; i++) {
-        uint64_t v = type == CLREDUCE_UINT32 ? ((const uint32_t *)offsets)[i]
-                                             : ((const uint64_t *)offsets)[i];
-        if (v < prev || v > count || (strict && i > 0 && v == prev)) {
-            *value = v;
-            *previous = prev;
-            return i;
-        }
-        prev = v;
-    }
-    return SIZE_MAX;
-}
-
-clreduce_status segments_host(clreduce_ctx *ctx, const op_family *f, request *r,
-                              const void *data, const void *data2, const void *offsets,
-                              const char *empty_refused, void *results)
-{
-    clreduce_type offsets_type = r->index_type;
-    size_t segments = r->rows;
-    if (!offsets)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "offsets is NULL");
-    clreduce_status status = check_offsets_type(ctx, offsets_type);
-    if (status != CLREDUCE_SUCCESS)
-        return status;
-    if (segments == SIZE_MAX)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%zu segments need %zu + 1 offsets: more than a size_t counts", segments,
-                         segments);
-    uint64_t value = 0, previous = 0;
-    size_t bad = first_bad_offset(offsets, offsets_type, segments, r->count,
-                                  empty_refused != NULL, &value, &previous);
-    if (bad != SIZE_MAX) {
-        if (value > r->count)
-            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                             "offsets[%zu] = %llu is past count %zu", bad,
-                             (unsigned long long)value, r->count);
-        if (value == previous)
-            return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                             "offsets[%zu] = offsets[%zu] = %llu: segment %zu is empty, and %s",
-                             bad - 1, bad, (unsigned long long)value, bad - 1, empty_refused);
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "offsets[%zu] = %llu is smaller than offsets[%zu] = %llu: offsets must "
-                         "not decrease",
-                         bad, (unsigned long long)value, bad - 1, (unsigned long long)previous);
-    }
-    r->host_index = offsets;
-    return request_host_two(ctx, f, r, data, data2, results);
 }
 
 clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, clreduce_op op,
