@@ -321,6 +321,7 @@ static int takes_warps(const clreduce_ctx *ctx, const plan *p, const request *r)
         return 0;
     return p->t.segment_runs && plain_program(p) && r->rows &&
            ctx->subgroup_path != CLREDUCE_SUBGROUP_PATH_NONE &&
+           p->path != CLREDUCE_SUBGROUP_PATH_NONE &&
            r->count / r->rows >= WARPS_MEAN_MIN && r->count / r->rows <= chunk &&
            tile_elements(ctx, p, r) == chunk;
 }
@@ -525,6 +526,20 @@ static int sums_a_map(const clreduce_ctx *ctx, const plan *p, const request *r)
            (p->t.sum_teams || context_test_switch(ctx, TEST_SUM_MAPS));
 }
 
+/* On CPU devices min and max of segments of a mean of SUBGROUPS_CPU_MEAN_MIN
+ * elements or more take no sub-groups: on Intel's CPU runtime (2^22
+ * elements of float, double and int32; three turns, medians;
+ * bench/results/cpu-2026-12-06-segments-subgroups.txt) they took segments
+ * of 1-1000 to 1-10^5 and arrays of 1000 in 0.27-0.97x the time without.
+ * Not under the tests' switches of the chunks (test_chunks()). */
+#define SUBGROUPS_CPU_MEAN_MIN 64
+
+static int takes_subgroups(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    return !(ctx->info.type & CL_DEVICE_TYPE_CPU) || p->op == CLREDUCE_OP_SUM ||
+           !r->rows || r->count / r->rows < SUBGROUPS_CPU_MEAN_MIN || test_chunks(ctx);
+}
+
 /* The plan of segments of one input, or of two (dot_segments_family). */
 static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *p)
 {
@@ -544,6 +559,8 @@ static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *
         defines_add(&p->family_defines, "CLR_MAP", (int)r->op);
     }
     status = plan_teams(ctx, &sum, p, "segments: ", &segments_program, &operator_segments_program);
+    if (status == CLREDUCE_SUCCESS && !takes_subgroups(ctx, p, r))
+        p->path = CLREDUCE_SUBGROUP_PATH_NONE;
     if (status == CLREDUCE_SUCCESS)
         tune_8_bytes(ctx, p);
     if (status == CLREDUCE_SUCCESS && op_keeps_accumulators(p->op)) {
