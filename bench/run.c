@@ -121,7 +121,8 @@ static char *tuning_line(clreduce_ctx *ctx, const options *o)
                                 eff.work_group_size, eff.groups_per_compute_unit,
                                 eff.loads_per_work_item, eff.vector_width);
     }
-    /* Operators that run with tunings of their own, and several at once. */
+    /* Operators that run with tunings of their own, and several at once:
+     * over a range (rows may differ: clreduce_get_operators_tuning()). */
     for (size_t t = 0; t < o->type_count && len < sizeof line; t++) {
         clreduce_settings table, own;
         if (clreduce_get_tuning(ctx, o->type_list[t], &table) != CLREDUCE_SUCCESS)
@@ -137,7 +138,7 @@ static char *tuning_line(clreduce_ctx *ctx, const options *o)
                  own.loads_per_work_item == table.loads_per_work_item))
                 continue;
             len += (size_t)snprintf(line + len, sizeof line - len,
-                                    "; %s %s: wg %zu, groups/CU %u, loads %u",
+                                    "; %s %s (flat): wg %zu, groups/CU %u, loads %u",
                                     clreduce_type_name(o->type_list[t]),
                                     n > 1 ? "several operators" : clreduce_op_name(ops[0]),
                                     own.work_group_size, own.groups_per_compute_unit,
