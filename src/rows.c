@@ -1,8 +1,6 @@
 /* Reductions of the rows of a pitched matrix, as an operation family of the
  * request pipeline (request.c): the plan, the choice of teams per row from
  * the shape, and the launches. */
-#include <stdio.h>
-#include <string.h>
 
 #include "families.h"
 
@@ -372,20 +370,9 @@ request rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
                      size_t offset, size_t rows, size_t row_length, size_t row_pitch,
                      cl_mem result, size_t result_offset, cl_uint num_wait, const cl_event *wait)
 {
-    request r;
-    memset(&r, 0, sizeof r);
-    r.queue = queue;
-    r.op = op;
-    r.type = type;
-    r.input = input;
-    r.input_offset = offset;
-    r.output = result;
-    r.output_offset = result_offset;
-    r.num_wait = num_wait;
-    r.wait = wait;
-    r.rows = rows;
-    r.row_length = row_length;
-    r.row_pitch = row_pitch;
+    request r = {.queue = queue, .op = op, .type = type, .input = input, .input_offset = offset,
+                 .output = result, .output_offset = result_offset, .num_wait = num_wait,
+                 .wait = wait, .rows = rows, .row_length = row_length, .row_pitch = row_pitch};
     int overflow;
     r.count = rows_span(rows, row_length, effective_pitch(&r), &overflow);
     return r;

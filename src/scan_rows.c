@@ -3,7 +3,6 @@
  * picks teams for short rows and tiles for longer ones from the row length,
  * and the launches. The operators past max scan rows over their
  * accumulators (scan_operators.c). */
-#include <string.h>
 
 #include "families.h"
 
@@ -211,22 +210,10 @@ request scan_rows_request(cl_command_queue queue, clreduce_op op, clreduce_type 
                           size_t output_offset, size_t output_pitch, cl_uint num_wait,
                           const cl_event *wait)
 {
-    request r;
-    memset(&r, 0, sizeof r);
-    r.queue = queue;
-    r.op = op;
-    r.type = type;
-    r.kind = (int)kind;
-    r.input = input;
-    r.input_offset = offset;
-    r.output = output;
-    r.output_offset = output_offset;
-    r.num_wait = num_wait;
-    r.wait = wait;
-    r.rows = rows;
-    r.row_length = row_length;
-    r.row_pitch = row_pitch;
-    r.output_pitch = output_pitch;
+    request r = {.queue = queue, .op = op, .type = type, .kind = (int)kind, .input = input,
+                 .input_offset = offset, .output = output, .output_offset = output_offset,
+                 .num_wait = num_wait, .wait = wait, .rows = rows, .row_length = row_length,
+                 .row_pitch = row_pitch, .output_pitch = output_pitch};
     int overflow;
     r.count = rows_span(rows, row_length, scan_rows_input_pitch(&r), &overflow);
     return r;

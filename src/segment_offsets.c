@@ -4,7 +4,6 @@
  * gives the kernels their type) and on the host's (every offset, before a
  * blocking call runs). */
 #include <stdint.h>
-#include <string.h>
 
 #include "families.h"
 
@@ -14,22 +13,10 @@ request segments_request(cl_command_queue queue, clreduce_op op, clreduce_type t
                          cl_mem result, size_t result_offset, cl_uint num_wait,
                          const cl_event *wait)
 {
-    request r;
-    memset(&r, 0, sizeof r);
-    r.queue = queue;
-    r.op = op;
-    r.type = type;
-    r.input = input;
-    r.input_offset = offset;
-    r.count = count;
-    r.output = result;
-    r.output_offset = result_offset;
-    r.num_wait = num_wait;
-    r.wait = wait;
-    r.rows = segments;
-    r.index = offsets;
-    r.index_offset = offsets_offset;
-    r.index_type = offsets_type;
+    request r = {.queue = queue, .op = op, .type = type, .input = input, .input_offset = offset,
+                 .count = count, .output = result, .output_offset = result_offset,
+                 .num_wait = num_wait, .wait = wait, .rows = segments, .index = offsets,
+                 .index_offset = offsets_offset, .index_type = offsets_type};
     return r;
 }
 
