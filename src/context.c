@@ -306,7 +306,7 @@ clreduce_status clreduce_get_operators_tuning(const clreduce_ctx *ctx, const clr
         (status = multi_check_ops(ctx, ops, num_ops, type, 1)) != CLREDUCE_SUCCESS)
         return status;
     tuning t = *CONTEXT_TUNING(ctx, clreduce_type_size(type));
-    tuning_for_operators(&ctx->info, &ctx->settings, ops, num_ops, type, TUNING_FLAT, &t);
+    tuning_for_operators(&ctx->info, &ctx->settings, ops, num_ops, type, 0, &t);
     s.work_group_size = t.work_group_size;
     s.groups_per_compute_unit = t.groups_per_compute_unit;
     s.loads_per_work_item = t.loads_per_work_item;

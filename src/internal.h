@@ -84,15 +84,17 @@ typedef struct tuning {
  * device allows. */
 void tuning_for_device(const device_info *info, size_t element_size,
                        const clreduce_settings *overrides, tuning *out);
-/* What a call reduces: one range, or a result per row or per segment. */
-typedef enum { TUNING_FLAT, TUNING_ROWS, TUNING_SEGMENTS } tuning_shape;
-
 /* The changes to *t for `count` operators of `type` in one pass (one: min,
- * max or an operator past max alone) over `shape`, where `overrides` leaves
- * the field unset. */
+ * max or an operator past max alone; `batched`: a result per row or
+ * segment), where `overrides` leaves the field unset. */
 void tuning_for_operators(const device_info *info, const clreduce_settings *overrides,
-                          const clreduce_op *ops, size_t count, clreduce_type type,
-                          tuning_shape shape, tuning *t);
+                          const clreduce_op *ops, size_t count, clreduce_type type, int batched,
+                          tuning *t);
+/* The changes to *t for one operator past max alone over rows (rows.c's
+ * teams; a call of several operators takes tuning_for_operators()), where
+ * `overrides` leaves the field unset. */
+void tuning_for_row_operator(const device_info *info, const clreduce_settings *overrides,
+                             clreduce_op op, clreduce_type type, tuning *t);
 
 /* ---- request.c -------------------------------------------------------------- */
 

@@ -173,12 +173,9 @@ static int has_op(const request *r, clreduce_op op)
 static void plan_operators(clreduce_ctx *ctx, const request *r, plan *p, clreduce_variant v,
                            int kind)
 {
-    tuning_shape shape = kind == PROGRAM_ROWS       ? TUNING_ROWS
-                         : kind == PROGRAM_SEGMENTS ? TUNING_SEGMENTS
-                                                    : TUNING_FLAT;
-    int rows = shape != TUNING_FLAT;
+    int rows = kind == PROGRAM_ROWS || kind == PROGRAM_SEGMENTS;
     int sum_layer = is_float(r->type) && has_op(r, CLREDUCE_OP_SUM);
-    tuning_for_operators(&ctx->info, &ctx->settings, r->ops, r->num_ops, r->type, shape, &p->t);
+    tuning_for_operators(&ctx->info, &ctx->settings, r->ops, r->num_ops, r->type, rows, &p->t);
     fit_accumulators(ctx, p);
     p->variant = v;
     p->work_group_size = p->t.work_group_size;

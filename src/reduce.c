@@ -139,7 +139,7 @@ static clreduce_status reduce_plan(clreduce_ctx *ctx, const request *r, plan *p)
     if (v == CLREDUCE_AUTO)
         v = clreduce_auto_variant(ctx, p->type);
     p->variant = v;
-    tuning_for_operators(&ctx->info, &ctx->settings, &r->op, 1, p->type, TUNING_FLAT, &p->t);
+    tuning_for_operators(&ctx->info, &ctx->settings, &r->op, 1, p->type, 0, &p->t);
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
     p->program = &programs[v];

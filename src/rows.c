@@ -207,8 +207,8 @@ static clreduce_status plan_rows(clreduce_ctx *ctx, const request *r, plan *p)
     p->family_defines.count = 0;
     if (takes_fixed_order(ctx, r))
         return fixed_batches_plan(ctx, r, p, 0, "a reproducible context");
-    if (op_is_extended(r->op) && !r->custom)
-        tuning_for_operators(&ctx->info, &ctx->settings, &r->op, 1, p->type, TUNING_ROWS, &p->t);
+    if (!r->custom)
+        tuning_for_row_operator(&ctx->info, &ctx->settings, r->op, p->type, &p->t);
     status = plan_teams(ctx, r, p, "rows: ", &rows_program, &operator_rows_program);
     if (status == CLREDUCE_SUCCESS && !rows_take_subgroups(ctx))
         p->path = CLREDUCE_SUBGROUP_PATH_NONE;

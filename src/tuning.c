@@ -147,22 +147,13 @@ void tuning_for_device(const device_info *info, size_t element_size,
  *    up to 28% slower for several shapes (segments of 1-1000 and 1-10^5,
  *    arrays of 1000), so batched calls of those types keep the table's.
  *    Sets other than those four are untimed.
- *  - minmax alone over rows of 32 floats at 2^28 took 764-791 µs in
- *    work-groups of 256 on an H100 (argmax 455, max 408-410) and 441-442
- *    in work-groups of 512; rows of 512 to 65536 0.95-0.99x the time in
- *    512, and 0.84-1.03x at 2^24 (bench/results/h100-2026-12-06-c.md).
- *    Segments of floats took 1.16-1.29x the time in 512, and argmax and
- *    mean_var were slower in 512 over rows and segments alike. Other types,
- *    and the other values above over rows and segments, are untimed: one
- *    operator over rows or segments keeps the table's otherwise.
  * Other devices are unmeasured and keep the table's. */
 void tuning_for_operators(const device_info *info, const clreduce_settings *overrides,
-                          const clreduce_op *ops, size_t count, clreduce_type type,
-                          tuning_shape shape, tuning *t)
+                          const clreduce_op *ops, size_t count, clreduce_type type, int batched,
+                          tuning *t)
 {
     if (info->vendor != VENDOR_NVIDIA)
         return;
-    int batched = shape != TUNING_FLAT;
     unsigned groups = 0, loads = 0;
     size_t wg = 0;
     if (count > 1 && (type == CLREDUCE_FLOAT || !batched)) {
@@ -172,9 +163,6 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
         groups = wide ? 4 : 2;
     } else if (count > 1 || type != CLREDUCE_FLOAT) {
         return;
-    } else if (shape != TUNING_FLAT) {
-        if (ops[0] == CLREDUCE_OP_MINMAX && shape == TUNING_ROWS)
-            wg = 512;
     } else if (ops[0] == CLREDUCE_OP_MIN || ops[0] == CLREDUCE_OP_MAX ||
                ops[0] == CLREDUCE_OP_MINMAX || ops[0] == CLREDUCE_OP_DOT) {
         groups = 4;
@@ -187,4 +175,21 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
         t->loads_per_work_item = loads;
     if (groups && !overrides->groups_per_compute_unit)
         t->groups_per_compute_unit = groups;
+}
+
+/* On NVIDIA GPUs float minmax over rows takes work-groups of 512. On an
+ * H100 at 2^28 elements, minmax over rows of 32 floats took 764-791 µs in
+ * the table's 256 (argmax 455, max 408-410) and 441-442 in 512; rows of
+ * 512 to 65536 took 0.95-0.99x the time in 512, and 0.84-1.03x at 2^24
+ * (bench/results/h100-2026-12-06-c.md); the work-groups per compute unit
+ * (2-16) did not matter. Segments of floats took 1.16-1.29x the time in
+ * 512 (they keep the table's), and argmax and mean_var were slower in 512
+ * over rows and segments alike. Other types and operators are untimed. */
+void tuning_for_row_operator(const device_info *info, const clreduce_settings *overrides,
+                             clreduce_op op, clreduce_type type, tuning *t)
+{
+    const size_t minmax_wg = 512;
+    if (info->vendor == VENDOR_NVIDIA && op == CLREDUCE_OP_MINMAX && type == CLREDUCE_FLOAT &&
+        !overrides->work_group_size && minmax_wg <= info->max_work_group_size)
+        t->work_group_size = minmax_wg;
 }
