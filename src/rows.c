@@ -177,7 +177,6 @@ size_t rows_parts(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t le
 
 /* ---- plan --------------------------------------------------------------------------- */
 
-/* The plan of rows of one input, or of two (dot_rows_family). */
 /* The tests' switch (in the build options) that gives CPU devices the
  * rows' shapes of GPUs: teams, and sub-groups where the device has them
  * (rows_by_items(), plan_rows()). */
@@ -195,6 +194,7 @@ static int rows_take_subgroups(const clreduce_ctx *ctx)
     return !(ctx->info.type & CL_DEVICE_TYPE_CPU) || context_test_switch(ctx, TEST_ROWS_TEAMS);
 }
 
+/* The plan of rows of one input, or of two (dot_rows_family). */
 static clreduce_status plan_rows(clreduce_ctx *ctx, const request *r, plan *p)
 {
     clreduce_status status = plan_start(ctx, r, p);

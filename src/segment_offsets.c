@@ -20,25 +20,27 @@ request segments_request(cl_command_queue queue, clreduce_op op, clreduce_type t
     return r;
 }
 
-static clreduce_status check_offsets_type(clreduce_ctx *ctx, clreduce_type type)
+/* What both sides check first: the offsets' type, and that the segments'
+ * offsets can be counted. */
+static clreduce_status check_offsets(clreduce_ctx *ctx, clreduce_type type, size_t segments)
 {
     if (type != CLREDUCE_UINT32 && type != CLREDUCE_UINT64)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "offsets_type %d (%s) is not CLREDUCE_UINT32 or CLREDUCE_UINT64",
                          (int)type, clreduce_type_name(type) ? clreduce_type_name(type)
                                                              : "unknown");
+    if (segments == SIZE_MAX)
+        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
+                         "%zu segments need %zu + 1 offsets: more than a size_t counts", segments,
+                         segments);
     return CLREDUCE_SUCCESS;
 }
 
 clreduce_status segments_plan_offsets(clreduce_ctx *ctx, const request *r, plan *p)
 {
-    clreduce_status status = check_offsets_type(ctx, r->index_type);
+    clreduce_status status = check_offsets(ctx, r->index_type, r->rows);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    if (r->rows == SIZE_MAX)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%zu segments need %zu + 1 offsets: more than a size_t counts", r->rows,
-                         r->rows);
     defines_add(&p->family_defines, "CLR_OFFSETS_TYPE",
                 r->index_type == CLREDUCE_UINT32 ? CLR_TYPE_UINT : CLR_TYPE_ULONG);
     return CLREDUCE_SUCCESS;
@@ -67,19 +69,13 @@ clreduce_status segments_host(clreduce_ctx *ctx, const op_family *f, request *r,
                               const void *data, const void *data2, const void *offsets,
                               const char *empty_refused, void *results)
 {
-    clreduce_type offsets_type = r->index_type;
-    size_t segments = r->rows;
     if (!offsets)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "offsets is NULL");
-    clreduce_status status = check_offsets_type(ctx, offsets_type);
+    clreduce_status status = check_offsets(ctx, r->index_type, r->rows);
     if (status != CLREDUCE_SUCCESS)
         return status;
-    if (segments == SIZE_MAX)
-        return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "%zu segments need %zu + 1 offsets: more than a size_t counts", segments,
-                         segments);
     uint64_t value = 0, previous = 0;
-    size_t bad = first_bad_offset(offsets, offsets_type, segments, r->count,
+    size_t bad = first_bad_offset(offsets, r->index_type, r->rows, r->count,
                                   empty_refused != NULL, &value, &previous);
     if (bad != SIZE_MAX) {
         if (value > r->count)

@@ -320,7 +320,6 @@ static int takes_warps(const clreduce_ctx *ctx, const plan *p, const request *r)
         div_up(r->count, chunk) < (size_t)ctx->info.compute_units * WARPS_8_BYTES_EXTREMES_TILES)
         return 0;
     return p->t.segment_runs && plain_program(p) && r->rows &&
-           ctx->subgroup_path != CLREDUCE_SUBGROUP_PATH_NONE &&
            p->path != CLREDUCE_SUBGROUP_PATH_NONE &&
            r->count / r->rows >= WARPS_MEAN_MIN && r->count / r->rows <= chunk &&
            tile_elements(ctx, p, r) == chunk;
