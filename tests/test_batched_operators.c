@@ -5,9 +5,10 @@
  * CPU references of the flat reductions' tests (test_common_operators.c).
  *
  * Row lengths 0, 1, 31, 33, 257, 4097 and 100003 (several work-groups per
- * row), pitched rows with poisoned padding; segment layouts empty, tiny and
- * huge mixed, with 32- and 64-bit offsets; ties, NaN and signed zeros for
- * argmin/argmax within rows; mean_var of rows of mean 10^6 and spread 1.
+ * row), pitched rows with poisoned padding; segment layouts empty, tiny,
+ * short (then one long) and huge mixed, with 32- and 64-bit offsets; ties,
+ * NaN and signed zeros for argmin/argmax within rows; mean_var of rows of
+ * mean 10^6 and spread 1.
  * Every case: the input between poisoned elements, the results at an offset
  * between sentinels (untouched), a second run bitwise the same, and the
  * _host form bitwise the same as the enqueueing one. Bad arguments: results
@@ -412,6 +413,17 @@ static void make_layouts(layout *l, size_t *count)
     }
     l[k].count = (size_t)l[k].offsets[l[k].segments] + 5;
     k++;
+    /* Short segments, a mean of 8 elements, some empty, starting off a
+     * vector boundary, then one that spans many work-groups' chunks. */
+    l[k].name = "short";
+    l[k].offsets = malloc(6002 * sizeof(uint64_t));
+    l[k].offsets[0] = 2;
+    l[k].segments = 0;
+    for (size_t i = 0; i < 6000; i++)
+        push_segment(l[k].offsets, &l[k].segments, tc_rand_below(17));
+    push_segment(l[k].offsets, &l[k].segments, 50001);
+    l[k].count = (size_t)l[k].offsets[l[k].segments];
+    k++;
     for (size_t i = 0; i < k; i++)
         assert_non_null(l[i].offsets);
     *count = k;
@@ -420,7 +432,7 @@ static void make_layouts(layout *l, size_t *count)
 static void test_segments_layouts(void **state)
 {
     (void)state;
-    layout layouts[4];
+    layout layouts[5];
     size_t nl;
     make_layouts(layouts, &nl);
     size_t failed = 0;
