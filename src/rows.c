@@ -208,7 +208,8 @@ static clreduce_status plan_rows(clreduce_ctx *ctx, const request *r, plan *p)
     if (takes_fixed_order(ctx, r))
         return fixed_batches_plan(ctx, r, p, 0, "a reproducible context");
     if (!r->custom)
-        tuning_for_row_operator(&ctx->info, &ctx->settings, r->op, p->type, &p->t);
+        tuning_for_row_operator(&ctx->info, &ctx->settings, r->op, p->type, r->row_length,
+                                &p->t);
     status = plan_teams(ctx, r, p, "rows: ", &rows_program, &operator_rows_program);
     if (status == CLREDUCE_SUCCESS && !rows_take_subgroups(ctx))
         p->path = CLREDUCE_SUBGROUP_PATH_NONE;

@@ -184,12 +184,32 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
  * (bench/results/h100-2026-12-06-c.md); the work-groups per compute unit
  * (2-16) did not matter. Segments of floats took 1.16-1.29x the time in
  * 512 (they keep the table's), and argmax and mean_var were slower in 512
- * over rows and segments alike. Other types and operators are untimed. */
+ * over rows and segments alike.
+ * Float and double argmin, argmax, minmax and mean_var over rows of
+ * SCALAR_ROW_MAX elements or fewer read them an element at a time (a
+ * vector width of 1): on an H100 at 2^26 elements
+ * (bench/results/h100-2026-12-06-e.md) argmax, minmax and mean_var took
+ * rows of 4 in 0.72-0.79x the time so
+ * (doubles 0.88-0.96x), rows of 8 in 0.87-0.90x (doubles 0.91-1.01x), rows
+ * of 16 in 1.16-1.32x; with the rule, old and new builds alternating,
+ * argmin took what argmax did (rows of 4 and 8: 0.79 and 0.87x floats,
+ * 0.88 and 0.91x doubles). Dot of rows that short took 1.30-1.51x
+ * (floats), and keeps its vectors. Other types and operators are
+ * untimed. */
+#define SCALAR_ROW_MAX 8
+
 void tuning_for_row_operator(const device_info *info, const clreduce_settings *overrides,
-                             clreduce_op op, clreduce_type type, tuning *t)
+                             clreduce_op op, clreduce_type type, size_t row_length, tuning *t)
 {
     const size_t minmax_wg = 512;
-    if (info->vendor == VENDOR_NVIDIA && op == CLREDUCE_OP_MINMAX && type == CLREDUCE_FLOAT &&
-        !overrides->work_group_size && minmax_wg <= info->max_work_group_size)
+    if (info->vendor != VENDOR_NVIDIA)
+        return;
+    if (op == CLREDUCE_OP_MINMAX && type == CLREDUCE_FLOAT && !overrides->work_group_size &&
+        minmax_wg <= info->max_work_group_size)
         t->work_group_size = minmax_wg;
+    int scalar_op = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX ||
+                    op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_MEAN_VAR;
+    if (scalar_op && (type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE) &&
+        row_length <= SCALAR_ROW_MAX && !overrides->vector_width)
+        t->vector_width = 1;
 }

@@ -564,10 +564,11 @@ CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clredu
  * unit, float mean_var 16 loads; several operators of a 4-byte type 512
  * work-items x 16 loads x 2 work-groups, of an 8-byte type 256 x 8 x 4;
  * over rows, rather than a range, float minmax alone takes 512 work-items;
- * over segments of a mean under 8 elements, each built-in operator past max
- * alone takes a vector width of 1). A call whose operators' accumulators do
- * not fit the device's local memory at that work-group size takes a smaller
- * one. */
+ * float and double argmin, argmax, minmax and mean_var alone over rows of 8
+ * elements or fewer, and each built-in operator past max alone over
+ * segments of a mean under 8 elements, a vector width of 1). A call whose
+ * operators' accumulators do not fit the device's local memory at that
+ * work-group size takes a smaller one. */
 CLREDUCE_API clreduce_status clreduce_get_operators_tuning(const clreduce_ctx *ctx,
                                                            const clreduce_op *ops, size_t num_ops,
                                                            clreduce_type type,
