@@ -95,6 +95,11 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
  * tuning_for_operators()), where `overrides` leaves the field unset. */
 void tuning_for_row_operator(const device_info *info, const clreduce_settings *overrides,
                              clreduce_op op, clreduce_type type, size_t row_length, tuning *t);
+/* The same for one operator that combines accumulators (operators.c's
+ * op_keeps_accumulators(), not a user's) alone over segments of a mean of
+ * `mean` elements (segments.c's teams). */
+void tuning_for_segment_operator(const device_info *info, const clreduce_settings *overrides,
+                                 clreduce_op op, clreduce_type type, size_t mean, tuning *t);
 
 /* ---- request.c -------------------------------------------------------------- */
 

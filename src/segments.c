@@ -525,25 +525,6 @@ static int sums_a_map(const clreduce_ctx *ctx, const plan *p, const request *r)
            (p->t.sum_teams || context_test_switch(ctx, TEST_SUM_MAPS));
 }
 
-/* On NVIDIA GPUs the built-in operators that combine accumulators read
- * segments of a mean shorter than SCALAR_MEAN_MAX elements an element at a
- * time (CLR_VEC 1), where the settings fix no vector width: a lane's few
- * elements then take no vector accumulator to fold and no vector load
- * split at an unaligned start. On an H100 (2^26 elements; two turns,
- * bench/results/h100-2026-12-06-d.md) segments of 1-10 took 0.74-0.90x the
- * time so for argmax, minmax, mean_var, norm2 and dot of floats, 0.59-0.76x
- * for doubles; segments of 8 took 1.05-1.16x, of 16 1.37-1.44x (floats;
- * doubles 1.00-1.08x and 0.84-1.28x), hence the bound; means between 5.5
- * and 8 were not timed, nor other GPUs. */
-#define SCALAR_MEAN_MAX 8
-
-static int takes_scalars(const clreduce_ctx *ctx, const plan *p, const request *r)
-{
-    return op_keeps_accumulators(p->op) && !r->custom && ctx->info.vendor == VENDOR_NVIDIA &&
-           p->t.sum_teams && !ctx->settings.vector_width && r->rows &&
-           r->count / r->rows < SCALAR_MEAN_MAX;
-}
-
 /* On CPU devices min and max of segments of a mean of SUBGROUPS_CPU_MEAN_MIN
  * elements or more take no sub-groups: on Intel's CPU runtime (2^22
  * elements of float, double and int32; three turns, medians;
@@ -582,8 +563,9 @@ static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *
     if (status == CLREDUCE_SUCCESS)
         tune_8_bytes(ctx, p);
     if (status == CLREDUCE_SUCCESS && op_keeps_accumulators(p->op)) {
-        if (takes_scalars(ctx, p, r))
-            p->t.vector_width = 1;
+        if (!r->custom && r->rows)
+            tuning_for_segment_operator(&ctx->info, &ctx->settings, p->op, p->type,
+                                        r->count / r->rows, &p->t);
         defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
                          dot_lanes(p, r) ? LANE_ELEMENTS_DEFINE(DOT_LANE_VECTORS)
                                          : LANE_ELEMENTS_DEFINE(SEGMENT_ACCUMULATOR_LANE_VECTORS));

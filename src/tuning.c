@@ -177,6 +177,52 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
         t->groups_per_compute_unit = groups;
 }
 
+/* Operators over short rows and segments read them an element at a time
+ * (a vector width of 1), where the settings fix no width: a lane's few
+ * elements then take no vector accumulator to fold and no vector load
+ * split at an unaligned start. Rows of SCALAR_LENGTH_MAX elements or fewer,
+ * segments of a mean shorter than that:
+ * - NVIDIA GPUs, over rows float and double argmin, argmax, minmax and
+ *   mean_var; on an H100 at 2^26 elements
+ *   (bench/results/h100-2026-12-06-e.md) argmax, minmax and mean_var took
+ *   rows of 4 in 0.72-0.79x the time so (doubles 0.88-0.96x), rows of 8 in
+ *   0.87-0.90x (doubles 0.91-1.01x), rows of 16 in 1.16-1.32x; with the
+ *   rule, old and new builds alternating, argmin took what argmax did. Dot
+ *   of rows that short took 1.30-1.51x (floats), and keeps its vectors;
+ * - NVIDIA GPUs, over segments every built-in operator that combines
+ *   accumulators (segments.c asks for those alone); on the same H100
+ *   (h100-2026-12-06-d.md) segments of 1-10 took 0.74-0.90x the time so
+ *   for argmax, minmax, mean_var, norm2 and dot of floats, 0.59-0.76x for
+ *   doubles; segments of 8 took 1.05-1.16x, of 16 1.37-1.44x (floats;
+ *   doubles 1.00-1.08x and 0.84-1.28x); means between 5.5 and 8 untimed;
+ * - CPU devices, float argmin and argmax and float and double mean_var,
+ *   rows and segments alike; on Intel's CPU runtime and PoCL 3.1 (2^20 and
+ *   2^21 elements, three turns, medians;
+ *   bench/results/cpu-2026-12-06-scalar.txt) they took segments of 1-5 and
+ *   1-10 and rows of 4 and 8 in 0.20-0.97x the time so, but for PoCL's
+ *   float mean_var of segments of 1-10 at 2^20 (1.04x; the lesser times
+ *   0.72x); minmax, norm2, dot and double argmax went either way by shape
+ *   and runtime, and keep their vectors.
+ * Other devices, types and operators are untimed. */
+#define SCALAR_LENGTH_MAX 8
+
+/* Whether items of `length` elements (rows), or of that mean (segments),
+ * take a vector width of 1 for `op` of `type`, by the rules above. */
+static int scalar_items(const device_info *info, clreduce_op op, clreduce_type type,
+                        int segments, size_t length)
+{
+    int fd = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
+    int arg = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX;
+    if (segments ? length >= SCALAR_LENGTH_MAX : length > SCALAR_LENGTH_MAX)
+        return 0;
+    if (info->vendor == VENDOR_NVIDIA)
+        return segments ||
+               (fd && (arg || op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_MEAN_VAR));
+    if (info->type & CL_DEVICE_TYPE_CPU)
+        return (arg && type == CLREDUCE_FLOAT) || (fd && op == CLREDUCE_OP_MEAN_VAR);
+    return 0;
+}
+
 /* On NVIDIA GPUs float minmax over rows takes work-groups of 512. On an
  * H100 at 2^28 elements, minmax over rows of 32 floats took 764-791 µs in
  * the table's 256 (argmax 455, max 408-410) and 441-442 in 512; rows of
@@ -184,32 +230,21 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
  * (bench/results/h100-2026-12-06-c.md); the work-groups per compute unit
  * (2-16) did not matter. Segments of floats took 1.16-1.29x the time in
  * 512 (they keep the table's), and argmax and mean_var were slower in 512
- * over rows and segments alike.
- * Float and double argmin, argmax, minmax and mean_var over rows of
- * SCALAR_ROW_MAX elements or fewer read them an element at a time (a
- * vector width of 1): on an H100 at 2^26 elements
- * (bench/results/h100-2026-12-06-e.md) argmax, minmax and mean_var took
- * rows of 4 in 0.72-0.79x the time so
- * (doubles 0.88-0.96x), rows of 8 in 0.87-0.90x (doubles 0.91-1.01x), rows
- * of 16 in 1.16-1.32x; with the rule, old and new builds alternating,
- * argmin took what argmax did (rows of 4 and 8: 0.79 and 0.87x floats,
- * 0.88 and 0.91x doubles). Dot of rows that short took 1.30-1.51x
- * (floats), and keeps its vectors. Other types and operators are
- * untimed. */
-#define SCALAR_ROW_MAX 8
-
+ * over rows and segments alike. Other types and operators are untimed. */
 void tuning_for_row_operator(const device_info *info, const clreduce_settings *overrides,
                              clreduce_op op, clreduce_type type, size_t row_length, tuning *t)
 {
     const size_t minmax_wg = 512;
-    if (info->vendor != VENDOR_NVIDIA)
-        return;
-    if (op == CLREDUCE_OP_MINMAX && type == CLREDUCE_FLOAT && !overrides->work_group_size &&
-        minmax_wg <= info->max_work_group_size)
+    if (info->vendor == VENDOR_NVIDIA && op == CLREDUCE_OP_MINMAX && type == CLREDUCE_FLOAT &&
+        !overrides->work_group_size && minmax_wg <= info->max_work_group_size)
         t->work_group_size = minmax_wg;
-    int scalar_op = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX ||
-                    op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_MEAN_VAR;
-    if (scalar_op && (type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE) &&
-        row_length <= SCALAR_ROW_MAX && !overrides->vector_width)
+    if (!overrides->vector_width && scalar_items(info, op, type, 0, row_length))
+        t->vector_width = 1;
+}
+
+void tuning_for_segment_operator(const device_info *info, const clreduce_settings *overrides,
+                                 clreduce_op op, clreduce_type type, size_t mean, tuning *t)
+{
+    if (!overrides->vector_width && scalar_items(info, op, type, 1, mean))
         t->vector_width = 1;
 }
