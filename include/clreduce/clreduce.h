@@ -566,7 +566,9 @@ CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clredu
  * over rows, rather than a range, float minmax alone takes 512 work-items;
  * float and double argmin, argmax, minmax and mean_var alone over rows of 8
  * elements or fewer, and each built-in operator past max alone over
- * segments of a mean under 8 elements, a vector width of 1). A call whose
+ * segments of a mean under 8 elements, a vector width of 1; on CPU
+ * devices, float argmin and argmax and float and double mean_var alone over
+ * such rows and segments, a vector width of 1). A call whose
  * operators' accumulators do not fit the device's local memory at that
  * work-group size takes a smaller one. */
 CLREDUCE_API clreduce_status clreduce_get_operators_tuning(const clreduce_ctx *ctx,
