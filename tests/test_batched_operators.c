@@ -373,6 +373,23 @@ static void push_segment(uint64_t *o, size_t *n, size_t length)
     (*n)++;
 }
 
+/* `name`: n segments of lengths uniform in [0, below) from element `start`,
+ * then one of `tail` elements where tail > 0; the input ends with the last. */
+static void random_layout(layout *l, const char *name, uint64_t start, size_t n, size_t below,
+                          size_t tail)
+{
+    l->name = name;
+    l->offsets = malloc((n + 2) * sizeof(uint64_t));
+    assert_non_null(l->offsets);
+    l->offsets[0] = start;
+    l->segments = 0;
+    for (size_t i = 0; i < n; i++)
+        push_segment(l->offsets, &l->segments, tc_rand_below(below));
+    if (tail)
+        push_segment(l->offsets, &l->segments, tail);
+    l->count = (size_t)l->offsets[l->segments];
+}
+
 static void make_layouts(layout *l, size_t *count)
 {
     size_t k = 0;
@@ -391,14 +408,7 @@ static void make_layouts(layout *l, size_t *count)
     l[k].count = 0;
     k++;
     /* Thousands of segments of 0 to 5 elements. */
-    l[k].name = "tiny";
-    l[k].offsets = malloc(3001 * sizeof(uint64_t));
-    l[k].offsets[0] = 0;
-    l[k].segments = 0;
-    for (size_t i = 0; i < 3000; i++)
-        push_segment(l[k].offsets, &l[k].segments, tc_rand_below(6));
-    l[k].count = (size_t)l[k].offsets[l[k].segments];
-    k++;
+    random_layout(&l[k++], "tiny", 0, 3000, 6, 0);
     /* Long segments among empty and tiny ones, starting past element 0. */
     l[k].name = "huge mixed";
     static const size_t fixed[] = {0, 1, 100003, 0, 31, 33, 257, 4097, 0, 2, 70001, 1};
@@ -415,15 +425,7 @@ static void make_layouts(layout *l, size_t *count)
     k++;
     /* Short segments, a mean of 8 elements, some empty, starting off a
      * vector boundary, then one that spans many work-groups' chunks. */
-    l[k].name = "short";
-    l[k].offsets = malloc(6002 * sizeof(uint64_t));
-    l[k].offsets[0] = 2;
-    l[k].segments = 0;
-    for (size_t i = 0; i < 6000; i++)
-        push_segment(l[k].offsets, &l[k].segments, tc_rand_below(17));
-    push_segment(l[k].offsets, &l[k].segments, 50001);
-    l[k].count = (size_t)l[k].offsets[l[k].segments];
-    k++;
+    random_layout(&l[k++], "short", 2, 6000, 17, 50001);
     for (size_t i = 0; i < k; i++)
         assert_non_null(l[i].offsets);
     *count = k;
