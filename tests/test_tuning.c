@@ -1,0 +1,170 @@
+/* unit.tuning: the tuning rules for devices this machine may not have, as
+ * clreduce.h documents them for clreduce_get_operators_tuning(): described
+ * devices (an NVIDIA GPU, a CPU, another vendor's GPU) through the table
+ * and the rules of src/tuning.c. Each rule at its bounds (rows of 8 and 9
+ * elements, segments of a mean of 7 and 8), for the operators and types it
+ * names and for some it leaves alone, and under settings that fix the
+ * field, which it must not touch. No device is needed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "internal.h"
+
+static device_info described(device_vendor vendor, cl_device_type type)
+{
+    device_info info;
+    memset(&info, 0, sizeof info);
+    info.vendor = vendor;
+    info.type = type;
+    info.compute_units = 132;
+    info.max_work_group_size = 1024;
+    info.local_mem_size = 48 * 1024;
+    info.has_fp64 = 1;
+    return info;
+}
+
+/* The device's tuning for `type`, then the rule of rows (row_length > 0)
+ * or of segments (mean > 0) for op under `settings`. */
+static tuning tuned(const device_info *info, const clreduce_settings *settings, clreduce_op op,
+                    clreduce_type type, size_t row_length, size_t mean)
+{
+    tuning t;
+    tuning_for_device(info, clreduce_type_size(type), settings, &t);
+    if (row_length)
+        tuning_for_row_operator(info, settings, op, type, row_length, &t);
+    else
+        tuning_for_segment_operator(info, settings, op, type, mean, &t);
+    return t;
+}
+
+/* The table's tuning for `type`, no settings. */
+static tuning table_tuning(const device_info *info, clreduce_type type)
+{
+    clreduce_settings s;
+    clreduce_default_settings(&s);
+    tuning t;
+    tuning_for_device(info, clreduce_type_size(type), &s, &t);
+    return t;
+}
+
+static unsigned table_width(const device_info *info, clreduce_type type)
+{
+    return table_tuning(info, type).vector_width;
+}
+
+static void test_nvidia_rows(void **state)
+{
+    (void)state;
+    device_info nv = described(VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU);
+    clreduce_settings s;
+    clreduce_default_settings(&s);
+    assert_true(table_width(&nv, CLREDUCE_FLOAT) > 1);
+    static const clreduce_op scalar_ops[] = {CLREDUCE_OP_ARGMIN, CLREDUCE_OP_ARGMAX,
+                                             CLREDUCE_OP_MINMAX, CLREDUCE_OP_MEAN_VAR};
+    for (size_t i = 0; i < sizeof scalar_ops / sizeof *scalar_ops; i++) {
+        for (int d = 0; d < 2; d++) {
+            clreduce_type type = d ? CLREDUCE_DOUBLE : CLREDUCE_FLOAT;
+            assert_int_equal(tuned(&nv, &s, scalar_ops[i], type, 1, 0).vector_width, 1);
+            assert_int_equal(tuned(&nv, &s, scalar_ops[i], type, 8, 0).vector_width, 1);
+            assert_int_equal(tuned(&nv, &s, scalar_ops[i], type, 9, 0).vector_width,
+                             table_width(&nv, type));
+        }
+    }
+    /* Dot keeps its vectors, and so do the types the rule does not name. */
+    assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_DOT, CLREDUCE_FLOAT, 4, 0).vector_width,
+                     table_width(&nv, CLREDUCE_FLOAT));
+    assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_INT32, 4, 0).vector_width,
+                     table_width(&nv, CLREDUCE_INT32));
+    /* Float minmax over rows of any length: work-groups of 512. */
+    assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_MINMAX, CLREDUCE_FLOAT, 4096, 0).work_group_size,
+                     512);
+    assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 4096, 0).work_group_size,
+                     256);
+    /* Settings that fix a field keep it. */
+    s.vector_width = 2;
+    s.work_group_size = 128;
+    tuning t = tuned(&nv, &s, CLREDUCE_OP_MINMAX, CLREDUCE_FLOAT, 4, 0);
+    assert_int_equal(t.vector_width, 2);
+    assert_int_equal(t.work_group_size, 128);
+}
+
+static void test_nvidia_segments(void **state)
+{
+    (void)state;
+    device_info nv = described(VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU);
+    clreduce_settings s;
+    clreduce_default_settings(&s);
+    /* Every operator segments.c asks for, any type: a mean under 8. */
+    static const clreduce_op ops[] = {CLREDUCE_OP_ARGMAX, CLREDUCE_OP_NORM2, CLREDUCE_OP_DOT,
+                                      CLREDUCE_OP_SUM_SQUARES};
+    static const clreduce_type types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLREDUCE_INT32};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+        for (size_t j = 0; j < sizeof types / sizeof *types; j++) {
+            assert_int_equal(tuned(&nv, &s, ops[i], types[j], 0, 7).vector_width, 1);
+            assert_int_equal(tuned(&nv, &s, ops[i], types[j], 0, 8).vector_width,
+                             table_width(&nv, types[j]));
+        }
+    }
+    s.vector_width = 4;
+    assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 0, 1).vector_width, 4);
+}
+
+static void test_cpu(void **state)
+{
+    (void)state;
+    device_info cpu = described(VENDOR_INTEL, CL_DEVICE_TYPE_CPU);
+    clreduce_settings s;
+    clreduce_default_settings(&s);
+    unsigned fw = table_width(&cpu, CLREDUCE_FLOAT), dw = table_width(&cpu, CLREDUCE_DOUBLE);
+    assert_true(fw > 1);
+    for (int seg = 0; seg < 2; seg++) {
+        size_t rows = seg ? 0 : 8, mean = seg ? 7 : 0, past_rows = seg ? 0 : 9;
+        size_t past_mean = seg ? 8 : 0;
+        assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_ARGMIN, CLREDUCE_FLOAT, rows, mean)
+                             .vector_width, 1);
+        assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, rows, mean)
+                             .vector_width, 1);
+        assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_MEAN_VAR, CLREDUCE_DOUBLE, rows, mean)
+                             .vector_width, 1);
+        assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_MEAN_VAR, CLREDUCE_FLOAT, past_rows,
+                               past_mean).vector_width, fw);
+        /* What went either way on CPU runtimes keeps its vectors. */
+        assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_DOUBLE, rows, mean)
+                             .vector_width, dw);
+        assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_MINMAX, CLREDUCE_FLOAT, rows, mean)
+                             .vector_width, fw);
+        assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_DOT, CLREDUCE_FLOAT, rows, mean)
+                             .vector_width, fw);
+    }
+    /* No work-group rule off NVIDIA. */
+    assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_MINMAX, CLREDUCE_FLOAT, 4096, 0).work_group_size,
+                     table_tuning(&cpu, CLREDUCE_FLOAT).work_group_size);
+}
+
+static void test_other_gpu(void **state)
+{
+    (void)state;
+    device_info gpu = described(VENDOR_AMD, CL_DEVICE_TYPE_GPU);
+    clreduce_settings s;
+    clreduce_default_settings(&s);
+    unsigned fw = table_width(&gpu, CLREDUCE_FLOAT);
+    assert_int_equal(tuned(&gpu, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 4, 0).vector_width, fw);
+    assert_int_equal(tuned(&gpu, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 0, 2).vector_width, fw);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nvidia_rows),
+        cmocka_unit_test(test_nvidia_segments),
+        cmocka_unit_test(test_cpu),
+        cmocka_unit_test(test_other_gpu),
+    };
+    return cmocka_run_group_tests_name("unit.tuning", tests, NULL, NULL);
+}
