@@ -172,6 +172,10 @@ clreduce_status device_info_query(cl_device_id device, device_info *info, char *
     cl_device_fp_config fp32 = 0;
     clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp32, &fp32, NULL);
     info->float_denorms = (fp32 & CL_FP_DENORM) != 0;
+    cl_uint native_float = 0;
+    clGetDeviceInfo(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof native_float,
+                    &native_float, NULL);
+    info->native_float_width = native_float;
     info->has_int64_atomics = list_has(extensions, "cl_khr_int64_base_atomics");
 
     /* A device that answers the 2.1 query with 0 has no sub-groups whatever

@@ -40,6 +40,7 @@ typedef struct device_info {
     unsigned clc_major, clc_minor;   /* highest OpenCL C version */
     int has_fp64;
     int float_denorms;               /* CL_FP_DENORM in CL_DEVICE_SINGLE_FP_CONFIG */
+    cl_uint native_float_width;      /* CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, 0 unknown */
     int has_int64_atomics;           /* cl_khr_int64_base_atomics */
     int has_subgroups;               /* cl_khr_subgroups or __opencl_c_subgroups */
     int has_subgroup_shuffle;        /* cl_khr_subgroup_shuffle */
@@ -95,6 +96,11 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
  * tuning_for_operators()), where `overrides` leaves the field unset. */
 void tuning_for_row_operator(const device_info *info, const clreduce_settings *overrides,
                              clreduce_op op, clreduce_type type, size_t row_length, tuning *t);
+/* The changes to *t for a flat sum, min or max of `count` elements of
+ * `type` whose variant the library chose, where `overrides` leaves the
+ * field unset. */
+void tuning_for_flat_range(const device_info *info, const clreduce_settings *overrides,
+                           clreduce_op op, clreduce_type type, size_t count, tuning *t);
 /* The same for one operator that combines accumulators (operators.c's
  * op_keeps_accumulators(), not a user's) alone over segments of a mean of
  * `mean` elements (segments.c's teams). */

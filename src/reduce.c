@@ -140,6 +140,8 @@ static clreduce_status reduce_plan(clreduce_ctx *ctx, const request *r, plan *p)
         v = clreduce_auto_variant(ctx, p->type);
     p->variant = v;
     tuning_for_operators(&ctx->info, &ctx->settings, &r->op, 1, p->type, 0, &p->t);
+    if (r->variant == CLREDUCE_AUTO && v != CLREDUCE_REPRODUCIBLE)
+        tuning_for_flat_range(&ctx->info, &ctx->settings, r->op, p->type, r->count, &p->t);
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
     p->program = &programs[v];

@@ -177,6 +177,32 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
         t->groups_per_compute_unit = groups;
 }
 
+/* On PoCL's CPU devices a flat sum, min or max of 4-byte elements, of
+ * FLAT_WIDE_MIN elements or more, loads vectors of the device's native
+ * float width where it is wider than the table's. On PoCL 3.1 on an
+ * AVX-512 machine (native width 16; bench/results/cpu-2026-12-06-flat.txt,
+ * three turns alternating, medians) vectors of 16 took float and int32
+ * sums, minima and maxima of 2^20 and 2^22 elements in 0.44-0.62x the time
+ * of the table's 4 (0.43-0.63x with the rule, old and new builds
+ * alternating); at 2^16 float minima and maxima took 1.49-1.56x (15-17 µs
+ * more), hence the bound, between which and 2^16 nothing was timed. Intel's
+ * CPU runtime took float minima and maxima in 1.21-2.19x the time so, and
+ * 8-byte types gained nothing on either: they keep the table's. Other
+ * native widths, the variants a caller names and the other families are
+ * untimed so. */
+#define FLAT_WIDE_MIN ((size_t)1 << 20)
+
+void tuning_for_flat_range(const device_info *info, const clreduce_settings *overrides,
+                           clreduce_op op, clreduce_type type, size_t count, tuning *t)
+{
+    unsigned native = info->native_float_width;
+    if (info->vendor == VENDOR_POCL && (info->type & CL_DEVICE_TYPE_CPU) &&
+        op <= CLREDUCE_OP_MAX && clreduce_type_size(type) == 4 && count >= FLAT_WIDE_MIN &&
+        !overrides->vector_width && native > t->vector_width && native <= 16 &&
+        (native & (native - 1)) == 0)
+        t->vector_width = native;
+}
+
 /* Operators over short rows and segments read them an element at a time
  * (a vector width of 1), where the settings fix no width: a lane's few
  * elements then take no vector accumulator to fold and no vector load

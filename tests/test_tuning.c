@@ -1,8 +1,9 @@
 /* unit.tuning: the tuning rules for devices this machine may not have, as
  * clreduce.h documents them for clreduce_get_operators_tuning(): described
- * devices (an NVIDIA GPU, a CPU, another vendor's GPU) through the table
- * and the rules of src/tuning.c. Each rule at its bounds (rows of 8 and 9
- * elements, segments of a mean of 7 and 8), for the operators and types it
+ * devices (an NVIDIA GPU, CPUs of Intel's runtime and of PoCL, another
+ * vendor's GPU) through the table and the rules of src/tuning.c. Each rule
+ * at its bounds (rows of 8 and 9 elements, segments of a mean of 7 and 8,
+ * flat ranges of 2^20 - 1 and 2^20 elements), for the operators and types it
  * names and for some it leaves alone, and under settings that fix the
  * field, which it must not touch. No device is needed. */
 #include <setjmp.h>
@@ -158,6 +159,46 @@ static void test_other_gpu(void **state)
     assert_int_equal(tuned(&gpu, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 0, 2).vector_width, fw);
 }
 
+static void test_pocl_flat(void **state)
+{
+    (void)state;
+    device_info pocl = described(VENDOR_POCL, CL_DEVICE_TYPE_CPU);
+    pocl.native_float_width = 16;
+    clreduce_settings s;
+    clreduce_default_settings(&s);
+    unsigned fw = table_width(&pocl, CLREDUCE_FLOAT), dw = table_width(&pocl, CLREDUCE_DOUBLE);
+    assert_true(fw < 16);
+    tuning t = table_tuning(&pocl, CLREDUCE_FLOAT);
+    tuning_for_flat_range(&pocl, &s, CLREDUCE_OP_MIN, CLREDUCE_FLOAT, (size_t)1 << 20, &t);
+    assert_int_equal(t.vector_width, 16);
+    t = table_tuning(&pocl, CLREDUCE_INT32);
+    tuning_for_flat_range(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_INT32, (size_t)1 << 22, &t);
+    assert_int_equal(t.vector_width, 16);
+    /* Below the bound, 8-byte types, another runtime, a width the device
+     * does not give as a power of two up to 16, or settings that fix it:
+     * the table's. */
+    t = table_tuning(&pocl, CLREDUCE_FLOAT);
+    tuning_for_flat_range(&pocl, &s, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, ((size_t)1 << 20) - 1, &t);
+    assert_int_equal(t.vector_width, fw);
+    t = table_tuning(&pocl, CLREDUCE_DOUBLE);
+    tuning_for_flat_range(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, (size_t)1 << 22, &t);
+    assert_int_equal(t.vector_width, dw);
+    device_info intel = described(VENDOR_INTEL, CL_DEVICE_TYPE_CPU);
+    intel.native_float_width = 16;
+    t = table_tuning(&intel, CLREDUCE_FLOAT);
+    tuning_for_flat_range(&intel, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, (size_t)1 << 22, &t);
+    assert_int_equal(t.vector_width, table_width(&intel, CLREDUCE_FLOAT));
+    pocl.native_float_width = 32;
+    t = table_tuning(&pocl, CLREDUCE_FLOAT);
+    tuning_for_flat_range(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, (size_t)1 << 22, &t);
+    assert_int_equal(t.vector_width, fw);
+    pocl.native_float_width = 16;
+    s.vector_width = 2;
+    tuning_for_device(&pocl, 4, &s, &t);
+    tuning_for_flat_range(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, (size_t)1 << 22, &t);
+    assert_int_equal(t.vector_width, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_nvidia_segments),
         cmocka_unit_test(test_cpu),
         cmocka_unit_test(test_other_gpu),
+        cmocka_unit_test(test_pocl_flat),
     };
     return cmocka_run_group_tests_name("unit.tuning", tests, NULL, NULL);
 }

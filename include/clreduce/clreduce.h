@@ -568,9 +568,11 @@ CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clredu
  * elements or fewer, and each built-in operator past max alone over
  * segments of a mean under 8 elements, a vector width of 1; on CPU
  * devices, float argmin and argmax and float and double mean_var alone over
- * such rows and segments, a vector width of 1). A call whose
- * operators' accumulators do not fit the device's local memory at that
- * work-group size takes a smaller one. */
+ * such rows and segments, a vector width of 1; on PoCL's CPU devices, a
+ * sum, min or max of 4-byte elements whose variant AUTO chose, of 2^20
+ * elements or more, the device's native float width where it is wider). A
+ * call whose operators' accumulators do not fit the device's local memory
+ * at that work-group size takes a smaller one. */
 CLREDUCE_API clreduce_status clreduce_get_operators_tuning(const clreduce_ctx *ctx,
                                                            const clreduce_op *ops, size_t num_ops,
                                                            clreduce_type type,
