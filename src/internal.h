@@ -91,16 +91,16 @@ void tuning_for_device(const device_info *info, size_t element_size,
 void tuning_for_operators(const device_info *info, const clreduce_settings *overrides,
                           const clreduce_op *ops, size_t count, clreduce_type type, int batched,
                           tuning *t);
-/* The changes to *t for one operator past max alone over rows of
- * row_length elements (rows.c's teams; a call of several operators takes
- * tuning_for_operators()), where `overrides` leaves the field unset. */
-void tuning_for_row_operator(const device_info *info, const clreduce_settings *overrides,
-                             clreduce_op op, clreduce_type type, size_t row_length, tuning *t);
 /* The changes to *t for a flat sum, min or max of `count` elements of
  * `type` whose variant the library chose, where `overrides` leaves the
  * field unset. */
 void tuning_for_flat_range(const device_info *info, const clreduce_settings *overrides,
                            clreduce_op op, clreduce_type type, size_t count, tuning *t);
+/* The changes to *t for one operator past max alone over rows of
+ * row_length elements (rows.c's teams; a call of several operators takes
+ * tuning_for_operators()), where `overrides` leaves the field unset. */
+void tuning_for_row_operator(const device_info *info, const clreduce_settings *overrides,
+                             clreduce_op op, clreduce_type type, size_t row_length, tuning *t);
 /* The same for one operator that combines accumulators (operators.c's
  * op_keeps_accumulators(), not a user's) alone over segments of a mean of
  * `mean` elements (segments.c's teams). */
