@@ -159,44 +159,43 @@ static void test_other_gpu(void **state)
     assert_int_equal(tuned(&gpu, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 0, 2).vector_width, fw);
 }
 
+/* The vector width of a flat op of `count` elements of `type` on the
+ * device under `settings`: its tuning, then the flat rule. */
+static unsigned flat_width(const device_info *info, const clreduce_settings *settings,
+                           clreduce_op op, clreduce_type type, size_t count)
+{
+    tuning t;
+    tuning_for_device(info, clreduce_type_size(type), settings, &t);
+    tuning_for_flat_range(info, settings, op, type, count, &t);
+    return t.vector_width;
+}
+
 static void test_pocl_flat(void **state)
 {
     (void)state;
+    const size_t bound = (size_t)1 << 20;
     device_info pocl = described(VENDOR_POCL, CL_DEVICE_TYPE_CPU);
     pocl.native_float_width = 16;
     clreduce_settings s;
     clreduce_default_settings(&s);
     unsigned fw = table_width(&pocl, CLREDUCE_FLOAT), dw = table_width(&pocl, CLREDUCE_DOUBLE);
     assert_true(fw < 16);
-    tuning t = table_tuning(&pocl, CLREDUCE_FLOAT);
-    tuning_for_flat_range(&pocl, &s, CLREDUCE_OP_MIN, CLREDUCE_FLOAT, (size_t)1 << 20, &t);
-    assert_int_equal(t.vector_width, 16);
-    t = table_tuning(&pocl, CLREDUCE_INT32);
-    tuning_for_flat_range(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_INT32, (size_t)1 << 22, &t);
-    assert_int_equal(t.vector_width, 16);
+    assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_MIN, CLREDUCE_FLOAT, bound), 16);
+    assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_INT32, 4 * bound), 16);
     /* Below the bound, 8-byte types, another runtime, a width the device
      * does not give as a power of two up to 16, or settings that fix it:
      * the table's. */
-    t = table_tuning(&pocl, CLREDUCE_FLOAT);
-    tuning_for_flat_range(&pocl, &s, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, ((size_t)1 << 20) - 1, &t);
-    assert_int_equal(t.vector_width, fw);
-    t = table_tuning(&pocl, CLREDUCE_DOUBLE);
-    tuning_for_flat_range(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, (size_t)1 << 22, &t);
-    assert_int_equal(t.vector_width, dw);
+    assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, bound - 1), fw);
+    assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, 4 * bound), dw);
     device_info intel = described(VENDOR_INTEL, CL_DEVICE_TYPE_CPU);
     intel.native_float_width = 16;
-    t = table_tuning(&intel, CLREDUCE_FLOAT);
-    tuning_for_flat_range(&intel, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, (size_t)1 << 22, &t);
-    assert_int_equal(t.vector_width, table_width(&intel, CLREDUCE_FLOAT));
+    assert_int_equal(flat_width(&intel, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, 4 * bound),
+                     table_width(&intel, CLREDUCE_FLOAT));
     pocl.native_float_width = 32;
-    t = table_tuning(&pocl, CLREDUCE_FLOAT);
-    tuning_for_flat_range(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, (size_t)1 << 22, &t);
-    assert_int_equal(t.vector_width, fw);
+    assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, 4 * bound), fw);
     pocl.native_float_width = 16;
     s.vector_width = 2;
-    tuning_for_device(&pocl, 4, &s, &t);
-    tuning_for_flat_range(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, (size_t)1 << 22, &t);
-    assert_int_equal(t.vector_width, 2);
+    assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, 4 * bound), 2);
 }
 
 int main(void)
