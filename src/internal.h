@@ -101,9 +101,9 @@ void tuning_for_flat_range(const device_info *info, const clreduce_settings *ove
  * tuning_for_operators()), where `overrides` leaves the field unset. */
 void tuning_for_row_operator(const device_info *info, const clreduce_settings *overrides,
                              clreduce_op op, clreduce_type type, size_t row_length, tuning *t);
-/* The same for one operator that combines accumulators (operators.c's
- * op_keeps_accumulators(), not a user's) alone over segments of a mean of
- * `mean` elements (segments.c's teams). */
+/* The same for one built-in operator alone over segments of a mean of
+ * `mean` elements: sum, min or max without a map, or one that combines
+ * accumulators (operators.c's op_keeps_accumulators()); not a user's. */
 void tuning_for_segment_operator(const device_info *info, const clreduce_settings *overrides,
                                  clreduce_op op, clreduce_type type, size_t mean, tuning *t);
 

@@ -562,6 +562,11 @@ static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *
         p->path = CLREDUCE_SUBGROUP_PATH_NONE;
     if (status == CLREDUCE_SUCCESS)
         tune_8_bytes(ctx, p);
+    /* Short segments' sums, minima and maxima (not of a map) may read an
+     * element at a time (tuning.c), before the chunks below are sized. */
+    if (status == CLREDUCE_SUCCESS && !r->custom && r->op <= CLREDUCE_OP_MAX && r->rows)
+        tuning_for_segment_operator(&ctx->info, &ctx->settings, r->op, p->type,
+                                    r->count / r->rows, &p->t);
     if (status == CLREDUCE_SUCCESS && op_keeps_accumulators(p->op)) {
         if (!r->custom && r->rows)
             tuning_for_segment_operator(&ctx->info, &ctx->settings, p->op, p->type,

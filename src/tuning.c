@@ -221,6 +221,14 @@ void tuning_for_flat_range(const device_info *info, const clreduce_settings *ove
  *   for argmax, minmax, mean_var, norm2 and dot of floats, 0.59-0.76x for
  *   doubles; segments of 8 took 1.05-1.16x, of 16 1.37-1.44x (floats;
  *   doubles 1.00-1.08x and 0.84-1.28x); means between 5.5 and 8 untimed;
+ * - NVIDIA GPUs, over segments sums, minima and maxima of 4-byte types
+ *   (segments.c asks for those of no map); on the same H100, old and new
+ *   builds alternating, two turns (h100-2026-12-06-f.md), segments of 1-5
+ *   and 1-10 took 0.65-0.89x the time for floats (the sum of 1-10: 163.62
+ *   -> 145.47 us), 0.88-0.90x for int32 and uint32 sums and 0.97-0.99x
+ *   for their minima and maxima; segments of 8 and 1-1000 were unchanged.
+ *   Double and int64 sums took 1.03-1.10x with a width of 1 (segments of
+ *   1-10 and 1-16, h100-2026-12-06-f-multi.txt) and keep their vectors;
  * - CPU devices, float argmin and argmax and float and double mean_var,
  *   rows and segments alike; on Intel's CPU runtime and PoCL 3.1 (2^20 and
  *   2^21 elements, three turns, medians;
@@ -241,6 +249,8 @@ static int scalar_items(const device_info *info, clreduce_op op, clreduce_type t
     int arg = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX;
     if (segments ? length >= SCALAR_LENGTH_MAX : length > SCALAR_LENGTH_MAX)
         return 0;
+    if (info->vendor == VENDOR_NVIDIA && op <= CLREDUCE_OP_MAX)
+        return segments && clreduce_type_size(type) == 4;
     if (info->vendor == VENDOR_NVIDIA)
         return segments ||
                (fd && (arg || op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_MEAN_VAR));
@@ -274,3 +284,4 @@ void tuning_for_segment_operator(const device_info *info, const clreduce_setting
     if (!overrides->vector_width && scalar_items(info, op, type, 1, mean))
         t->vector_width = 1;
 }
+

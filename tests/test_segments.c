@@ -146,10 +146,12 @@ static int check_segments(const char *tag, const seg_case *c, const void *data)
  * type. */
 static const clreduce_op mapped_sums[] = {CLREDUCE_OP_SUM_SQUARES, CLREDUCE_OP_SUM_ABS};
 
+/* The types of a layouts test. */
+typedef enum { ALL_TYPES, FLOAT_AND_DOUBLE, FOUR_BYTE_TYPES } layout_types;
+
 /* Every layout and operator, with 32- and 64-bit offsets, in g_ctx, for
- * every type (all_types) or for float and double; returns the
- * failures. */
-static int layouts_failures(int all_types)
+ * the types `which` names; returns the failures. */
+static int layouts_failures(layout_types which)
 {
     void *data = malloc(MAX_ELEMENTS * 8);
     uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
@@ -165,7 +167,9 @@ static int layouts_failures(int all_types)
                 clreduce_type type = tc_all_types[ti];
                 if (!tc_type_supported(g_ctx, type))
                     continue;
-                if (!all_types && type != CLREDUCE_FLOAT && type != CLREDUCE_DOUBLE)
+                if ((which == FLOAT_AND_DOUBLE && type != CLREDUCE_FLOAT &&
+                     type != CLREDUCE_DOUBLE) ||
+                    (which == FOUR_BYTE_TYPES && clreduce_type_size(type) != 4))
                     continue;
                 if (count > 500000 && (type == CLREDUCE_UINT32 || type == CLREDUCE_INT64))
                     continue;
@@ -202,7 +206,26 @@ static void test_layouts(void **state)
     clreduce_settings got;
     assert_int_equal(clreduce_get_tuning(g_ctx, CLREDUCE_FLOAT, &got), CLREDUCE_SUCCESS);
     assert_int_equal(got.segment_passes, tc_is_nvidia_gpu(g_ctx) ? 0 : 2);
-    assert_int_equal(layouts_failures(1), 0);
+    assert_int_equal(layouts_failures(ALL_TYPES), 0);
+}
+
+/* The layouts of 4-byte types in a context that reads an element at a
+ * time (a vector width of 1), as NVIDIA GPUs read their sums, minima and
+ * maxima over segments of a mean under 8 elements (src/tuning.c), where
+ * other devices read vectors. */
+static void test_layouts_scalar(void **state)
+{
+    (void)state;
+    tc_seed_for("layouts_scalar");
+    clreduce_settings settings;
+    clreduce_default_settings(&settings);
+    settings.vector_width = 1;
+    clreduce_ctx *base = g_ctx, *scalar = tc_context_like(base, &settings);
+    g_ctx = scalar;
+    int failures = layouts_failures(FOUR_BYTE_TYPES);
+    g_ctx = base;
+    clreduce_destroy(scalar);
+    assert_int_equal(failures, 0);
 }
 
 /* The layouts again, for float and double, in a context whose settings
@@ -282,7 +305,7 @@ static void layouts_in_passes(unsigned passes, const char *options)
     if (passes == 2 || (tc_device_type(g_ctx) & CL_DEVICE_TYPE_CPU) || tc_is_nvidia_gpu(g_ctx))
         assert_int_equal(got.segment_passes, passes);
     g_ctx = fixed;
-    int failures = layouts_failures(0) + no_element_failures();
+    int failures = layouts_failures(FLOAT_AND_DOUBLE) + no_element_failures();
     g_ctx = base;
     clreduce_destroy(fixed);
     assert_int_equal(failures, 0);
@@ -832,6 +855,7 @@ int main(void)
         cmocka_unit_test(test_special_values),  cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_float_bound),     cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_bad_offsets_on_device), cmocka_unit_test(test_layouts),
+        cmocka_unit_test(test_layouts_scalar),
         cmocka_unit_test(test_layouts_by_runs), cmocka_unit_test(test_layouts_by_runs_one_pass),
         cmocka_unit_test(test_layouts_by_warps),
         cmocka_unit_test(test_layouts_by_warps_one_pass),

@@ -17,6 +17,8 @@
 
 #include "internal.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof *(a))
+
 static device_info described(device_vendor vendor, cl_device_type type)
 {
     device_info info;
@@ -112,8 +114,26 @@ static void test_nvidia_segments(void **state)
                              table_width(&nv, types[j]));
         }
     }
+    /* Sums, minima and maxima of 4-byte types alone: a mean under 8 too;
+     * of 8-byte types, and over rows, the table's. */
+    static const clreduce_op plain[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX};
+    static const clreduce_type narrow[] = {CLREDUCE_FLOAT, CLREDUCE_INT32, CLREDUCE_UINT32};
+    static const clreduce_type wide[] = {CLREDUCE_DOUBLE, CLREDUCE_INT64, CLREDUCE_UINT64};
+    for (size_t i = 0; i < ARRAY_SIZE(plain); i++) {
+        for (size_t j = 0; j < ARRAY_SIZE(narrow); j++) {
+            assert_int_equal(tuned(&nv, &s, plain[i], narrow[j], 0, 1).vector_width, 1);
+            assert_int_equal(tuned(&nv, &s, plain[i], narrow[j], 0, 7).vector_width, 1);
+            assert_int_equal(tuned(&nv, &s, plain[i], narrow[j], 0, 8).vector_width,
+                             table_width(&nv, narrow[j]));
+            assert_int_equal(tuned(&nv, &s, plain[i], narrow[j], 4, 0).vector_width,
+                             table_width(&nv, narrow[j]));
+            assert_int_equal(tuned(&nv, &s, plain[i], wide[j], 0, 1).vector_width,
+                             table_width(&nv, wide[j]));
+        }
+    }
     s.vector_width = 4;
     assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 0, 1).vector_width, 4);
+    assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, 0, 1).vector_width, 4);
 }
 
 static void test_cpu(void **state)
@@ -141,6 +161,8 @@ static void test_cpu(void **state)
         assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_MINMAX, CLREDUCE_FLOAT, rows, mean)
                              .vector_width, fw);
         assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_DOT, CLREDUCE_FLOAT, rows, mean)
+                             .vector_width, fw);
+        assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, rows, mean)
                              .vector_width, fw);
     }
     /* No work-group rule off NVIDIA. */

@@ -565,8 +565,9 @@ CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clredu
  * work-items x 16 loads x 2 work-groups, of an 8-byte type 256 x 8 x 4;
  * over rows, rather than a range, float minmax alone takes 512 work-items;
  * float and double argmin, argmax, minmax and mean_var alone over rows of 8
- * elements or fewer, and each built-in operator past max alone over
- * segments of a mean under 8 elements, a vector width of 1; on CPU
+ * elements or fewer, and each built-in operator past max alone, and sums,
+ * minima and maxima of 4-byte types, over segments of a mean under 8
+ * elements, a vector width of 1; on CPU
  * devices, float argmin and argmax and float and double mean_var alone over
  * such rows and segments, a vector width of 1; on PoCL's CPU devices, a
  * sum, min or max of 4-byte elements whose variant AUTO chose, of 2^20
