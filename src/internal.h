@@ -106,6 +106,9 @@ void tuning_for_row_operator(const device_info *info, const clreduce_settings *o
  * accumulators (operators.c's op_keeps_accumulators()); not a user's. */
 void tuning_for_segment_operator(const device_info *info, const clreduce_settings *overrides,
                                  clreduce_op op, clreduce_type type, size_t mean, tuning *t);
+/* The same for `count` operators in one call over segments (multi.c). */
+void tuning_for_segment_operators(const device_info *info, const clreduce_settings *overrides,
+                                  size_t count, clreduce_type type, tuning *t);
 
 /* ---- request.c -------------------------------------------------------------- */
 

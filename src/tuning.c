@@ -285,3 +285,24 @@ void tuning_for_segment_operator(const device_info *info, const clreduce_setting
         t->vector_width = 1;
 }
 
+/* Several operators in one call of an 8-byte type over segments read them
+ * an element at a time on NVIDIA GPUs, whatever their mean length, where
+ * the settings fix no width. On an H100 at 2^26 elements, old and new
+ * builds alternating, two turns (bench/results/h100-2026-12-06-f.md): sum,
+ * min, max and argmax of doubles, int64 and uint64 took segments of random
+ * lengths (1-10 to 1-10^7) in 0.55-0.97x the time (doubles of 1-10:
+ * 1016.67 -> 560.91 us), sum and max of doubles in 0.62-0.97x; segments all
+ * of one length, 8 or 1000 elements, each starting on a vector boundary,
+ * in 0.88-1.11x (the four of doubles over arrays of 1000: 1.11x; sum and
+ * max over arrays of 8: 1.07x). Why unaligned starts cost the vectors this
+ * much was not looked into. Several float operators gained nothing so
+ * (sum, min, max and argmax: 0.99x over segments of 1-10, 1.38x over
+ * 1-1000) and keep tuning_for_operators()'s values; other devices are
+ * untimed. */
+void tuning_for_segment_operators(const device_info *info, const clreduce_settings *overrides,
+                                  size_t count, clreduce_type type, tuning *t)
+{
+    if (info->vendor == VENDOR_NVIDIA && count > 1 && clreduce_type_size(type) == 8 &&
+        !overrides->vector_width)
+        t->vector_width = 1;
+}

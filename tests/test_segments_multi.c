@@ -416,6 +416,45 @@ static void test_layouts(void **state)
     tc_ops_finish_suite(&s);
 }
 
+/* Sum, min, max and argmax of the 8-byte types on every layout of 4099
+ * elements in a context that reads an element at a time (a vector width
+ * of 1), as NVIDIA GPUs read several operators of those types over
+ * segments (src/tuning.c), where other devices read vectors; 32- and
+ * 64-bit offsets, the two forms, offsets and data modes by turns. */
+static void test_layouts_scalar(void **state)
+{
+    (void)state;
+    static const clreduce_op four[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MIN, CLREDUCE_OP_MAX,
+                                       CLREDUCE_OP_ARGMAX};
+    static const clreduce_type wide[] = {CLREDUCE_DOUBLE, CLREDUCE_INT64, CLREDUCE_UINT64};
+    clreduce_settings settings;
+    clreduce_default_settings(&settings);
+    settings.vector_width = 1;
+    clreduce_ctx *base = g_ctx, *scalar = tc_context_like(base, &settings);
+    g_ctx = scalar;
+    tc_suite s = tc_ops_seeded_suite(g_ctx, "layouts_scalar");
+    char what[512];
+    void *data = malloc(4099 * 8);
+    uint64_t *offsets = malloc((MAX_SEGMENTS + 1) * sizeof *offsets);
+    assert_true(data && offsets);
+    for (size_t ti = 0; ti < ARRAY_SIZE(wide); ti++) {
+        if (!tc_type_supported(g_ctx, wide[ti]))
+            continue;
+        for (int kind = 0; kind < LAYOUT_COUNT; kind++) {
+            size_t k = s.cases;
+            seg_case c = {four, 4, wide[ti], (layout_kind)kind, 4099, (int)k % 2, k % 3 == 1,
+                          1 + k % 3, 1 + (k / 2) % 2, 1 + (k / 3) % 2, k % 3};
+            size_t segments = prepare(&c, data, offsets);
+            free(run_prepared(&s, &c, data, offsets, segments, NULL, what).bytes);
+        }
+    }
+    free(data);
+    free(offsets);
+    g_ctx = base;
+    clreduce_destroy(scalar);
+    tc_ops_finish_suite(&s);
+}
+
 /* 2^20 + 7 elements: float sum, min, max and argmax with a segment of 2^19
  * + 3 among tiny ones, its maximum and minimum planted twice (the first must
  * win), both forms; every operator of double (float without fp64), and
@@ -693,6 +732,7 @@ int main(void)
     tc_add_test(tests, &nt, "long_segments", test_long_segments, NULL);
     tc_add_test(tests, &nt, "against_alone", test_against_alone, NULL);
     tc_add_test(tests, &nt, "layouts", test_layouts, NULL);
+    tc_add_test(tests, &nt, "layouts_scalar", test_layouts_scalar, NULL);
     int failed = tc_run_tests("unit.segments_multi", tests, nt);
     return tc_finish(g_ctx, failed, g_queue, g_read_queue, NULL);
 }

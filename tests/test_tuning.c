@@ -3,9 +3,10 @@
  * devices (an NVIDIA GPU, CPUs of Intel's runtime and of PoCL, another
  * vendor's GPU) through the table and the rules of src/tuning.c. Each rule
  * at its bounds (rows of 8 and 9 elements, segments of a mean of 7 and 8,
- * flat ranges of 2^20 - 1 and 2^20 elements), for the operators and types it
- * names and for some it leaves alone, and under settings that fix the
- * field, which it must not touch. No device is needed. */
+ * flat ranges of 2^20 - 1 and 2^20 elements; several operators over
+ * segments have none), for the operators and types it names and for some
+ * it leaves alone, and under settings that fix the field, which it must
+ * not touch. No device is needed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -136,6 +137,44 @@ static void test_nvidia_segments(void **state)
     assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, 0, 1).vector_width, 4);
 }
 
+/* The vector width of `count` operators of `type` in one call over
+ * segments under `settings`: the device's tuning, then the rule. */
+static unsigned several_width(const device_info *info, const clreduce_settings *settings,
+                              size_t count, clreduce_type type)
+{
+    tuning t;
+    tuning_for_device(info, clreduce_type_size(type), settings, &t);
+    tuning_for_segment_operators(info, settings, count, type, &t);
+    return t.vector_width;
+}
+
+static void test_nvidia_several(void **state)
+{
+    (void)state;
+    device_info nv = described(VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU);
+    clreduce_settings s;
+    clreduce_default_settings(&s);
+    static const clreduce_type wide[] = {CLREDUCE_DOUBLE, CLREDUCE_INT64, CLREDUCE_UINT64};
+    for (size_t j = 0; j < ARRAY_SIZE(wide); j++) {
+        assert_true(table_width(&nv, wide[j]) > 1);
+        assert_int_equal(several_width(&nv, &s, 2, wide[j]), 1);
+        assert_int_equal(several_width(&nv, &s, 4, wide[j]), 1);
+        /* One operator is not several. */
+        assert_int_equal(several_width(&nv, &s, 1, wide[j]), table_width(&nv, wide[j]));
+    }
+    /* 4-byte types, other devices and a fixed width keep theirs. */
+    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_FLOAT), table_width(&nv, CLREDUCE_FLOAT));
+    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_INT32), table_width(&nv, CLREDUCE_INT32));
+    device_info cpu = described(VENDOR_INTEL, CL_DEVICE_TYPE_CPU);
+    assert_int_equal(several_width(&cpu, &s, 4, CLREDUCE_DOUBLE),
+                     table_width(&cpu, CLREDUCE_DOUBLE));
+    device_info gpu = described(VENDOR_AMD, CL_DEVICE_TYPE_GPU);
+    assert_int_equal(several_width(&gpu, &s, 4, CLREDUCE_DOUBLE),
+                     table_width(&gpu, CLREDUCE_DOUBLE));
+    s.vector_width = 2;
+    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_DOUBLE), 2);
+}
+
 static void test_cpu(void **state)
 {
     (void)state;
@@ -225,6 +264,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nvidia_rows),
         cmocka_unit_test(test_nvidia_segments),
+        cmocka_unit_test(test_nvidia_several),
         cmocka_unit_test(test_cpu),
         cmocka_unit_test(test_other_gpu),
         cmocka_unit_test(test_pocl_flat),
