@@ -278,10 +278,28 @@ void tuning_for_row_operator(const device_info *info, const clreduce_settings *o
         t->vector_width = 1;
 }
 
+/* On NVIDIA GPUs sums of 8-byte types alone over segments of a mean of
+ * SUM_8_SCALAR_MIN to SUM_8_SCALAR_MAX elements read them an element at a
+ * time too. On an H100 at 2^26 elements (bench/results/h100-2026-12-06-g.md,
+ * the table's width against 1, two turns each) double and int64 sums took
+ * segments of 1-300 in 0.88-0.90x the time so, of 256 in 0.93-0.95x and of
+ * 1-1000 in 0.93-0.97x; of 1-100 1.02x, of 1000 0.99-1.02x, of 1-10^4
+ * 0.99-1.02x and of 1-10^5 1.05-1.06x, hence the bounds (means between 50
+ * and 150 and between 500 and 1000 untimed); with the rule, old and new
+ * builds alternating, double, int64 and uint64 sums of segments of 1-300,
+ * 256 and 1-1000 took 0.89-0.94x the time. Minima and maxima of those
+ * segments took 0.99-1.14x so, and keep their vectors. */
+#define SUM_8_SCALAR_MIN 128
+#define SUM_8_SCALAR_MAX 512
+
 void tuning_for_segment_operator(const device_info *info, const clreduce_settings *overrides,
                                  clreduce_op op, clreduce_type type, size_t mean, tuning *t)
 {
-    if (!overrides->vector_width && scalar_items(info, op, type, 1, mean))
+    if (overrides->vector_width)
+        return;
+    if (scalar_items(info, op, type, 1, mean) ||
+        (info->vendor == VENDOR_NVIDIA && op == CLREDUCE_OP_SUM &&
+         clreduce_type_size(type) == 8 && mean >= SUM_8_SCALAR_MIN && mean <= SUM_8_SCALAR_MAX))
         t->vector_width = 1;
 }
 

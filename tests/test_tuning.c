@@ -2,11 +2,11 @@
  * clreduce.h documents them for clreduce_get_operators_tuning(): described
  * devices (an NVIDIA GPU, CPUs of Intel's runtime and of PoCL, another
  * vendor's GPU) through the table and the rules of src/tuning.c. Each rule
- * at its bounds (rows of 8 and 9 elements, segments of a mean of 7 and 8,
- * flat ranges of 2^20 - 1 and 2^20 elements; several operators over
- * segments have none), for the operators and types it names and for some
- * it leaves alone, and under settings that fix the field, which it must
- * not touch. No device is needed. */
+ * at its bounds (rows of 8 and 9 elements, segments of a mean of 7 and 8
+ * and of 127 to 513, flat ranges of 2^20 - 1 and 2^20 elements; several
+ * operators over segments have none), for the operators and types it
+ * names and for some it leaves alone, and under settings that fix the
+ * field, which it must not touch. No device is needed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,9 +132,24 @@ static void test_nvidia_segments(void **state)
                              table_width(&nv, wide[j]));
         }
     }
+    /* Sums of 8-byte types alone over segments of a mean of 128 to 512:
+     * a width of 1; their minima and maxima, and 4-byte sums, the table's. */
+    for (size_t j = 0; j < ARRAY_SIZE(wide); j++) {
+        unsigned w = table_width(&nv, wide[j]);
+        assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_SUM, wide[j], 0, 127).vector_width, w);
+        assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_SUM, wide[j], 0, 128).vector_width, 1);
+        assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_SUM, wide[j], 0, 512).vector_width, 1);
+        assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_SUM, wide[j], 0, 513).vector_width, w);
+        assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_MIN, wide[j], 0, 256).vector_width, w);
+        assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_MAX, wide[j], 0, 256).vector_width, w);
+    }
+    assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, 0, 256).vector_width,
+                     table_width(&nv, CLREDUCE_FLOAT));
     s.vector_width = 4;
     assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 0, 1).vector_width, 4);
     assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, 0, 1).vector_width, 4);
+    s.vector_width = 2;
+    assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, 0, 256).vector_width, 2);
 }
 
 /* The vector width of `count` operators of `type` in one call over
@@ -203,6 +218,8 @@ static void test_cpu(void **state)
                              .vector_width, fw);
         assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, rows, mean)
                              .vector_width, fw);
+        assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, 0, 256).vector_width,
+                         dw);
     }
     /* No work-group rule off NVIDIA. */
     assert_int_equal(tuned(&cpu, &s, CLREDUCE_OP_MINMAX, CLREDUCE_FLOAT, 4096, 0).work_group_size,

@@ -567,7 +567,8 @@ CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clredu
  * float and double argmin, argmax, minmax and mean_var alone over rows of 8
  * elements or fewer, and each built-in operator past max alone, and sums,
  * minima and maxima of 4-byte types, over segments of a mean under 8
- * elements, and several operators of an 8-byte type over segments of any
+ * elements, sums of 8-byte types alone over segments of a mean of 128 to
+ * 512, and several operators of an 8-byte type over segments of any
  * length, a vector width of 1; on CPU
  * devices, float argmin and argmax and float and double mean_var alone over
  * such rows and segments, a vector width of 1; on PoCL's CPU devices, a
