@@ -156,6 +156,8 @@ static clreduce_status operator_plan(clreduce_ctx *ctx, const request *r, plan *
     if ((status = plan_operator(ctx, r, p, "")) != CLREDUCE_SUCCESS)
         return status;
     tuning_for_operators(&ctx->info, &ctx->settings, &r->op, 1, p->type, 0, &p->t);
+    if (r->variant == CLREDUCE_AUTO)
+        tuning_for_flat_range(&ctx->info, &ctx->settings, r->op, p->type, r->count, &p->t);
     p->work_group_size = p->t.work_group_size;
     p->unroll = p->t.loads_per_work_item;
     p->program = v == CLREDUCE_SINGLE_PASS ? &single_pass_program : &grid_program;

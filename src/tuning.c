@@ -192,14 +192,44 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
  * untimed so. */
 #define FLAT_WIDE_MIN ((size_t)1 << 20)
 
+/* The same for float argmin, argmax, minmax and mean_var alone on Intel's
+ * CPU runtime from FLAT_OPS_WIDE_MIN elements, and for float minmax and
+ * mean_var alone on PoCL from FLAT_WIDE_MIN. On this machine
+ * (bench/results/cpu-2026-12-06-flat-operators.txt, medians of three
+ * turns) vectors of 16 rather than the table's 4 took Intel's float argmin
+ * and argmax of 2^14 to 2^24 elements in 0.51-0.78x the time but at 2^16
+ * (1.04-1.08x), minmax 0.22-0.73x, mean_var 0.22-0.97x; PoCL's float
+ * minmax and mean_var from 2^18 in 0.59-1.00x, at 2^16 in 1.60-2.36x, its
+ * argmin and argmax from 2^18 in 0.65-1.08x (at 2^16 1.37-1.55x); Intel's
+ * doubles went either way (0.87-1.06x) and its norm2 up to 1.22x slower. With the rule, old and new builds alternating,
+ * Intel's four took 2^18 to 2^22 elements in 0.64-0.89x the time, PoCL's
+ * two 2^20 and 2^22 in 0.67-0.76x. Between 2^16 and 2^18 nothing was
+ * timed; nor other native widths. */
+#define FLAT_OPS_WIDE_MIN ((size_t)1 << 18)
+
+/* Whether a flat range of `count` elements takes the native width, by the
+ * two rules above. */
+static int flat_wide(const device_info *info, clreduce_op op, clreduce_type type, size_t count)
+{
+    int extremes = op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_MEAN_VAR;
+    int arg = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX;
+    if (!(info->type & CL_DEVICE_TYPE_CPU))
+        return 0;
+    if (info->vendor == VENDOR_POCL)
+        return count >= FLAT_WIDE_MIN &&
+               ((op <= CLREDUCE_OP_MAX && clreduce_type_size(type) == 4) ||
+                (extremes && type == CLREDUCE_FLOAT));
+    if (info->vendor == VENDOR_INTEL)
+        return count >= FLAT_OPS_WIDE_MIN && (extremes || arg) && type == CLREDUCE_FLOAT;
+    return 0;
+}
+
 void tuning_for_flat_range(const device_info *info, const clreduce_settings *overrides,
                            clreduce_op op, clreduce_type type, size_t count, tuning *t)
 {
     unsigned native = info->native_float_width;
-    if (info->vendor == VENDOR_POCL && (info->type & CL_DEVICE_TYPE_CPU) &&
-        op <= CLREDUCE_OP_MAX && clreduce_type_size(type) == 4 && count >= FLAT_WIDE_MIN &&
-        !overrides->vector_width && native > t->vector_width && native <= 16 &&
-        (native & (native - 1)) == 0)
+    if (flat_wide(info, op, type, count) && !overrides->vector_width &&
+        native > t->vector_width && native <= 16 && (native & (native - 1)) == 0)
         t->vector_width = native;
 }
 

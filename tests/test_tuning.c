@@ -3,10 +3,11 @@
  * devices (an NVIDIA GPU, CPUs of Intel's runtime and of PoCL, another
  * vendor's GPU) through the table and the rules of src/tuning.c. Each rule
  * at its bounds (rows of 8 and 9 elements, segments of a mean of 7 and 8
- * and of 127 to 513, flat ranges of 2^20 - 1 and 2^20 elements; several
- * operators over segments have none), for the operators and types it
- * names and for some it leaves alone, and under settings that fix the
- * field, which it must not touch. No device is needed. */
+ * and of 127 to 513, flat ranges of 2^18 - 1 and 2^18 or 2^20 - 1 and
+ * 2^20 elements; several operators over segments have none), for the
+ * operators and types it names and for some it leaves alone, and under
+ * settings that fix the field, which it must not touch. No device is
+ * needed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -272,8 +273,46 @@ static void test_pocl_flat(void **state)
     pocl.native_float_width = 32;
     assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, 4 * bound), fw);
     pocl.native_float_width = 16;
+    /* Float minmax and mean_var alone from the same bound; not argmin,
+     * argmax or doubles. */
+    assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_MINMAX, CLREDUCE_FLOAT, bound), 16);
+    assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_MEAN_VAR, CLREDUCE_FLOAT, bound), 16);
+    assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_MEAN_VAR, CLREDUCE_FLOAT, bound - 1), fw);
+    assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 4 * bound), fw);
+    assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_MINMAX, CLREDUCE_DOUBLE, 4 * bound), dw);
     s.vector_width = 2;
     assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, 4 * bound), 2);
+    assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_MINMAX, CLREDUCE_FLOAT, 4 * bound), 2);
+}
+
+static void test_intel_flat(void **state)
+{
+    (void)state;
+    const size_t bound = (size_t)1 << 18;
+    device_info intel = described(VENDOR_INTEL, CL_DEVICE_TYPE_CPU);
+    intel.native_float_width = 16;
+    clreduce_settings s;
+    clreduce_default_settings(&s);
+    unsigned fw = table_width(&intel, CLREDUCE_FLOAT), dw = table_width(&intel, CLREDUCE_DOUBLE);
+    assert_true(fw < 16);
+    /* Float argmin, argmax, minmax and mean_var alone from 2^18 elements. */
+    static const clreduce_op wide_ops[] = {CLREDUCE_OP_ARGMIN, CLREDUCE_OP_ARGMAX,
+                                           CLREDUCE_OP_MINMAX, CLREDUCE_OP_MEAN_VAR};
+    for (size_t i = 0; i < ARRAY_SIZE(wide_ops); i++) {
+        assert_int_equal(flat_width(&intel, &s, wide_ops[i], CLREDUCE_FLOAT, bound), 16);
+        assert_int_equal(flat_width(&intel, &s, wide_ops[i], CLREDUCE_FLOAT, bound - 1), fw);
+        assert_int_equal(flat_width(&intel, &s, wide_ops[i], CLREDUCE_DOUBLE, 4 * bound), dw);
+    }
+    /* Not sums, minima, maxima or norms, not on a GPU, not past a
+     * setting. */
+    assert_int_equal(flat_width(&intel, &s, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, 4 * bound), fw);
+    assert_int_equal(flat_width(&intel, &s, CLREDUCE_OP_NORM2, CLREDUCE_FLOAT, 4 * bound), fw);
+    device_info gpu = described(VENDOR_INTEL, CL_DEVICE_TYPE_GPU);
+    gpu.native_float_width = 16;
+    assert_int_equal(flat_width(&gpu, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 4 * bound),
+                     table_width(&gpu, CLREDUCE_FLOAT));
+    s.vector_width = 2;
+    assert_int_equal(flat_width(&intel, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 4 * bound), 2);
 }
 
 int main(void)
@@ -285,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_cpu),
         cmocka_unit_test(test_other_gpu),
         cmocka_unit_test(test_pocl_flat),
+        cmocka_unit_test(test_intel_flat),
     };
     return cmocka_run_group_tests_name("unit.tuning", tests, NULL, NULL);
 }

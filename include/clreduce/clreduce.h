@@ -571,9 +571,11 @@ CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clredu
  * 512, and several operators of an 8-byte type over segments of any
  * length, a vector width of 1; on CPU
  * devices, float argmin and argmax and float and double mean_var alone over
- * such rows and segments, a vector width of 1; on PoCL's CPU devices, a
- * sum, min or max of 4-byte elements whose variant AUTO chose, of 2^20
- * elements or more, the device's native float width where it is wider). A
+ * such rows and segments, a vector width of 1; where AUTO chose the
+ * variant, the device's native float width where it is wider: on PoCL's
+ * CPU devices for a sum, min or max of 4-byte elements and float minmax
+ * and mean_var alone, of 2^20 elements or more, on Intel's CPU runtime for
+ * float argmin, argmax, minmax and mean_var alone of 2^18 or more). A
  * call whose operators' accumulators do not fit the device's local memory
  * at that work-group size takes a smaller one. */
 CLREDUCE_API clreduce_status clreduce_get_operators_tuning(const clreduce_ctx *ctx,
