@@ -211,18 +211,31 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
  * two rules above. */
 static int flat_wide(const device_info *info, clreduce_op op, clreduce_type type, size_t count)
 {
-    int extremes = op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_MEAN_VAR;
+    int minmax_or_mean_var = op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_MEAN_VAR;
     int arg = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX;
     if (!(info->type & CL_DEVICE_TYPE_CPU))
         return 0;
     if (info->vendor == VENDOR_POCL)
         return count >= FLAT_WIDE_MIN &&
                ((op <= CLREDUCE_OP_MAX && clreduce_type_size(type) == 4) ||
-                (extremes && type == CLREDUCE_FLOAT));
+                (minmax_or_mean_var && type == CLREDUCE_FLOAT));
     if (info->vendor == VENDOR_INTEL)
-        return count >= FLAT_OPS_WIDE_MIN && (extremes || arg) && type == CLREDUCE_FLOAT;
+        return count >= FLAT_OPS_WIDE_MIN && (minmax_or_mean_var || arg) &&
+               type == CLREDUCE_FLOAT;
     return 0;
 }
+
+/* On Intel's CPU runtime double argmin, argmax, minmax and mean_var alone,
+ * of FLAT_GROUPS_MIN elements or more, run FLAT_GROUPS_PER_UNIT work-groups
+ * per compute unit rather than the table's 4. On this machine
+ * (bench/results/cpu-2026-12-06-flat-operators.txt, part 4, medians of three
+ * turns) 16 took them at 2^22 and 2^24 elements in 0.54-0.84x the time, at
+ * 2^20 in 1.10-1.25x; 8 did less (0.58-0.97x at 2^22 and 2^24); double sums
+ * and the float operators gained nothing. With the rule, old and new builds
+ * alternating (part 5), the four took 2^22 and 2^24 elements in 0.56-0.85x
+ * the time. Between 2^20 and 2^22 nothing was timed. */
+#define FLAT_GROUPS_MIN ((size_t)1 << 22)
+#define FLAT_GROUPS_PER_UNIT 16
 
 void tuning_for_flat_range(const device_info *info, const clreduce_settings *overrides,
                            clreduce_op op, clreduce_type type, size_t count, tuning *t)
@@ -231,6 +244,12 @@ void tuning_for_flat_range(const device_info *info, const clreduce_settings *ove
     if (flat_wide(info, op, type, count) && !overrides->vector_width &&
         native > t->vector_width && native <= 16 && (native & (native - 1)) == 0)
         t->vector_width = native;
+    int four = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX ||
+               op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_MEAN_VAR;
+    if (info->vendor == VENDOR_INTEL && (info->type & CL_DEVICE_TYPE_CPU) &&
+        type == CLREDUCE_DOUBLE && four && count >= FLAT_GROUPS_MIN &&
+        !overrides->groups_per_compute_unit)
+        t->groups_per_compute_unit = FLAT_GROUPS_PER_UNIT;
 }
 
 /* Operators over short rows and segments read them an element at a time

@@ -452,6 +452,32 @@ static void test_variance_adversarial(void **state)
     tc_ops_finish_suite(&s);
 }
 
+/* argmin, argmax, minmax and mean_var of float and double over 2^22 + 3
+ * elements, AUTO: past the sizes at which CPU runtimes take wider vectors
+ * (float) or more work-groups (double, Intel's runtime; src/tuning.c). */
+static void test_large(void **state)
+{
+    (void)state;
+    static const clreduce_op ops[] = {CLREDUCE_OP_ARGMIN, CLREDUCE_OP_ARGMAX,
+                                      CLREDUCE_OP_MINMAX, CLREDUCE_OP_MEAN_VAR};
+    static const clreduce_type types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE};
+    const size_t n = ((size_t)1 << 22) + 3;
+    tc_suite s = tc_ops_seeded_suite(g_ctx, "large");
+    void *x = malloc(n * 8);
+    assert_non_null(x);
+    for (size_t ti = 0; ti < ARRAY_SIZE(types); ti++) {
+        if (!tc_type_supported(g_ctx, types[ti]))
+            continue;
+        for (size_t oi = 0; oi < ARRAY_SIZE(ops); oi++) {
+            tc_op_fill(ops[oi], types[ti], x, n);
+            check_case(&s, "large", ops[oi], types[ti], CLREDUCE_AUTO, x, NULL, n, SEPARATE_Y,
+                       tc_op_variance_tolerance(types[ti]));
+        }
+    }
+    free(x);
+    tc_ops_finish_suite(&s);
+}
+
 /* dot with one buffer for both inputs: the same range, and ranges that
  * overlap; the result overlapping either input is refused. */
 static void test_dot_alias(void **state)
@@ -852,6 +878,7 @@ int main(void)
     tc_add_test(tests, &nt, minmax_special.name, test_float_cases, (void *)&minmax_special);
     tc_add_test(tests, &nt, norm_extremes.name, test_float_cases, (void *)&norm_extremes);
     tc_add_test(tests, &nt, "variance_adversarial", test_variance_adversarial, NULL);
+    tc_add_test(tests, &nt, "large", test_large, NULL);
     tc_add_test(tests, &nt, "dot_alias", test_dot_alias, NULL);
     tc_add_test(tests, &nt, "host", test_host, NULL);
     tc_add_test(tests, &nt, "empty", test_empty, NULL);

@@ -3,8 +3,8 @@
  * devices (an NVIDIA GPU, CPUs of Intel's runtime and of PoCL, another
  * vendor's GPU) through the table and the rules of src/tuning.c. Each rule
  * at its bounds (rows of 8 and 9 elements, segments of a mean of 7 and 8
- * and of 127 to 513, flat ranges of 2^18 - 1 and 2^18 or 2^20 - 1 and
- * 2^20 elements; several operators over segments have none), for the
+ * and of 127 to 513, flat ranges of 2^18, 2^20 or 2^22 elements and one
+ * fewer; several operators over segments have none), for the
  * operators and types it names and for some it leaves alone, and under
  * settings that fix the field, which it must not touch. No device is
  * needed. */
@@ -249,6 +249,16 @@ static unsigned flat_width(const device_info *info, const clreduce_settings *set
     return t.vector_width;
 }
 
+/* The same, its work-groups per compute unit. */
+static unsigned flat_groups(const device_info *info, const clreduce_settings *settings,
+                            clreduce_op op, clreduce_type type, size_t count)
+{
+    tuning t;
+    tuning_for_device(info, clreduce_type_size(type), settings, &t);
+    tuning_for_flat_range(info, settings, op, type, count, &t);
+    return t.groups_per_compute_unit;
+}
+
 static void test_pocl_flat(void **state)
 {
     (void)state;
@@ -313,6 +323,29 @@ static void test_intel_flat(void **state)
                      table_width(&gpu, CLREDUCE_FLOAT));
     s.vector_width = 2;
     assert_int_equal(flat_width(&intel, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 4 * bound), 2);
+
+    /* Double argmin, argmax, minmax and mean_var alone from 2^22 elements:
+     * 16 work-groups per compute unit; not sums, floats, PoCL or a set
+     * value. */
+    clreduce_default_settings(&s);
+    const size_t groups_bound = (size_t)1 << 22;
+    unsigned table_groups = table_tuning(&intel, CLREDUCE_DOUBLE).groups_per_compute_unit;
+    assert_true(table_groups != 16);
+    for (size_t i = 0; i < ARRAY_SIZE(wide_ops); i++) {
+        assert_int_equal(flat_groups(&intel, &s, wide_ops[i], CLREDUCE_DOUBLE, groups_bound), 16);
+        assert_int_equal(flat_groups(&intel, &s, wide_ops[i], CLREDUCE_DOUBLE, groups_bound - 1),
+                         table_groups);
+        assert_int_equal(flat_groups(&intel, &s, wide_ops[i], CLREDUCE_FLOAT, groups_bound),
+                         table_tuning(&intel, CLREDUCE_FLOAT).groups_per_compute_unit);
+    }
+    assert_int_equal(flat_groups(&intel, &s, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, groups_bound),
+                     table_groups);
+    device_info pocl = described(VENDOR_POCL, CL_DEVICE_TYPE_CPU);
+    assert_int_equal(flat_groups(&pocl, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_DOUBLE, groups_bound),
+                     table_tuning(&pocl, CLREDUCE_DOUBLE).groups_per_compute_unit);
+    s.groups_per_compute_unit = 2;
+    assert_int_equal(flat_groups(&intel, &s, CLREDUCE_OP_MINMAX, CLREDUCE_DOUBLE, groups_bound),
+                     2);
 }
 
 int main(void)

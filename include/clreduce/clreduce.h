@@ -575,7 +575,9 @@ CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clredu
  * variant, the device's native float width where it is wider: on PoCL's
  * CPU devices for a sum, min or max of 4-byte elements and float minmax
  * and mean_var alone, of 2^20 elements or more, on Intel's CPU runtime for
- * float argmin, argmax, minmax and mean_var alone of 2^18 or more). A
+ * float argmin, argmax, minmax and mean_var alone of 2^18 or more; there
+ * too the same four of doubles, of 2^22 elements or more, 16 work-groups
+ * per compute unit). A
  * call whose operators' accumulators do not fit the device's local memory
  * at that work-group size takes a smaller one. */
 CLREDUCE_API clreduce_status clreduce_get_operators_tuning(const clreduce_ctx *ctx,
