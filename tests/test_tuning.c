@@ -238,33 +238,42 @@ static void test_other_gpu(void **state)
     assert_int_equal(tuned(&gpu, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, 0, 2).vector_width, fw);
 }
 
-/* The vector width of a flat op of `count` elements of `type` on the
- * device under `settings`: its tuning, then the flat rule. */
+/* The tuning of a flat op of `count` elements of `type` on the device
+ * under `settings`: the device's, then the flat rules. */
+static tuning flat_tuned(const device_info *info, const clreduce_settings *settings,
+                         clreduce_op op, clreduce_type type, size_t count)
+{
+    tuning t;
+    tuning_for_device(info, clreduce_type_size(type), settings, &t);
+    tuning_for_flat_range(info, settings, op, type, count, &t);
+    return t;
+}
+
 static unsigned flat_width(const device_info *info, const clreduce_settings *settings,
                            clreduce_op op, clreduce_type type, size_t count)
 {
-    tuning t;
-    tuning_for_device(info, clreduce_type_size(type), settings, &t);
-    tuning_for_flat_range(info, settings, op, type, count, &t);
-    return t.vector_width;
+    return flat_tuned(info, settings, op, type, count).vector_width;
 }
 
-/* The same, its work-groups per compute unit. */
 static unsigned flat_groups(const device_info *info, const clreduce_settings *settings,
                             clreduce_op op, clreduce_type type, size_t count)
 {
-    tuning t;
-    tuning_for_device(info, clreduce_type_size(type), settings, &t);
-    tuning_for_flat_range(info, settings, op, type, count, &t);
-    return t.groups_per_compute_unit;
+    return flat_tuned(info, settings, op, type, count).groups_per_compute_unit;
+}
+
+/* A CPU of `vendor` whose native float width is 16 (AVX-512). */
+static device_info avx512_cpu(device_vendor vendor)
+{
+    device_info info = described(vendor, CL_DEVICE_TYPE_CPU);
+    info.native_float_width = 16;
+    return info;
 }
 
 static void test_pocl_flat(void **state)
 {
     (void)state;
     const size_t bound = (size_t)1 << 20;
-    device_info pocl = described(VENDOR_POCL, CL_DEVICE_TYPE_CPU);
-    pocl.native_float_width = 16;
+    device_info pocl = avx512_cpu(VENDOR_POCL), intel = avx512_cpu(VENDOR_INTEL);
     clreduce_settings s;
     clreduce_default_settings(&s);
     unsigned fw = table_width(&pocl, CLREDUCE_FLOAT), dw = table_width(&pocl, CLREDUCE_DOUBLE);
@@ -276,8 +285,6 @@ static void test_pocl_flat(void **state)
      * the table's. */
     assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, bound - 1), fw);
     assert_int_equal(flat_width(&pocl, &s, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, 4 * bound), dw);
-    device_info intel = described(VENDOR_INTEL, CL_DEVICE_TYPE_CPU);
-    intel.native_float_width = 16;
     assert_int_equal(flat_width(&intel, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, 4 * bound),
                      table_width(&intel, CLREDUCE_FLOAT));
     pocl.native_float_width = 32;
@@ -299,8 +306,7 @@ static void test_intel_flat(void **state)
 {
     (void)state;
     const size_t bound = (size_t)1 << 18;
-    device_info intel = described(VENDOR_INTEL, CL_DEVICE_TYPE_CPU);
-    intel.native_float_width = 16;
+    device_info intel = avx512_cpu(VENDOR_INTEL);
     clreduce_settings s;
     clreduce_default_settings(&s);
     unsigned fw = table_width(&intel, CLREDUCE_FLOAT), dw = table_width(&intel, CLREDUCE_DOUBLE);
@@ -340,7 +346,7 @@ static void test_intel_flat(void **state)
     }
     assert_int_equal(flat_groups(&intel, &s, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, groups_bound),
                      table_groups);
-    device_info pocl = described(VENDOR_POCL, CL_DEVICE_TYPE_CPU);
+    device_info pocl = avx512_cpu(VENDOR_POCL);
     assert_int_equal(flat_groups(&pocl, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_DOUBLE, groups_bound),
                      table_tuning(&pocl, CLREDUCE_DOUBLE).groups_per_compute_unit);
     s.groups_per_compute_unit = 2;
