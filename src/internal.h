@@ -91,9 +91,10 @@ void tuning_for_device(const device_info *info, size_t element_size,
 void tuning_for_operators(const device_info *info, const clreduce_settings *overrides,
                           const clreduce_op *ops, size_t count, clreduce_type type, int batched,
                           tuning *t);
-/* The changes to *t for a flat sum, min or max of `count` elements of
- * `type` whose variant the library chose, where `overrides` leaves the
- * field unset. */
+/* The changes to *t for one built-in operator alone (reduce.c's sum, min
+ * and max, operators.c's) over a flat range of `count` elements of `type`
+ * whose variant the library chose, where `overrides` leaves the field
+ * unset. */
 void tuning_for_flat_range(const device_info *info, const clreduce_settings *overrides,
                            clreduce_op op, clreduce_type type, size_t count, tuning *t);
 /* The changes to *t for one operator past max alone over rows of

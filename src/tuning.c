@@ -201,10 +201,11 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
  * (1.04-1.08x), minmax 0.22-0.73x, mean_var 0.22-0.97x; PoCL's float
  * minmax and mean_var from 2^18 in 0.59-1.00x, at 2^16 in 1.60-2.36x, its
  * argmin and argmax from 2^18 in 0.65-1.08x (at 2^16 1.37-1.55x); Intel's
- * doubles went either way (0.87-1.06x) and its norm2 up to 1.22x slower. With the rule, old and new builds alternating,
- * Intel's four took 2^18 to 2^22 elements in 0.64-0.89x the time, PoCL's
- * two 2^20 and 2^22 in 0.67-0.76x. Between 2^16 and 2^18 nothing was
- * timed; nor other native widths. */
+ * doubles went either way (0.87-1.06x) and its norm2 up to 1.22x slower.
+ * With the rule, old and new builds alternating, Intel's four took 2^18 to
+ * 2^22 elements in 0.64-0.89x the time, PoCL's two 2^20 and 2^22 in
+ * 0.67-0.76x. Sizes between 2^16 and 2^18 were not timed, nor other native
+ * widths. */
 #define FLAT_OPS_WIDE_MIN ((size_t)1 << 18)
 
 /* Whether a flat range of `count` elements takes the native width, by the
