@@ -177,6 +177,17 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
         t->groups_per_compute_unit = groups;
 }
 
+/* The operator classes the rules below name. */
+static int op_is_arg(clreduce_op op)
+{
+    return op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX;
+}
+
+static int op_is_minmax_or_mean_var(clreduce_op op)
+{
+    return op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_MEAN_VAR;
+}
+
 /* On PoCL's CPU devices a flat sum, min or max of 4-byte elements, of
  * FLAT_WIDE_MIN elements or more, loads vectors of the device's native
  * float width where it is wider than the table's. On PoCL 3.1 on an
@@ -212,16 +223,14 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
  * two rules above. */
 static int flat_wide(const device_info *info, clreduce_op op, clreduce_type type, size_t count)
 {
-    int minmax_or_mean_var = op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_MEAN_VAR;
-    int arg = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX;
     if (!(info->type & CL_DEVICE_TYPE_CPU))
         return 0;
     if (info->vendor == VENDOR_POCL)
         return count >= FLAT_WIDE_MIN &&
                ((op <= CLREDUCE_OP_MAX && clreduce_type_size(type) == 4) ||
-                (minmax_or_mean_var && type == CLREDUCE_FLOAT));
+                (op_is_minmax_or_mean_var(op) && type == CLREDUCE_FLOAT));
     if (info->vendor == VENDOR_INTEL)
-        return count >= FLAT_OPS_WIDE_MIN && (minmax_or_mean_var || arg) &&
+        return count >= FLAT_OPS_WIDE_MIN && (op_is_minmax_or_mean_var(op) || op_is_arg(op)) &&
                type == CLREDUCE_FLOAT;
     return 0;
 }
@@ -245,10 +254,9 @@ void tuning_for_flat_range(const device_info *info, const clreduce_settings *ove
     if (flat_wide(info, op, type, count) && !overrides->vector_width &&
         native > t->vector_width && native <= 16 && (native & (native - 1)) == 0)
         t->vector_width = native;
-    int four = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX ||
-               op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_MEAN_VAR;
     if (info->vendor == VENDOR_INTEL && (info->type & CL_DEVICE_TYPE_CPU) &&
-        type == CLREDUCE_DOUBLE && four && count >= FLAT_GROUPS_MIN &&
+        type == CLREDUCE_DOUBLE && (op_is_arg(op) || op_is_minmax_or_mean_var(op)) &&
+        count >= FLAT_GROUPS_MIN &&
         !overrides->groups_per_compute_unit)
         t->groups_per_compute_unit = FLAT_GROUPS_PER_UNIT;
 }
@@ -296,16 +304,14 @@ static int scalar_items(const device_info *info, clreduce_op op, clreduce_type t
                         int segments, size_t length)
 {
     int fd = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
-    int arg = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX;
     if (segments ? length >= SCALAR_LENGTH_MAX : length > SCALAR_LENGTH_MAX)
         return 0;
     if (info->vendor == VENDOR_NVIDIA && op <= CLREDUCE_OP_MAX)
         return segments && clreduce_type_size(type) == 4;
     if (info->vendor == VENDOR_NVIDIA)
-        return segments ||
-               (fd && (arg || op == CLREDUCE_OP_MINMAX || op == CLREDUCE_OP_MEAN_VAR));
+        return segments || (fd && (op_is_arg(op) || op_is_minmax_or_mean_var(op)));
     if (info->type & CL_DEVICE_TYPE_CPU)
-        return (arg && type == CLREDUCE_FLOAT) || (fd && op == CLREDUCE_OP_MEAN_VAR);
+        return (op_is_arg(op) && type == CLREDUCE_FLOAT) || (fd && op == CLREDUCE_OP_MEAN_VAR);
     return 0;
 }
 
