@@ -7,8 +7,9 @@
  * how a program is put together), before the kernels.
  *
  * Compile-time parameters: CLR_M_COUNT, CLR_UNROLL, CLR_GRID_PER_GROUP
- * (1 for rows and segments: records of results, team walks), CLR_M_TWINS
- * and CLR_M_TWIN_OF (below), and those of grid_walk.cl.
+ * (1 for rows and segments: records of results, team walks), CLR_M_ALIGNED
+ * (1: every team's range starts on a vector boundary), CLR_M_TWINS and
+ * CLR_M_TWIN_OF (below), and those of grid_walk.cl.
  *
  * Provides:
  *   clr_m_offsets            each operator's byte place in the output
@@ -104,12 +105,17 @@ typedef struct clr_m_offsets {
         for (; iw < nv; iw += team, tw++)                                      \
             CLR_M_ADD_ALL(LOAD(in, iw), 0, tw * CLR_UNROLL, 0)                 \
     }
-#ifdef CLR_ALIGNED
-#define CLR_M_TEAM_WALK_ALL                                                    \
-    if (CLR_ALIGNED)                                                           \
-        CLR_M_TEAM_WALK(CLR_LOAD_ALIGNED)                                      \
-    else                                                                       \
-        CLR_M_TEAM_WALK(CLR_LOAD_ANY)
+/* One walk: with aligned loads (types.cl) where the host knows that every
+ * team's range starts on a vector boundary (CLR_M_ALIGNED: rows whose
+ * offset and pitch are whole vectors), else by vloadN at any alignment.
+ * Both walks in one kernel, the aligned one taken where a range starts on a
+ * boundary, cost NVIDIA's kernels over segments: float sum, min, max and
+ * argmax of segments of 1-100 and 1-1000 took 0.72-0.76x the time with the
+ * vloadN walk alone (H100, 2^26 elements, bench/results/h100-2026-12-06-i.md),
+ * arrays of 1000 0.99x. Rows need the aligned walk: by vloadN alone the
+ * same four over rows of 32 floats took 2.0x the time. */
+#if defined(CLR_M_ALIGNED) && CLR_M_ALIGNED
+#define CLR_M_TEAM_WALK_ALL CLR_M_TEAM_WALK(CLR_LOAD_ALIGNED)
 #else
 #define CLR_M_TEAM_WALK_ALL CLR_M_TEAM_WALK(CLR_LOAD_ANY)
 #endif

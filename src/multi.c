@@ -321,6 +321,14 @@ static clreduce_status rows_multi_plan(clreduce_ctx *ctx, const request *r, plan
                                    "elements")) != CLREDUCE_SUCCESS)
         return status;
     plan_operators(ctx, r, p, CLREDUCE_GRID_STRIDE, PROGRAM_ROWS);
+    /* Parts of rows start a whole number of vectors into their row: where
+     * the offset and the pitch are whole vectors too, every team's range
+     * starts on a vector boundary, and the teams walk with aligned loads
+     * (multi_walk.cl). */
+    size_t vec = p->t.vector_width;
+    size_t pitch = r->row_pitch ? r->row_pitch : r->row_length;
+    if (vec > 1 && r->input_offset % vec == 0 && (r->rows <= 1 || pitch % vec == 0))
+        defines_add(&p->family_defines, "CLR_M_ALIGNED", 1);
     plan_records(r, p);
     return CLREDUCE_SUCCESS;
 }
