@@ -107,9 +107,10 @@ void tuning_for_row_operator(const device_info *info, const clreduce_settings *o
  * accumulators (operators.c's op_keeps_accumulators()); not a user's. */
 void tuning_for_segment_operator(const device_info *info, const clreduce_settings *overrides,
                                  clreduce_op op, clreduce_type type, size_t mean, tuning *t);
-/* The same for `count` operators in one call over segments (multi.c). */
+/* The same for `count` operators in one call over segments of a mean of
+ * `mean` elements (multi.c). */
 void tuning_for_segment_operators(const device_info *info, const clreduce_settings *overrides,
-                                  size_t count, clreduce_type type, tuning *t);
+                                  size_t count, clreduce_type type, size_t mean, tuning *t);
 
 /* ---- request.c -------------------------------------------------------------- */
 

@@ -360,23 +360,25 @@ void tuning_for_segment_operator(const device_info *info, const clreduce_setting
 }
 
 /* Several operators in one call of an 8-byte type over segments read them
- * an element at a time on NVIDIA GPUs, whatever their mean length, where
- * the settings fix no width. On an H100 at 2^26 elements, old and new
- * builds alternating, two turns (bench/results/h100-2026-12-06-f.md): sum,
- * min, max and argmax of doubles, int64 and uint64 took segments of random
- * lengths (1-10 to 1-10^7) in 0.55-0.97x the time (doubles of 1-10:
- * 1016.67 -> 560.91 us), sum and max of doubles in 0.62-0.97x; segments all
- * of one length, 8 or 1000 elements, each starting on a vector boundary,
- * in 0.88-1.11x (the four of doubles over arrays of 1000: 1.11x; sum and
- * max over arrays of 8: 1.07x). Why unaligned starts cost the vectors this
- * much was not looked into. Several float operators gained nothing so
- * (sum, min, max and argmax: 0.99x over segments of 1-10, 1.38x over
- * 1-1000) and keep tuning_for_operators()'s values; other devices are
- * untimed. */
+ * an element at a time on NVIDIA GPUs where the settings fix no width:
+ * int64 and uint64 over segments of any mean length, doubles over segments
+ * of a mean under SEVERAL_DOUBLE_SCALAR_MAX. On an H100 at 2^26 elements,
+ * sum, min, max and argmax in one call, the teams' one walk by vloadN
+ * (multi_walk.cl), two turns (bench/results/h100-2026-12-06-i.md): int64's
+ * vectors of 2 took segments of 1-10 to 1-1000 in 1.21-1.35x the time of
+ * one element at a time (arrays of 1000: 1.00x); doubles' vectors took segments of 1-10 (mean 5.5)
+ * in 1.06x, of 1-20 (mean 10.5) in 0.92x, of 1-30 to 1-1000 and arrays of
+ * 1000 in 0.75-0.85x. Several float operators keep their vectors
+ * (h100-2026-12-06-f.md: 1.38x one at a time over 1-1000); other devices
+ * are untimed. */
+#define SEVERAL_DOUBLE_SCALAR_MAX 8
+
 void tuning_for_segment_operators(const device_info *info, const clreduce_settings *overrides,
-                                  size_t count, clreduce_type type, tuning *t)
+                                  size_t count, clreduce_type type, size_t mean, tuning *t)
 {
-    if (info->vendor == VENDOR_NVIDIA && count > 1 && clreduce_type_size(type) == 8 &&
-        !overrides->vector_width)
+    if (info->vendor != VENDOR_NVIDIA || count < 2 || clreduce_type_size(type) != 8 ||
+        overrides->vector_width)
+        return;
+    if (type != CLREDUCE_DOUBLE || mean < SEVERAL_DOUBLE_SCALAR_MAX)
         t->vector_width = 1;
 }

@@ -154,13 +154,14 @@ static void test_nvidia_segments(void **state)
 }
 
 /* The vector width of `count` operators of `type` in one call over
- * segments under `settings`: the device's tuning, then the rule. */
+ * segments of a mean of `mean` elements under `settings`: the device's
+ * tuning, then the rule. */
 static unsigned several_width(const device_info *info, const clreduce_settings *settings,
-                              size_t count, clreduce_type type)
+                              size_t count, clreduce_type type, size_t mean)
 {
     tuning t;
     tuning_for_device(info, clreduce_type_size(type), settings, &t);
-    tuning_for_segment_operators(info, settings, count, type, &t);
+    tuning_for_segment_operators(info, settings, count, type, mean, &t);
     return t.vector_width;
 }
 
@@ -170,25 +171,40 @@ static void test_nvidia_several(void **state)
     device_info nv = described(VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU);
     clreduce_settings s;
     clreduce_default_settings(&s);
-    static const clreduce_type wide[] = {CLREDUCE_DOUBLE, CLREDUCE_INT64, CLREDUCE_UINT64};
-    for (size_t j = 0; j < ARRAY_SIZE(wide); j++) {
-        assert_true(table_width(&nv, wide[j]) > 1);
-        assert_int_equal(several_width(&nv, &s, 2, wide[j]), 1);
-        assert_int_equal(several_width(&nv, &s, 4, wide[j]), 1);
+    static const clreduce_type integers[] = {CLREDUCE_INT64, CLREDUCE_UINT64};
+    static const size_t means[] = {0, 1, 7, 8, 1000, 100000};
+    for (size_t j = 0; j < ARRAY_SIZE(integers); j++) {
+        clreduce_type type = integers[j];
+        assert_true(table_width(&nv, type) > 1);
+        for (size_t m = 0; m < ARRAY_SIZE(means); m++) {
+            assert_int_equal(several_width(&nv, &s, 2, type, means[m]), 1);
+            assert_int_equal(several_width(&nv, &s, 4, type, means[m]), 1);
+        }
         /* One operator is not several. */
-        assert_int_equal(several_width(&nv, &s, 1, wide[j]), table_width(&nv, wide[j]));
+        assert_int_equal(several_width(&nv, &s, 1, type, 5), table_width(&nv, type));
     }
+    /* Doubles: short segments alone. */
+    unsigned dw = table_width(&nv, CLREDUCE_DOUBLE);
+    assert_true(dw > 1);
+    assert_int_equal(several_width(&nv, &s, 2, CLREDUCE_DOUBLE, 0), 1);
+    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_DOUBLE, 7), 1);
+    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_DOUBLE, 8), dw);
+    assert_int_equal(several_width(&nv, &s, 2, CLREDUCE_DOUBLE, 1000), dw);
+    assert_int_equal(several_width(&nv, &s, 1, CLREDUCE_DOUBLE, 5), dw);
     /* 4-byte types, other devices and a fixed width keep theirs. */
-    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_FLOAT), table_width(&nv, CLREDUCE_FLOAT));
-    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_INT32), table_width(&nv, CLREDUCE_INT32));
+    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_FLOAT, 5),
+                     table_width(&nv, CLREDUCE_FLOAT));
+    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_INT32, 5),
+                     table_width(&nv, CLREDUCE_INT32));
     device_info cpu = described(VENDOR_INTEL, CL_DEVICE_TYPE_CPU);
-    assert_int_equal(several_width(&cpu, &s, 4, CLREDUCE_DOUBLE),
-                     table_width(&cpu, CLREDUCE_DOUBLE));
+    assert_int_equal(several_width(&cpu, &s, 4, CLREDUCE_INT64, 5),
+                     table_width(&cpu, CLREDUCE_INT64));
     device_info gpu = described(VENDOR_AMD, CL_DEVICE_TYPE_GPU);
-    assert_int_equal(several_width(&gpu, &s, 4, CLREDUCE_DOUBLE),
+    assert_int_equal(several_width(&gpu, &s, 4, CLREDUCE_DOUBLE, 5),
                      table_width(&gpu, CLREDUCE_DOUBLE));
     s.vector_width = 2;
-    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_DOUBLE), 2);
+    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_DOUBLE, 5), 2);
+    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_INT64, 5), 2);
 }
 
 static void test_cpu(void **state)
