@@ -9,7 +9,8 @@
  *
  * Compile-time parameters: those of types.cl, subgroup.cl and
  * workgroup_reduce.cl; for the operators of operators.cl (CLR_OP past
- * CLR_OP_MAX), those of types.cl and operators.cl only.
+ * CLR_OP_MAX), those of types.cl and operators.cl only; CLR_TEAM_ANY_ALIGNMENT
+ * (1: one walk by vloadN, below).
  *
  * Provides, for sum, min and max:
  *   clr_team_range(in, n, lane, size)  lane's share of in[0 .. n): vectors
@@ -62,7 +63,12 @@
  * inputs) starts on a vector boundary the vectors are read with aligned
  * loads (types.cl), else with vloadN: the same values either way, but
  * NVIDIA's compiler splits a vloadN into scalar loads (H200, dot products
- * of rows of 32 floats, y by vloadN: 1312 us for 2^28 elements). */
+ * of rows of 32 floats, y by vloadN: 1312 us for 2^28 elements). With
+ * CLR_TEAM_ANY_ALIGNMENT 1, for ranges that seldom start on a boundary,
+ * the vloadN walk alone: both walks in one kernel cost an operator's
+ * kernels over segments more than the aligned loads gained (H100, argmax
+ * of segments of 1-1000: 0.74-0.80x the time without the aligned walk,
+ * bench/results/h100-2026-12-06-i.md). */
 #define CLR_TEAM_WALK_WITH(LOAD, ADD)                                          \
     {                                                                          \
         ulong i_ = lane;                                                       \
@@ -80,7 +86,10 @@
         for (; i_ < nv; i_ += size, t_++)                                      \
             ADD(LOAD(in, i_), CLR_TEAM_SECOND(LOAD, i_), t_);                  \
     }
-#if CLR_VEC > 1
+#ifndef CLR_TEAM_ANY_ALIGNMENT
+#define CLR_TEAM_ANY_ALIGNMENT 0
+#endif
+#if CLR_VEC > 1 && !CLR_TEAM_ANY_ALIGNMENT
 #define CLR_TEAM_WALK(ADD)                                                     \
     if (CLR_TEAM_ALIGNED)                                                      \
         CLR_TEAM_WALK_WITH(CLR_TEAM_LOAD_ALIGNED, ADD)                         \
