@@ -426,6 +426,16 @@ static void make_layouts(layout *l, size_t *count)
     /* Short segments, a mean of 8 elements, some empty, starting off a
      * vector boundary, then one that spans many work-groups' chunks. */
     random_layout(&l[k++], "short", 2, 6000, 17, 50001);
+    /* A mean past the operators' chunk, which decides how their teams
+     * walk (segments.c): one long segment after an empty one. */
+    l[k].name = "one long";
+    l[k].offsets = malloc(3 * sizeof(uint64_t));
+    assert_non_null(l[k].offsets);
+    l[k].offsets[0] = l[k].offsets[1] = 5;
+    l[k].offsets[2] = 100006;
+    l[k].segments = 2;
+    l[k].count = 100006;
+    k++;
     for (size_t i = 0; i < k; i++)
         assert_non_null(l[i].offsets);
     *count = k;
@@ -434,7 +444,7 @@ static void make_layouts(layout *l, size_t *count)
 static void test_segments_layouts(void **state)
 {
     (void)state;
-    layout layouts[5];
+    layout layouts[6];
     size_t nl;
     make_layouts(layouts, &nl);
     size_t failed = 0;
