@@ -359,18 +359,18 @@ void tuning_for_segment_operator(const device_info *info, const clreduce_setting
         t->vector_width = 1;
 }
 
-/* Several operators in one call of an 8-byte type over segments read them
- * an element at a time on NVIDIA GPUs where the settings fix no width:
- * int64 and uint64 over segments of any mean length, doubles over segments
- * of a mean under SEVERAL_DOUBLE_SCALAR_MAX. On an H100 at 2^26 elements,
- * sum, min, max and argmax in one call, the teams' one walk by vloadN
+/* Several operators in one call of an 8-byte type over segments read them an
+ * element at a time on NVIDIA GPUs where the settings fix no width: int64
+ * and uint64 over segments of any mean length, doubles over segments of a
+ * mean under SEVERAL_DOUBLE_SCALAR_MAX. On an H100 at 2^26 elements, sum,
+ * min, max and argmax in one call, the teams' one walk by vloadN
  * (multi_walk.cl), two turns (bench/results/h100-2026-12-06-i.md): int64's
- * vectors of 2 took segments of 1-10 to 1-1000 in 1.21-1.35x the time of
- * one element at a time (arrays of 1000: 1.00x); doubles' vectors took segments of 1-10 (mean 5.5)
- * in 1.06x, of 1-20 (mean 10.5) in 0.92x, of 1-30 to 1-1000 and arrays of
- * 1000 in 0.75-0.85x. Several float operators keep their vectors
- * (h100-2026-12-06-f.md: 1.38x one at a time over 1-1000); other devices
- * are untimed. */
+ * vectors of 2 took segments of 1-10 to 1-1000 in 1.21-1.35x the time of one
+ * element at a time (arrays of 1000: 1.00x); doubles' vectors took segments
+ * of 1-10 (mean 5.5) in 1.06x, of 1-20 (mean 10.5) in 0.92x, of 1-30 to
+ * 1-1000 and arrays of 1000 in 0.75-0.85x. Several float operators keep
+ * their vectors (h100-2026-12-06-f.md: 1.38x one at a time over 1-1000);
+ * other devices are untimed. */
 #define SEVERAL_DOUBLE_SCALAR_MAX 8
 
 void tuning_for_segment_operators(const device_info *info, const clreduce_settings *overrides,
