@@ -541,18 +541,23 @@ static int takes_subgroups(const clreduce_ctx *ctx, const plan *p, const request
 
 /* Whether the teams walk segments by vloadN alone (team.cl's
  * CLR_TEAM_ANY_ALIGNMENT) rather than by two walks, aligned loads where a
- * range starts on a vector boundary: argmin, argmax, mean_var and dot of
- * floats and doubles over segments of a mean shorter than a chunk, which
- * start anywhere in it. On an H100 at 2^26 elements, old and new builds
- * alternating, two turns (bench/results/h100-2026-12-06-i.md): segments
- * of 1-1000 in 0.68-0.81x the time, arrays of 1000 (every start aligned)
- * in 0.96-1.09x (float argmin and argmax 1.09x); segments of 1-10 (another
- * walk) 1.00x; segments of 1-10^5 (mean past a chunk) lost 5-6% for float
- * argmin and argmax so and keep both walks. minmax lost over doubles
- * (1.05-1.15x) and keeps both; integers and norm2 are untimed. */
-static int takes_any_alignment(const plan *p, const request *r)
+ * range starts on a vector boundary: on NVIDIA GPUs, argmin, argmax,
+ * mean_var and dot of floats and doubles over segments of a mean shorter
+ * than a chunk, which start anywhere in it. On an H100 at 2^26 elements, old
+ * and new builds alternating, two turns
+ * (bench/results/h100-2026-12-06-i.md): segments of 1-1000 in 0.68-0.81x the
+ * time, arrays of 1000 (every start aligned) in 0.96-1.09x (float argmin and
+ * argmax 1.09x); segments of 1-10 (another walk) 1.00x; segments of 1-10^5
+ * (mean past a chunk) lost 5-6% for float argmin and argmax so and keep both
+ * walks. minmax lost over doubles (1.05-1.15x) and keeps both; integers and
+ * norm2 are untimed. On the CPU runtimes
+ * (bench/results/cpu-2026-12-06-walks.txt: noisy, medians of three, 2^22
+ * elements) Intel's dot and mean_var took 0.16-0.55x the time so but its
+ * float argmin 1.98x, PoCL's float mean_var 1.36x: they keep both walks. */
+static int takes_any_alignment(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    if (r->custom || !r->rows || (p->type != CLREDUCE_FLOAT && p->type != CLREDUCE_DOUBLE))
+    if (ctx->info.vendor != VENDOR_NVIDIA || r->custom || !r->rows ||
+        (p->type != CLREDUCE_FLOAT && p->type != CLREDUCE_DOUBLE))
         return 0;
     if (p->op != CLREDUCE_OP_ARGMIN && p->op != CLREDUCE_OP_ARGMAX &&
         p->op != CLREDUCE_OP_MEAN_VAR && p->op != CLREDUCE_OP_DOT)
@@ -593,7 +598,7 @@ static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *
         if (!r->custom && r->rows)
             tuning_for_segment_operator(&ctx->info, &ctx->settings, p->op, p->type,
                                         r->count / r->rows, &p->t);
-        if (takes_any_alignment(p, r))
+        if (takes_any_alignment(ctx, p, r))
             defines_add(&p->family_defines, "CLR_TEAM_ANY_ALIGNMENT", 1);
         defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
                          dot_lanes(p, r) ? LANE_ELEMENTS_DEFINE(DOT_LANE_VECTORS)

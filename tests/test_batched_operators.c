@@ -427,7 +427,8 @@ static void make_layouts(layout *l, size_t *count)
      * vector boundary, then one that spans many work-groups' chunks. */
     random_layout(&l[k++], "short", 2, 6000, 17, 50001);
     /* A mean past the operators' chunk, which decides how their teams
-     * walk (segments.c): one long segment after an empty one. */
+     * walk on NVIDIA GPUs (segments.c): one long segment after an empty
+     * one. */
     l[k].name = "one long";
     l[k].offsets = malloc(3 * sizeof(uint64_t));
     assert_non_null(l[k].offsets);
