@@ -543,8 +543,8 @@ static int takes_subgroups(const clreduce_ctx *ctx, const plan *p, const request
  * CLR_TEAM_ANY_ALIGNMENT) rather than by two walks, aligned loads where a
  * range starts on a vector boundary: on NVIDIA GPUs, argmin, argmax,
  * mean_var and dot of floats and doubles over segments of a mean shorter
- * than a chunk, which start anywhere in it. On an H100 at 2^26 elements, old
- * and new builds alternating, two turns
+ * than a chunk (tile_elements()), which start anywhere in it. On an H100 at
+ * 2^26 elements, old and new builds alternating, two turns
  * (bench/results/h100-2026-12-06-i.md): segments of 1-1000 in 0.68-0.81x the
  * time, arrays of 1000 (every start aligned) in 0.96-1.09x (float argmin and
  * argmax 1.09x); segments of 1-10 (another walk) 1.00x; segments of 1-10^5
@@ -562,8 +562,7 @@ static int takes_any_alignment(const clreduce_ctx *ctx, const plan *p, const req
     if (p->op != CLREDUCE_OP_ARGMIN && p->op != CLREDUCE_OP_ARGMAX &&
         p->op != CLREDUCE_OP_MEAN_VAR && p->op != CLREDUCE_OP_DOT)
         return 0;
-    size_t chunk = p->work_group_size * SEGMENT_ACCUMULATOR_LANE_VECTORS * p->t.vector_width;
-    return r->count / r->rows < chunk;
+    return r->count / r->rows < tile_elements(ctx, p, r);
 }
 
 /* The plan of segments of one input, or of two (dot_segments_family). */
