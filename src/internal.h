@@ -165,6 +165,12 @@ typedef struct request {
     const size_t *result_offsets;
 } request;
 
+/* The mean length of the rows or segments: elements a result, 0 for none. */
+static inline size_t request_mean_length(const request *r)
+{
+    return r->rows ? r->count / r->rows : 0;
+}
+
 /* The largest output element of any family: clreduce_result_size(), or
  * the results of a multi call packed together (multi.c). */
 #define PLAN_OUTPUT_MAX 256

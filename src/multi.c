@@ -347,7 +347,7 @@ static clreduce_status segments_multi_plan(clreduce_ctx *ctx, const request *r, 
     /* Before the chunks are sized: 8-byte elements may be read one at a
      * time (tuning.c). */
     tuning_for_segment_operators(&ctx->info, &ctx->settings, r->num_ops, r->type,
-                                 r->rows ? r->count / r->rows : 0, &p->t);
+                                 request_mean_length(r), &p->t);
     if ((status = segments_plan_offsets(ctx, r, p)) != CLREDUCE_SUCCESS)
         return status;
     defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",

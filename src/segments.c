@@ -130,7 +130,7 @@ static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
     if (!plain_program(p) || !r->rows)
         return 0;
     size_t chunk = p->work_group_size * WIDE_LANE_VECTORS * p->t.vector_width;
-    size_t mean = r->count / r->rows;
+    size_t mean = request_mean_length(r);
     if ((ctx->info.type & CL_DEVICE_TYPE_CPU) && !test_chunks(ctx))
         return mean >= WIDE_CPU_MEAN_MIN &&
                mean < long_mean(p->work_group_size, p->t.vector_width);
@@ -154,7 +154,7 @@ static int takes_wide(const clreduce_ctx *ctx, const plan *p, const request *r)
 static int dot_lanes(const plan *p, const request *r)
 {
     return p->op == CLREDUCE_OP_DOT && p->t.sum_teams && r->rows &&
-           r->count / r->rows >= DOT_MEAN_MIN;
+           request_mean_length(r) >= DOT_MEAN_MIN;
 }
 
 static size_t tile_elements(const clreduce_ctx *ctx, const plan *p, const request *r)
@@ -165,7 +165,7 @@ static size_t tile_elements(const clreduce_ctx *ctx, const plan *p, const reques
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
     if (takes_wide(ctx, p, r))
         return chunk / LANE_VECTORS * WIDE_LANE_VECTORS;
-    if (r->count / (r->rows ? r->rows : 1) >= long_mean(p->work_group_size, p->t.vector_width))
+    if (request_mean_length(r) >= long_mean(p->work_group_size, p->t.vector_width))
         chunk = chunk / LANE_VECTORS * LONG_LANE_VECTORS;
     return chunk;
 }
@@ -248,6 +248,7 @@ static int takes_starts_by_default(const plan *p)
 static int takes_single(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     size_t tile = tile_elements(ctx, p, r), tiles = div_up(r->count, tile);
+    size_t mean = request_mean_length(r);
     unsigned passes = context_segment_passes(ctx);
     if (p->program != &segments_program || tiles > UINT32_MAX)
         return 0;
@@ -256,8 +257,7 @@ static int takes_single(const clreduce_ctx *ctx, const plan *p, const request *r
     return passes == 0 &&
            (tiles <= (size_t)ctx->info.compute_units * SINGLE_CHUNKS_PER_UNIT ||
             (takes_starts_by_default(p) && takes_starts(ctx, p, r) &&
-             r->rows && r->count / r->rows >= STARTS_MEAN_MIN &&
-             r->count / r->rows <= STARTS_MEAN_CHUNKS * tile));
+             mean >= STARTS_MEAN_MIN && mean <= STARTS_MEAN_CHUNKS * tile));
 }
 
 /* Elements of 8 bytes take runs where the mean segment is this long or
@@ -282,7 +282,7 @@ static int takes_runs(const clreduce_ctx *ctx, const plan *p, const request *r)
     if (!p->t.segment_runs || !plain_program(p) ||
         tile_elements(ctx, p, r) != wg * run)
         return 0;
-    if (size > 4 && (!r->rows || r->count / r->rows > RUNS_MEAN_MAX_8_BYTES))
+    if (size > 4 && (!r->rows || request_mean_length(r) > RUNS_MEAN_MAX_8_BYTES))
         return 0;
     size_t local = wg * (run + 1) * size + (wg * run / 4 + 1) * sizeof(cl_uint) +
                    2 * wg * (size + sizeof(cl_uint)) + (wg + 2) * size + 3 * sizeof(cl_uint);
@@ -316,12 +316,12 @@ static int takes_runs(const clreduce_ctx *ctx, const plan *p, const request *r)
 static int takes_warps(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     size_t chunk = p->work_group_size * LANE_VECTORS * p->t.vector_width;
+    size_t mean = request_mean_length(r);
     if (p->element_size == 8 && p->op != CLREDUCE_OP_SUM &&
         div_up(r->count, chunk) < (size_t)ctx->info.compute_units * WARPS_8_BYTES_EXTREMES_TILES)
         return 0;
-    return p->t.segment_runs && plain_program(p) && r->rows &&
-           p->path != CLREDUCE_SUBGROUP_PATH_NONE &&
-           r->count / r->rows >= WARPS_MEAN_MIN && r->count / r->rows <= chunk &&
+    return p->t.segment_runs && plain_program(p) && p->path != CLREDUCE_SUBGROUP_PATH_NONE &&
+           mean >= WARPS_MEAN_MIN && mean <= chunk &&
            tile_elements(ctx, p, r) == chunk;
 }
 
@@ -422,7 +422,7 @@ static int takes_groups(const clreduce_ctx *ctx, const plan *p, const request *r
 {
     if (p->program != &segments_program || !r->rows || context_segment_passes(ctx) == 2)
         return 0;
-    size_t mean = r->count / r->rows, bytes = mean * p->element_size;
+    size_t mean = request_mean_length(r), bytes = mean * p->element_size;
     int nvidia_gpu =
         ctx->info.vendor == VENDOR_NVIDIA && (ctx->info.type & CL_DEVICE_TYPE_GPU);
     size_t least = minmax_64(p) ? MINMAX_64_GROUPS_BYTES : GROUPS_MEAN_MIN_BYTES;
@@ -476,7 +476,7 @@ static int takes_items(const clreduce_ctx *ctx, const plan *p, const request *r)
         context_segment_passes(ctx) == 2 || ctx->info.vendor == VENDOR_POCL || test_chunks(ctx))
         return 0;
     size_t most = minmax_64(p) ? MINMAX_64_GROUPS_BYTES : ITEMS_MEAN_MAX_BYTES;
-    return r->count / r->rows * p->element_size <= most;
+    return request_mean_length(r) * p->element_size <= most;
 }
 
 static size_t piece_elements(const clreduce_ctx *ctx, const request *r)
@@ -521,7 +521,7 @@ static int sums_a_map(const clreduce_ctx *ctx, const plan *p, const request *r)
     size_t least_long = long_mean(p->t.work_group_size, p->t.vector_width);
     return !r->custom && (r->op == CLREDUCE_OP_SUM_SQUARES || r->op == CLREDUCE_OP_SUM_ABS) &&
            (r->type == CLREDUCE_FLOAT || r->type == CLREDUCE_DOUBLE) && r->rows &&
-           r->count / r->rows < least_long &&
+           request_mean_length(r) < least_long &&
            (p->t.sum_teams || context_test_switch(ctx, TEST_SUM_MAPS));
 }
 
@@ -536,7 +536,7 @@ static int sums_a_map(const clreduce_ctx *ctx, const plan *p, const request *r)
 static int takes_subgroups(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     return !(ctx->info.type & CL_DEVICE_TYPE_CPU) || p->op == CLREDUCE_OP_SUM ||
-           !r->rows || r->count / r->rows < SUBGROUPS_CPU_MEAN_MIN || test_chunks(ctx);
+           !r->rows || request_mean_length(r) < SUBGROUPS_CPU_MEAN_MIN || test_chunks(ctx);
 }
 
 /* Whether the teams walk segments by vloadN alone (team.cl's
@@ -562,7 +562,7 @@ static int takes_any_alignment(const clreduce_ctx *ctx, const plan *p, const req
     if (p->op != CLREDUCE_OP_ARGMIN && p->op != CLREDUCE_OP_ARGMAX &&
         p->op != CLREDUCE_OP_MEAN_VAR && p->op != CLREDUCE_OP_DOT)
         return 0;
-    return r->count / r->rows < tile_elements(ctx, p, r);
+    return request_mean_length(r) < tile_elements(ctx, p, r);
 }
 
 /* The plan of segments of one input, or of two (dot_segments_family). */
@@ -592,11 +592,11 @@ static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *
      * element at a time (tuning.c), before the chunks below are sized. */
     if (status == CLREDUCE_SUCCESS && !r->custom && r->op <= CLREDUCE_OP_MAX && r->rows)
         tuning_for_segment_operator(&ctx->info, &ctx->settings, r->op, p->type,
-                                    r->count / r->rows, &p->t);
+                                    request_mean_length(r), &p->t);
     if (status == CLREDUCE_SUCCESS && op_keeps_accumulators(p->op)) {
         if (!r->custom && r->rows)
             tuning_for_segment_operator(&ctx->info, &ctx->settings, p->op, p->type,
-                                        r->count / r->rows, &p->t);
+                                        request_mean_length(r), &p->t);
         if (takes_any_alignment(ctx, p, r))
             defines_add(&p->family_defines, "CLR_TEAM_ANY_ALIGNMENT", 1);
         defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
