@@ -10,7 +10,8 @@
  * Compile-time parameters: those of types.cl, subgroup.cl and
  * workgroup_reduce.cl; for the operators of operators.cl (CLR_OP past
  * CLR_OP_MAX), those of types.cl and operators.cl only; CLR_TEAM_ANY_ALIGNMENT
- * (1: one walk by vloadN, below).
+ * (1: one walk by vloadN, below) or CLR_TEAM_PEEL (1: the head of a range
+ * element by element, then one walk by aligned loads, below).
  *
  * Provides, for sum, min and max:
  *   clr_team_range(in, n, lane, size)  lane's share of in[0 .. n): vectors
@@ -99,6 +100,20 @@
 #define CLR_TEAM_WALK(ADD) CLR_TEAM_WALK_WITH(CLR_TEAM_LOAD, ADD)
 #endif
 
+/* CLR_TEAM_PEEL 1: clr_team_range_a takes a range's first elements, up to
+ * its first vector boundary, one at a time (a lane each), then walks the
+ * rest by aligned loads alone: one walk that reads whole vectors wherever a
+ * range starts. Where the head ends depends on the range's address, so the
+ * host asks for it only for operators whose results do not depend on the
+ * order of combination (argmin, argmax, minmax), and of one input. */
+#ifndef CLR_TEAM_PEEL
+#define CLR_TEAM_PEEL 0
+#endif
+#if CLR_TEAM_PEEL && defined(CLR_X_TWO_INPUTS) && CLR_X_TWO_INPUTS
+#error "CLR_TEAM_PEEL walks one input"
+#endif
+#define CLR_TEAM_PEELS (CLR_TEAM_PEEL && CLR_VEC > 1)
+
 #if CLR_OP <= CLR_OP_MAX
 
 T clr_team_range(global const T *in, ulong n, uint lane, uint size)
@@ -157,16 +172,40 @@ T clr_team_reduce(local T *l, T v, uint size)
 clr_a clr_team_range_a(global const T *in, global const T *in2, ulong n, ulong base, uint lane,
                        uint size)
 {
+#if CLR_TEAM_PEELS
+    ulong misaligned = ((ulong)in / sizeof(T)) % CLR_VEC;
+    uint h = (uint)min(n, (CLR_VEC - misaligned) % CLR_VEC);
+    clr_a head = clr_a_identity();
+    for (uint i = lane; i < h; i += size)
+        head = clr_a_combine(head, clr_a_rebase(clr_a_of(in[i], in2[i], i), base));
+    in += h;
+    in2 += h;
+    n -= h;
+    base += h;
+#define CLR_TEAM_FIRST CLR_TEAM_LOAD_ALIGNED
+#else
+#define CLR_TEAM_FIRST CLR_TEAM_LOAD
+#endif
     ulong nv = n / CLR_VEC;
     int any = lane < nv;
-    clr_v acc = clr_v_init(any ? CLR_TEAM_LOAD(in, lane) : (VT)0);
+    clr_v acc = clr_v_init(any ? CLR_TEAM_FIRST(in, lane) : (VT)0);
 #define CLR_TEAM_ADD(x, y, t) acc = clr_v_add(acc, (x), (y), (CLR_X_TAG)(t) * CLR_UNROLL)
+#if CLR_TEAM_PEELS
+    CLR_TEAM_WALK_WITH(CLR_TEAM_LOAD_ALIGNED, CLR_TEAM_ADD)
+#else
     CLR_TEAM_WALK(CLR_TEAM_ADD)
+#endif
 #undef CLR_TEAM_ADD
+#undef CLR_TEAM_FIRST
     /* norm2 as the flat reduction: a lane whose squares could overflow or
      * underflow adds its share again, scaled. */
     clr_a a;
     clr_x_team_lane(&a, &acc, any, in, in2, n, base, lane, size);
+#if CLR_TEAM_PEELS
+    /* argmin, argmax and minmax break ties by index, not by the order in
+     * which the shares meet. */
+    a = clr_a_combine(head, a);
+#endif
     return a;
 }
 

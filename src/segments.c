@@ -539,30 +539,64 @@ static int takes_subgroups(const clreduce_ctx *ctx, const plan *p, const request
            !r->rows || request_mean_length(r) < SUBGROUPS_CPU_MEAN_MIN || test_chunks(ctx);
 }
 
-/* Whether the teams walk segments by vloadN alone (team.cl's
- * CLR_TEAM_ANY_ALIGNMENT) rather than by two walks, aligned loads where a
- * range starts on a vector boundary: on NVIDIA GPUs, argmin, argmax,
- * mean_var and dot of floats and doubles over segments of a mean shorter
- * than a chunk (tile_elements()), which start anywhere in it. On an H100 at
- * 2^26 elements, old and new builds alternating, two turns
- * (bench/results/h100-2026-12-06-i.md): segments of 1-1000 in 0.68-0.81x the
- * time, arrays of 1000 (every start aligned) in 0.96-1.09x (float argmin and
- * argmax 1.09x); segments of 1-10 (another walk) 1.00x; segments of 1-10^5
- * (mean past a chunk) lost 5-6% for float argmin and argmax so and keep both
- * walks. minmax lost over doubles (1.05-1.15x) and keeps both; integers and
- * norm2 are untimed. On the CPU runtimes
- * (bench/results/cpu-2026-12-06-walks.txt: noisy, medians of three, 2^22
- * elements) Intel's dot and mean_var took 0.16-0.55x the time so but its
- * float argmin 1.98x, PoCL's float mean_var 1.36x: they keep both walks. */
+/* How the teams of operators.cl's kernels walk segments on NVIDIA GPUs,
+ * where their ranges start anywhere in a chunk, rather than by two walks
+ * (aligned loads where a range starts on a vector boundary, vloadN
+ * elsewhere). On an H100, 2^26 elements, builds alternating, two turns
+ * (bench/results/h100-2026-12-06-i.md, -j.md):
+ *
+ * - takes_any_alignment(), the vloadN walk alone: argmin and argmax of any
+ *   type, mean_var and dot of floats and doubles, over segments of a mean
+ *   shorter than a chunk (tile_elements()). Segments of 1-1000 took
+ *   0.68-0.81x the time so (int32 and int64 argmin 0.79x and 0.77x), arrays
+ *   of 1000 (every start aligned) 0.96-1.09x; segments of 1-10^5 lost 5-6%
+ *   for float argmin and argmax and keep both walks. On the CPU runtimes
+ *   (bench/results/cpu-2026-12-06-walks.txt: noisy, medians of three, 2^22
+ *   elements) Intel's dot and mean_var took 0.16-0.55x the time so but its
+ *   float argmin 1.98x, PoCL's float mean_var 1.36x: they keep both walks.
+ * - takes_peeled_walk(), the head of a range element by element and then
+ *   aligned loads alone (team.cl's CLR_TEAM_PEEL): minmax of every type but
+ *   double, at every mean. Float, int32 and int64 minmax took segments of
+ *   1-1000 in 0.75-0.77x the time so, arrays of 999 in 0.76-0.82x, arrays of
+ *   1000 in 0.95-1.07x, segments of 1-10^5 in 0.93-1.01x and one segment
+ *   (float, int32) in 1.00x; by the vloadN walk alone in 0.81-0.96x,
+ *   0.88-0.95x and 0.97-1.21x (the first three). argmin and argmax do better
+ *   by the vloadN walk (int32 argmin over 1-1000: 0.79x against 0.81x
+ *   peeled, arrays of 1000 0.98x against 1.05x); doubles lost peeled
+ *   wherever the teams walk (minmax 1.04-1.43x, argmin and argmax 1.03-1.48x
+ *   the time). Where the head ends depends on the range's address: only
+ *   operators whose results do not depend on the order of combination may
+ *   take it. */
+#define TEST_TEAM_WALKS "CLR_TEST_TEAM_WALKS" /* the tests' switch: these rules on any device */
+
+static int operators_walk_segments(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    return (ctx->info.vendor == VENDOR_NVIDIA || context_test_switch(ctx, TEST_TEAM_WALKS)) &&
+           !r->custom && r->rows && p->t.vector_width > 1;
+}
+
 static int takes_any_alignment(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    if (ctx->info.vendor != VENDOR_NVIDIA || r->custom || !r->rows ||
-        (p->type != CLREDUCE_FLOAT && p->type != CLREDUCE_DOUBLE))
+    if (!operators_walk_segments(ctx, p, r) || request_mean_length(r) >= tile_elements(ctx, p, r))
         return 0;
-    if (p->op != CLREDUCE_OP_ARGMIN && p->op != CLREDUCE_OP_ARGMAX &&
-        p->op != CLREDUCE_OP_MEAN_VAR && p->op != CLREDUCE_OP_DOT)
+    if (p->op == CLREDUCE_OP_ARGMIN || p->op == CLREDUCE_OP_ARGMAX)
+        return 1;
+    return (p->op == CLREDUCE_OP_MEAN_VAR || p->op == CLREDUCE_OP_DOT) &&
+           (p->type == CLREDUCE_FLOAT || p->type == CLREDUCE_DOUBLE);
+}
+
+/* The tests' switch that gives argmin and argmax (and doubles) the peeled
+ * walk too, so that its element indices are tested. */
+#define TEST_TEAM_PEEL "CLR_TEST_TEAM_PEEL"
+
+static int takes_peeled_walk(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    if (!operators_walk_segments(ctx, p, r))
         return 0;
-    return request_mean_length(r) < tile_elements(ctx, p, r);
+    if (context_test_switch(ctx, TEST_TEAM_PEEL))
+        return p->op == CLREDUCE_OP_ARGMIN || p->op == CLREDUCE_OP_ARGMAX ||
+               p->op == CLREDUCE_OP_MINMAX;
+    return p->op == CLREDUCE_OP_MINMAX && p->type != CLREDUCE_DOUBLE;
 }
 
 /* The plan of segments of one input, or of two (dot_segments_family). */
@@ -597,7 +631,9 @@ static clreduce_status plan_segments(clreduce_ctx *ctx, const request *r, plan *
         if (!r->custom && r->rows)
             tuning_for_segment_operator(&ctx->info, &ctx->settings, p->op, p->type,
                                         request_mean_length(r), &p->t);
-        if (takes_any_alignment(ctx, p, r))
+        if (takes_peeled_walk(ctx, p, r))
+            defines_add(&p->family_defines, "CLR_TEAM_PEEL", 1);
+        else if (takes_any_alignment(ctx, p, r))
             defines_add(&p->family_defines, "CLR_TEAM_ANY_ALIGNMENT", 1);
         defines_add_text(&p->family_defines, "CLR_LANE_ELEMENTS",
                          dot_lanes(p, r) ? LANE_ELEMENTS_DEFINE(DOT_LANE_VECTORS)

@@ -483,6 +483,84 @@ static void test_segments_layouts(void **state)
     assert_int_equal(failed, 0);
 }
 
+/* A plateau after each segment's first element, for argmin (first 2, then
+ * 1s) or argmax (first 1, then 2s): the answer is index 1, and a piece of a
+ * long segment that counted its indices from its own start would offer a
+ * smaller one. */
+static void fill_plateaus(clreduce_op op, clreduce_type type, void *data, const layout *l)
+{
+    double first = op == CLREDUCE_OP_ARGMIN ? 2 : 1, rest = 3 - first;
+    for (size_t i = 0; i < l->count; i++)
+        tc_set_double(type, data, i, rest);
+    for (size_t s = 0; s < l->segments; s++)
+        if (l->offsets[s] < l->offsets[s + 1])
+            tc_set_double(type, data, (size_t)l->offsets[s], first);
+}
+
+/* The walks NVIDIA GPUs' teams take over segments (segments.c: the vloadN
+ * walk alone, or a range's head element by element and then aligned loads)
+ * on any device, by the tests' switch, over the layouts whose segments
+ * start off vector boundaries: argmin, argmax, minmax and mean_var of
+ * random data, and argmin and argmax of plateaus; returns the failures. */
+static size_t gpu_walks_failures(const char *options)
+{
+    static const clreduce_op ops[] = {CLREDUCE_OP_ARGMIN, CLREDUCE_OP_ARGMAX, CLREDUCE_OP_MINMAX,
+                                      CLREDUCE_OP_MEAN_VAR};
+    clreduce_settings settings;
+    clreduce_default_settings(&settings);
+    settings.build_options = options;
+    clreduce_ctx *base = g_ctx, *walks = tc_context_like(base, &settings);
+    g_ctx = walks;
+    layout layouts[6];
+    size_t nl, failed = 0;
+    make_layouts(layouts, &nl);
+    for (size_t oi = 0; oi < ARRAY_SIZE(ops); oi++) {
+        for (size_t ti = 0; ti < ARRAY_SIZE(tc_all_types); ti++) {
+            clreduce_op op = ops[oi];
+            clreduce_type type = tc_all_types[ti];
+            if (!takes(op, type))
+                continue;
+            int plateaus = op == CLREDUCE_OP_ARGMIN || op == CLREDUCE_OP_ARGMAX;
+            for (size_t li = 0; li < nl; li++) {
+                const layout *l = &layouts[li];
+                if (l->count < 1000)
+                    continue;
+                void *data = malloc(l->count * tc_elem_size(type));
+                assert_non_null(data);
+                for (int k = 0; k <= plateaus; k++) {
+                    if (k)
+                        fill_plateaus(op, type, data, l);
+                    else
+                        tc_op_fill(op, type, data, l->count);
+                    batch b = {SEGMENTS, op,      type,           l->segments,
+                               l->count, 0,       0,              l->offsets,
+                               CLREDUCE_UINT32, tc_op_variance_tolerance(type)};
+                    char tag[128];
+                    snprintf(tag, sizeof tag, "segments by GPU walks (%s) %s %s %s%s", options,
+                             clreduce_op_name(op), clreduce_type_name(type), l->name,
+                             k ? ", plateaus" : "");
+                    failed += run_batch(tag, &b, data);
+                }
+                free(data);
+            }
+        }
+    }
+    for (size_t i = 0; i < nl; i++)
+        free(layouts[i].offsets);
+    g_ctx = base;
+    clreduce_destroy(walks);
+    return failed;
+}
+
+static void test_segments_gpu_walks(void **state)
+{
+    (void)state;
+    /* NVIDIA's rules; then the peeled walk for argmin and argmax too. */
+    size_t failed = gpu_walks_failures("-DCLR_TEST_TEAM_WALKS=1");
+    failed += gpu_walks_failures("-DCLR_TEST_TEAM_WALKS=1 -DCLR_TEST_TEAM_PEEL=1");
+    assert_int_equal(failed, 0);
+}
+
 /* Argmin/argmax within segments: indices from each segment's start, ties
  * and NaN as for rows. */
 static void test_segments_arg_special(void **state)
@@ -638,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_bad_arguments),       cmocka_unit_test(test_rows_arg_special),
         cmocka_unit_test(test_rows_mean_var_offset), cmocka_unit_test(test_segments_arg_special),
         cmocka_unit_test(test_rows_shapes),         cmocka_unit_test(test_segments_layouts),
+        cmocka_unit_test(test_segments_gpu_walks),
     };
     int failed = tc_run_tests("unit.batched_operators", tests, ARRAY_SIZE(tests));
     return tc_finish(g_ctx, failed, g_queue, NULL);

@@ -567,11 +567,16 @@ target og_batched_targets[] = {
     {.name = "segments_wild_offsets", .kind = CLREDUCE_UINT64, .run = run_batched,
      .support = batched_support, .segments = 2, .accepted = &og_look_back_hand_off},
     /* The operators' branch of the same kernels: argmax in pitched rows of
-     * teams, mean/var in segments (with the chunk heads of long ones). */
+     * teams; mean/var, argmin and minmax in segments (with the chunk heads of
+     * long ones), which start anywhere in a vector. */
     {.name = "rows_argmax", .variant = 33, .kind = 3, .run = run_batched,
      .support = batched_support, .only_op = CLREDUCE_OP_ARGMAX},
     {.name = "segments_mean_var", .kind = CLREDUCE_UINT32, .run = run_batched,
      .support = batched_support, .segments = 1, .only_op = CLREDUCE_OP_MEAN_VAR},
+    {.name = "segments_argmin", .kind = CLREDUCE_UINT32, .run = run_batched,
+     .support = batched_support, .segments = 1, .only_op = CLREDUCE_OP_ARGMIN},
+    {.name = "segments_minmax", .kind = CLREDUCE_UINT64, .run = run_batched,
+     .support = batched_support, .segments = 1, .only_op = CLREDUCE_OP_MINMAX},
     /* Dot products (two inputs, here one buffer): pitched rows of teams,
      * segments. */
     {.name = "rows_dot", .variant = 33, .kind = 3, .run = run_batched,
