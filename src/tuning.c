@@ -368,10 +368,11 @@ void tuning_for_segment_operator(const device_info *info, const clreduce_setting
  * vectors of 2 took segments of 1-10 to 1-1000 in 1.21-1.35x the time of one
  * element at a time (arrays of 1000: 1.00x); doubles' vectors took segments
  * of 1-10 (mean 5.5) in 1.06x, of 1-20 (mean 10.5) in 0.92x, of 1-30 to
- * 1-1000 and arrays of 1000 in 0.75-0.85x. Several float operators keep
- * their vectors (h100-2026-12-06-f.md: 1.38x one at a time over 1-1000);
- * other devices are untimed. */
-#define SEVERAL_DOUBLE_SCALAR_MAX 8
+ * 1-1000 and arrays of 1000 in 0.75-0.85x; in a later call (-j.md) arrays
+ * of 8 and segments of 1-15 (whose mean, 7.99, counts as 7) in 0.94x.
+ * Several float operators keep their vectors (h100-2026-12-06-f.md: 1.38x
+ * one at a time over 1-1000); other devices are untimed. */
+#define SEVERAL_DOUBLE_SCALAR_MAX 7
 
 void tuning_for_segment_operators(const device_info *info, const clreduce_settings *overrides,
                                   size_t count, clreduce_type type, size_t mean, tuning *t)

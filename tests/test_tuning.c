@@ -2,9 +2,9 @@
  * clreduce.h documents them for clreduce_get_operators_tuning(): described
  * devices (an NVIDIA GPU, CPUs of Intel's runtime and of PoCL, another
  * vendor's GPU) through the table and the rules of src/tuning.c. Each rule
- * at its bounds (rows of 8 and 9 elements, segments of a mean of 7 and 8
- * and of 127 to 513, flat ranges of 2^18, 2^20 or 2^22 elements and one
- * fewer; several operators over segments have none), for the
+ * at its bounds (rows of 8 and 9 elements, segments of a mean of 7 and 8,
+ * 6 and 7 (several operators of doubles) and 127 to 513, flat ranges of
+ * 2^18, 2^20 or 2^22 elements and one fewer), for the
  * operators and types it names and for some it leaves alone, and under
  * settings that fix the field, which it must not touch. No device is
  * needed. */
@@ -172,7 +172,7 @@ static void test_nvidia_several(void **state)
     clreduce_settings s;
     clreduce_default_settings(&s);
     static const clreduce_type integers[] = {CLREDUCE_INT64, CLREDUCE_UINT64};
-    static const size_t means[] = {0, 1, 7, 8, 1000, 100000};
+    static const size_t means[] = {0, 1, 6, 7, 8, 1000, 100000};
     for (size_t j = 0; j < ARRAY_SIZE(integers); j++) {
         clreduce_type type = integers[j];
         assert_true(table_width(&nv, type) > 1);
@@ -187,8 +187,8 @@ static void test_nvidia_several(void **state)
     unsigned dw = table_width(&nv, CLREDUCE_DOUBLE);
     assert_true(dw > 1);
     assert_int_equal(several_width(&nv, &s, 2, CLREDUCE_DOUBLE, 0), 1);
-    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_DOUBLE, 7), 1);
-    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_DOUBLE, 8), dw);
+    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_DOUBLE, 6), 1);
+    assert_int_equal(several_width(&nv, &s, 4, CLREDUCE_DOUBLE, 7), dw);
     assert_int_equal(several_width(&nv, &s, 2, CLREDUCE_DOUBLE, 1000), dw);
     assert_int_equal(several_width(&nv, &s, 1, CLREDUCE_DOUBLE, 5), dw);
     /* 4-byte types, other devices and a fixed width keep theirs. */

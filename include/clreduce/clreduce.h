@@ -569,7 +569,7 @@ CLREDUCE_API clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clredu
  * minima and maxima of 4-byte types, over segments of a mean under 8
  * elements, sums of 8-byte types alone over segments of a mean of 128 to
  * 512, several operators of int64 or uint64 over segments of any length
- * and of doubles over segments of a mean under 8, a vector width of 1; on
+ * and of doubles over segments of a mean under 7, a vector width of 1; on
  * CPU devices, float argmin and argmax and float and double mean_var alone
  * over such rows and segments, a vector width of 1; where AUTO chose the
  * variant, the device's native float width where it is wider: on PoCL's
