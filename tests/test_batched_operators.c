@@ -442,6 +442,15 @@ static void make_layouts(layout *l, size_t *count)
     *count = k;
 }
 
+/* One call over the segments of layout l in data; returns its failures. */
+static size_t layout_failures(const char *tag, clreduce_op op, clreduce_type type,
+                              const layout *l, clreduce_type offsets_type, void *data)
+{
+    batch b = {SEGMENTS, op, type, l->segments, l->count, 0, 0, l->offsets, offsets_type,
+               tc_op_variance_tolerance(type)};
+    return run_batch(tag, &b, data);
+}
+
 static void test_segments_layouts(void **state)
 {
     (void)state;
@@ -465,14 +474,12 @@ static void test_segments_layouts(void **state)
                     void *data = malloc((l->count ? l->count : 1) * tc_elem_size(type));
                     assert_non_null(data);
                     tc_op_fill(op, type, data, l->count);
-                    batch b = {SEGMENTS, op, type, l->segments, l->count, 0, 0, l->offsets,
-                               w ? CLREDUCE_UINT64 : CLREDUCE_UINT32,
-                               tc_op_variance_tolerance(type)};
                     char tag[128];
                     snprintf(tag, sizeof tag, "segments %s %s %s, %s offsets",
                              clreduce_op_name(op), clreduce_type_name(type), l->name,
                              w ? "64-bit" : "32-bit");
-                    failed += run_batch(tag, &b, data);
+                    failed += layout_failures(tag, op, type, l,
+                                              w ? CLREDUCE_UINT64 : CLREDUCE_UINT32, data);
                     free(data);
                 }
             }
@@ -532,14 +539,11 @@ static size_t gpu_walks_failures(const char *options)
                         fill_plateaus(op, type, data, l);
                     else
                         tc_op_fill(op, type, data, l->count);
-                    batch b = {SEGMENTS, op,      type,           l->segments,
-                               l->count, 0,       0,              l->offsets,
-                               CLREDUCE_UINT32, tc_op_variance_tolerance(type)};
                     char tag[128];
                     snprintf(tag, sizeof tag, "segments by GPU walks (%s) %s %s %s%s", options,
                              clreduce_op_name(op), clreduce_type_name(type), l->name,
                              k ? ", plateaus" : "");
-                    failed += run_batch(tag, &b, data);
+                    failed += layout_failures(tag, op, type, l, CLREDUCE_UINT32, data);
                 }
                 free(data);
             }
