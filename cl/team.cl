@@ -202,8 +202,8 @@ clr_a clr_team_range_a(global const T *in, global const T *in2, ulong n, ulong b
     clr_a a;
     clr_x_team_lane(&a, &acc, any, in, in2, n, base, lane, size);
 #if CLR_TEAM_PEELS
-    /* argmin, argmax and minmax break ties by index, not by the order in
-     * which the shares meet. */
+    /* The order in which the shares meet does not matter here: minmax
+     * keeps extremes, argmin and argmax break ties by index. */
     a = clr_a_combine(head, a);
 #endif
     return a;
