@@ -491,9 +491,9 @@ static void test_segments_layouts(void **state)
 }
 
 /* A plateau after each segment's first element, for argmin (first 2, then
- * 1s) or argmax (first 1, then 2s): the answer is index 1, and a piece of a
- * long segment that counted its indices from its own start would offer a
- * smaller one. */
+ * 1s) or argmax (first 1, then 2s): the answer is index 1 in a segment of
+ * two or more, and a piece of a long segment that counted its indices from
+ * its own start would offer a smaller one. */
 static void fill_plateaus(clreduce_op op, clreduce_type type, void *data, const layout *l)
 {
     double first = op == CLREDUCE_OP_ARGMIN ? 2 : 1, rest = 3 - first;
