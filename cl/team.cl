@@ -103,9 +103,10 @@
 /* CLR_TEAM_PEEL 1: clr_team_range_a takes a range's first elements, up to
  * its first vector boundary, one at a time (a lane each), then walks the
  * rest by aligned loads alone: one walk that reads whole vectors wherever a
- * range starts. Where the head ends depends on the range's address, so the
- * host asks for it only for operators whose results do not depend on the
- * order of combination (argmin, argmax, minmax), and of one input. */
+ * range starts. Where the head ends depends on the range's address, so it
+ * suits only operators of one input whose results do not depend on the
+ * order of combination: the host asks for it for minmax (src/segments.c),
+ * and for argmin and argmax under a tests' switch. */
 #ifndef CLR_TEAM_PEEL
 #define CLR_TEAM_PEEL 0
 #endif
