@@ -550,10 +550,9 @@ static int takes_subgroups(const clreduce_ctx *ctx, const plan *p, const request
  *   shorter than a chunk (tile_elements()). Segments of 1-1000 took
  *   0.68-0.81x the time so (int32 and int64 argmin 0.79x and 0.77x), arrays
  *   of 1000 (every start aligned) 0.96-1.09x; segments of 1-10^5 lost 5-6%
- *   for float argmin and argmax and keep both walks. On the CPU runtimes
- *   (bench/results/cpu-2026-12-06-walks.txt: noisy, medians of three, 2^22
- *   elements) Intel's dot and mean_var took 0.16-0.55x the time so but its
- *   float argmin 1.98x, PoCL's float mean_var 1.36x: they keep both walks.
+ *   for float argmin and argmax and keep both walks. Intel's CPU runtime
+ *   takes this walk for dot and mean_var of floats and doubles too
+ *   (intel_cpu()).
  * - takes_peeled_walk(), the head of a range element by element and then
  *   aligned loads alone (team.cl's CLR_TEAM_PEEL): minmax of every type but
  *   double, at every mean. Float, int32 and int64 minmax took segments of
@@ -569,20 +568,42 @@ static int takes_subgroups(const clreduce_ctx *ctx, const plan *p, const request
  *   take it. */
 #define TEST_TEAM_WALKS "CLR_TEST_TEAM_WALKS" /* the tests' switch: these rules on any device */
 
+/* Whether a built-in operator's teams read vectors over segments, the
+ * walks above being a choice there. */
+static int teams_may_walk(const plan *p, const request *r)
+{
+    return !r->custom && r->rows && p->t.vector_width > 1;
+}
+
 static int operators_walk_segments(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     return (ctx->info.vendor == VENDOR_NVIDIA || context_test_switch(ctx, TEST_TEAM_WALKS)) &&
-           !r->custom && r->rows && p->t.vector_width > 1;
+           teams_may_walk(p, r);
+}
+
+/* Intel's CPU runtime takes the vloadN walk alone for dot and mean_var of
+ * floats and doubles (takes_any_alignment()), and keeps both walks for the
+ * rest. On this machine's 2 cores (2^22 elements, bench/results/
+ * cpu-2026-12-06-walks-intel.txt, the least of three turns, both forms in
+ * one build by the tests' switch) dot took segments of 1-10, 1-1000 and
+ * arrays of 1000 in 0.16-0.58x the time so, mean_var segments of 1-1000
+ * and arrays of 1000 in 0.45-0.58x and segments of 1-10 in 0.99-1.01x;
+ * argmin moved by 0.89-1.01x. PoCL 3.1 took float mean_var in 1.08-1.22x
+ * the time so, and keeps both walks. */
+static int intel_cpu(const clreduce_ctx *ctx)
+{
+    return ctx->info.vendor == VENDOR_INTEL && (ctx->info.type & CL_DEVICE_TYPE_CPU);
 }
 
 static int takes_any_alignment(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    if (!operators_walk_segments(ctx, p, r) || request_mean_length(r) >= tile_elements(ctx, p, r))
+    if (!teams_may_walk(p, r) || request_mean_length(r) >= tile_elements(ctx, p, r))
         return 0;
-    if (p->op == CLREDUCE_OP_ARGMIN || p->op == CLREDUCE_OP_ARGMAX)
-        return 1;
-    return (p->op == CLREDUCE_OP_MEAN_VAR || p->op == CLREDUCE_OP_DOT) &&
-           (p->type == CLREDUCE_FLOAT || p->type == CLREDUCE_DOUBLE);
+    int fused = (p->op == CLREDUCE_OP_MEAN_VAR || p->op == CLREDUCE_OP_DOT) &&
+                (p->type == CLREDUCE_FLOAT || p->type == CLREDUCE_DOUBLE);
+    if (!operators_walk_segments(ctx, p, r))
+        return fused && intel_cpu(ctx);
+    return p->op == CLREDUCE_OP_ARGMIN || p->op == CLREDUCE_OP_ARGMAX || fused;
 }
 
 /* The tests' switch that gives argmin and argmax (and doubles) the peeled
