@@ -40,11 +40,11 @@
  *                     average and their offsets do not decrease;
  *   CLR_SEGMENT_WARPS 1 (sum, min and max; segment_warps.cl, which also
  *                     sets it for its test switch; the library sets it
- *                     where the device has sub-groups, segments.c): the same
- *                     chunks by the sub-groups' spans, before runs, when
- *                     their segments are CLR_WARPS_MEAN_MIN elements long
- *                     or more on average and their offsets do not
- *                     decrease.
+ *                     where the device has sub-groups, segment_layouts.c):
+ *                     the same chunks by the sub-groups' spans, before
+ *                     runs, when their segments are CLR_WARPS_MEAN_MIN
+ *                     elements long or more on average and their offsets
+ *                     do not decrease.
  *
  * Kernels (offsets and counts 64-bit):
  *   clr_segment_heads(in, in_off, count, offsets, offsets_off, segments,

@@ -105,7 +105,7 @@
  * rest by aligned loads alone: one walk that reads whole vectors wherever a
  * range starts. Where the head ends depends on the range's address, so it
  * suits only operators of one input whose results do not depend on the
- * order of combination: the host asks for it for minmax (src/segments.c),
+ * order of combination: the host asks for it for minmax (src/segment_layouts.c),
  * and for argmin and argmax under a tests' switch. */
 #ifndef CLR_TEAM_PEEL
 #define CLR_TEAM_PEEL 0

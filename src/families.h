@@ -212,7 +212,36 @@ request rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
 
 /* The same for segments. */
 extern const op_family segments_family;
+
+/* ---- segment_layouts.c: the plan of a segments call ------------------------- */
+
 extern const program_spec operator_segments_program;
+
+/* The plan of a segments call of one input or two (dot): its program, its
+ * layout and the defines that name it. */
+clreduce_status segment_layouts_plan(clreduce_ctx *ctx, const request *r, plan *p);
+
+/* The launch a plan of segment_layouts_plan() takes, and the kernels of
+ * each program by their index. */
+typedef enum segment_launch {
+    SEGMENT_LAUNCH_CHUNKS, /* heads, then segments (reduce_segments.cl) */
+    SEGMENT_LAUNCH_SINGLE, /* [the chunks' starts,] one launch (reduce_segments_single.cl) */
+    SEGMENT_LAUNCH_GROUPS, /* a work-group a segment (reduce_segments_groups.cl) */
+    SEGMENT_LAUNCH_ITEMS,  /* a work-item a segment (the same source) */
+} segment_launch;
+enum { SEGMENTS_K_HEADS = 0, SEGMENTS_K_SEGMENTS = 1 };
+enum { SEGMENTS_K_STARTS = 0, SEGMENTS_K_SINGLE = 1 };
+segment_launch segment_launch_of(const plan *p);
+
+/* Elements of a chunk of the plan's layout: a work-group's share in the
+ * chunks' and the single launches. */
+size_t segment_chunk_elements(const clreduce_ctx *ctx, const plan *p, const request *r);
+
+/* Whether the single launch follows a launch of the chunks' starts. */
+int segment_takes_starts(const clreduce_ctx *ctx, const plan *p, const request *r);
+
+/* Elements of a piece of the groups' and items' launch. */
+size_t segment_piece_elements(const clreduce_ctx *ctx, const request *r);
 
 /* Segments of operators that combine accumulators (those past max, several
  * in one pass, a user's): each lane of a team takes

@@ -553,7 +553,7 @@ static const op_family rows_multi_reductions = {
     .check_outputs = records_check_outputs,
 };
 
-/* Segments: segments.c's chunks of elements, a work-group each (the heads
+/* Segments: segment_layouts.c's chunks of elements, a work-group each (the heads
  * of the chunks by every operator, then the records of the segments each
  * chunk owns). */
 static clreduce_status segments_multi_enqueue(clreduce_ctx *ctx, chain *c, const request *r,

@@ -72,7 +72,7 @@ void tuning_for_device(const device_info *info, size_t element_size,
      * (segment_runs.cl), rather than a team per segment: on the H200 it ran
      * sums of 4-byte elements 11-29% faster (float segments of 1 to 10 and
      * of 1 to 1000 elements, arrays of 100 and of 1000; int32 likewise);
-     * doubles gain only where segments are short (segments.c); on PoCL it
+     * doubles gain only where segments are short (segment_layouts.c); on PoCL it
      * was not faster (bench/results/h200-2026-12-02-j.md, -r.md,
      * cpu-2026-12-02-segments.md). */
     out->segment_runs = info->vendor == VENDOR_NVIDIA && (info->type & CL_DEVICE_TYPE_GPU);
@@ -82,7 +82,7 @@ void tuning_for_device(const device_info *info, size_t element_size,
      * CPU runtime they took up to 5.5x as long (rows.c, segments.c). On
      * GPUs, float and double sums of squares and of absolute values over
      * shorter segments take the sums' kernels too, which on those CPU
-     * runtimes took up to 5.3x the operators' teams' time (segments.c). */
+     * runtimes took up to 5.3x the operators' teams' time (segment_layouts.c). */
     out->sum_teams = (info->type & CL_DEVICE_TYPE_GPU) != 0;
     out->scan_work_group_size = e->scan_work_group_size;
     out->scan_loads = e->scan_loads;
@@ -274,13 +274,13 @@ void tuning_for_flat_range(const device_info *info, const clreduce_settings *ove
  *   rule, old and new builds alternating, argmin took what argmax did. Dot
  *   of rows that short took 1.30-1.51x (floats), and keeps its vectors;
  * - NVIDIA GPUs, over segments every built-in operator that combines
- *   accumulators (segments.c asks for those alone); on the same H100
+ *   accumulators (segment_layouts.c asks for those alone); on the same H100
  *   (h100-2026-12-06-d.md) segments of 1-10 took 0.74-0.90x the time so
  *   for argmax, minmax, mean_var, norm2 and dot of floats, 0.59-0.76x for
  *   doubles; segments of 8 took 1.05-1.16x, of 16 1.37-1.44x (floats;
  *   doubles 1.00-1.08x and 0.84-1.28x); means between 5.5 and 8 untimed;
  * - NVIDIA GPUs, over segments sums, minima and maxima of 4-byte types
- *   (segments.c asks for those of no map); on the same H100, old and new
+ *   (segment_layouts.c asks for those of no map); on the same H100, old and new
  *   builds alternating, two turns (h100-2026-12-06-f.md), segments of 1-5
  *   and 1-10 took 0.65-0.89x the time for floats (the sum of 1-10: 163.62
  *   -> 145.47 us), 0.88-0.90x for int32 and uint32 sums and 0.97-0.99x

@@ -427,7 +427,7 @@ static void make_layouts(layout *l, size_t *count)
      * vector boundary, then one that spans many work-groups' chunks. */
     random_layout(&l[k++], "short", 2, 6000, 17, 50001);
     /* A mean past the operators' chunk, which decides how their teams
-     * walk on NVIDIA GPUs (segments.c): one long segment after an empty
+     * walk on NVIDIA GPUs (segment_layouts.c): one long segment after an empty
      * one. */
     l[k].name = "one long";
     l[k].offsets = malloc(3 * sizeof(uint64_t));
@@ -504,7 +504,7 @@ static void fill_plateaus(clreduce_op op, clreduce_type type, void *data, const 
             tc_set_double(type, data, (size_t)l->offsets[s], first);
 }
 
-/* The walks NVIDIA GPUs' teams take over segments (segments.c: the vloadN
+/* The walks NVIDIA GPUs' teams take over segments (segment_layouts.c: the vloadN
  * walk alone, or a range's head element by element and then aligned loads)
  * on any device, by the tests' switch, over the layouts whose segments
  * start off vector boundaries: argmin, argmax, minmax and mean_var of

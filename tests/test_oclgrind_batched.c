@@ -667,7 +667,7 @@ const size_t og_fixed_order_batched_target_count = ARRAY_SIZE(og_fixed_order_bat
  * wild offsets, whose searches give starts out of order. */
 static const og_size many_chunks_sizes[] = {{16000, 5, 3}};
 /* Long segments (a mean of thousands of elements: four chunks or more)
- * take chunks of two tiles (src/segments.c's long chunks), which the spans
+ * take chunks of two tiles (src/segment_layouts.c's long chunks), which the spans
  * of sub-groups, forced by their test switch, walk in two rounds. */
 static const og_size long_chunks_sizes[] = {{40000, 5, 3}};
 /* Segments of a mean of thousands of elements, shorter than the long

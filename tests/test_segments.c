@@ -245,7 +245,7 @@ static void test_layouts_scalar(void **state)
  * chunks of segments two elements long or more on average by the spans of
  * the sub-groups (cl/segment_warps.cl; a work-item is a sub-group of one
  * where the device has none), which the tuning gives NVIDIA GPUs only; the
- * switches also keep short segments from a work-item each (src/segments.c),
+ * switches also keep short segments from a work-item each (src/segment_layouts.c),
  * which the single launch gives them otherwise. Every context here carries
  * the switch (MAPS) that gives sums of squares and of absolute values the
  * sums' kernels on a CPU too, as GPUs take them.
@@ -392,7 +392,7 @@ static int large_layout_failures(const char *tag, const op_type *cases, size_t n
  * where the tuning takes segments by runs, a mean of 16 elements or less
  * in an input of 8 wide chunks a compute unit or more by teams in wide
  * chunks
- * (src/segments.c): both, which the layouts above are too small to reach.
+ * (src/segment_layouts.c): both, which the layouts above are too small to reach.
  * Segments of 0 to 16 elements over 2^26 + 5 elements: float, int32 and
  * double. Skipped on other devices, which take neither by themselves (on
  * PoCL the test took 21 s). */
@@ -437,7 +437,7 @@ static void test_wide_chunks(void **state)
 
 /* The single launch over many chunks: from 32 chunks a compute unit on, a
  * launch of the chunks' starts precedes it, and its work-groups read their
- * segments from there rather than search for them (src/segments.c), which
+ * segments from there rather than search for them (src/segment_layouts.c), which
  * the layouts above are too small to reach. 40 chunks a compute unit of
  * the longest chunks of the tuning, in a context that fixes one launch:
  * segments of 0 to 3000 elements, one in fifty of up to three such chunks,

@@ -105,7 +105,7 @@ static void test_nvidia_segments(void **state)
     device_info nv = described(VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU);
     clreduce_settings s;
     clreduce_default_settings(&s);
-    /* Every operator segments.c asks for, any type: a mean under 8. */
+    /* Every operator segment_layouts.c asks for, any type: a mean under 8. */
     static const clreduce_op ops[] = {CLREDUCE_OP_ARGMAX, CLREDUCE_OP_NORM2, CLREDUCE_OP_DOT,
                                       CLREDUCE_OP_SUM_SQUARES};
     static const clreduce_type types[] = {CLREDUCE_FLOAT, CLREDUCE_DOUBLE, CLREDUCE_INT32};
