@@ -295,26 +295,6 @@ clreduce_status clreduce_get_tuning(const clreduce_ctx *ctx, clreduce_type type,
     return CLREDUCE_SUCCESS;
 }
 
-clreduce_status clreduce_get_operators_tuning(const clreduce_ctx *ctx, const clreduce_op *ops,
-                                              size_t num_ops, clreduce_type type,
-                                              clreduce_settings *out)
-{
-    /* Nothing is written to *out unless every argument is good. */
-    clreduce_settings s;
-    clreduce_status status = clreduce_get_tuning(ctx, type, out ? &s : NULL);
-    if (status != CLREDUCE_SUCCESS ||
-        (status = multi_check_ops(ctx, ops, num_ops, type, 1)) != CLREDUCE_SUCCESS)
-        return status;
-    tuning t = *CONTEXT_TUNING(ctx, clreduce_type_size(type));
-    tuning_for_operators(&ctx->info, &ctx->settings, ops, num_ops, type, 0, &t);
-    s.work_group_size = t.work_group_size;
-    s.groups_per_compute_unit = t.groups_per_compute_unit;
-    s.loads_per_work_item = t.loads_per_work_item;
-    s.vector_width = t.vector_width;
-    *out = s;
-    return CLREDUCE_SUCCESS;
-}
-
 /* ---- clreduce_create_default --------------------------------------------- */
 
 static int contains_ignoring_case(const char *text, const char *word)

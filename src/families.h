@@ -14,28 +14,12 @@
  * largest grid. */
 size_t single_pass_scratch_size(const clreduce_ctx *ctx);
 
-/* ---- multi.c ------------------------------------------------------------- */
-
-/* Checks a set of operators for one pass (clreduce_reduce_multi): 1 to
- * CLREDUCE_MULTI_MAX known operators of one input, none twice, each defined
- * for the type; dot_alone: a set of dot alone passes too (the tuning query
- * of clreduce_dot). */
-clreduce_status multi_check_ops(const clreduce_ctx *ctx, const clreduce_op *ops, size_t num_ops,
-                                clreduce_type type, int dot_alone);
-
 /* Starts the family's defines of a grid-walking program (grid_walk.cl):
  * variant v and the tuning's load pattern. */
 void grid_defines(plan *p, clreduce_variant v);
 
 /* Work-groups of a grid-sized reduction of n elements. */
 size_t grid_groups(const clreduce_ctx *ctx, const plan *p, size_t n);
-
-/* Whether op is one of operators.c's (past CLREDUCE_OP_MAX). */
-int op_is_extended(clreduce_op op);
-
-/* Whether a plan's op reduces through cl/operators.cl's accumulators: one
- * of those, or a user-defined operator (CLR_OP_CUSTOM). */
-int op_keeps_accumulators(clreduce_op op);
 
 /* Writes what a reduction of no element gives for one of those operators
  * (clreduce_result_size(op, type) bytes) to out. */
@@ -136,12 +120,6 @@ clreduce_status operator_row_scan_enqueue(clreduce_ctx *ctx, chain *c, const req
 
 /* ---- scan_rows.c ----------------------------------------------------------- */
 
-/* The pitches of a row scan's rows as its launches and ranges take them:
- * row_pitch, in elements, and output_pitch, in the output's units (results
- * for the operators past max), each 0 meaning row_length. */
-size_t scan_rows_input_pitch(const request *r);
-size_t scan_rows_output_pitch(const request *r);
-
 /* The request of a row scan: the input range is the span of the input's
  * rows (0 when it overflows, which the plan reports); the output's span is
  * the pipeline's (OUTPUT_ROWS). */
@@ -152,10 +130,6 @@ request scan_rows_request(cl_command_queue queue, clreduce_op op, clreduce_type 
                           const cl_event *wait);
 
 /* ---- rows.c ---------------------------------------------------------------- */
-
-/* The elements rows `rows` of `length` at `pitch` (not 0) span, or 0 with
- * *overflow set when that does not fit a size_t. */
-size_t rows_span(size_t rows, size_t length, size_t pitch, int *overflow);
 
 /* Parts per row of a rows call: several work-groups per row when the rows
  * are too few to fill the device (rows.c says when). */

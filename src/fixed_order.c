@@ -311,8 +311,8 @@ clreduce_status fixed_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r
     /* A flat scan is one row. */
     int flat = r->rows == 0;
     cl_ulong rows = flat ? 1 : r->rows, n = flat ? r->count : r->row_length;
-    cl_ulong pitch = flat ? n : scan_rows_input_pitch(r);
-    cl_ulong out_pitch = flat ? n : scan_rows_output_pitch(r);
+    cl_ulong pitch = flat ? n : request_input_pitch(r);
+    cl_ulong out_pitch = flat ? n : request_output_pitch(r);
     cl_ulong tiles = div_up(n, tile_elements(p));
     cl_ulong in_off = r->input_offset, out_off = r->output_offset;
     cl_uint exclusive = r->kind == CLREDUCE_EXCLUSIVE;

@@ -171,6 +171,47 @@ static inline size_t request_mean_length(const request *r)
     return r->rows ? r->count / r->rows : 0;
 }
 
+/* The pitches of rows as launches and ranges take them: row_pitch, in
+ * elements, and a row scan's output_pitch, in the output's units (results
+ * for the operators past max), each 0 meaning row_length. */
+static inline size_t request_input_pitch(const request *r)
+{
+    return r->row_pitch ? r->row_pitch : r->row_length;
+}
+
+static inline size_t request_output_pitch(const request *r)
+{
+    return r->output_pitch ? r->output_pitch : r->row_length;
+}
+
+/* The elements `rows` rows of `length` at `pitch` (not 0) span: 0 for no
+ * row or an empty one, and 0 with *overflow set where the span does not fit
+ * a size_t. */
+static inline size_t rows_span(size_t rows, size_t length, size_t pitch, int *overflow)
+{
+    *overflow = 0;
+    if (rows == 0 || length == 0)
+        return 0;
+    if (rows - 1 > (SIZE_MAX - length) / pitch) {
+        *overflow = 1;
+        return 0;
+    }
+    return (rows - 1) * pitch + length;
+}
+
+/* Whether op is one of operators.c's (past CLREDUCE_OP_MAX). */
+static inline int op_is_extended(clreduce_op op)
+{
+    return op > CLREDUCE_OP_MAX && op < CLREDUCE_OP_COUNT;
+}
+
+/* Whether a plan's op reduces through cl/operators.cl's accumulators: one
+ * of those, or a user-defined operator (CLR_OP_CUSTOM). */
+static inline int op_keeps_accumulators(clreduce_op op)
+{
+    return op_is_extended(op) || op == (clreduce_op)CLR_OP_CUSTOM;
+}
+
 /* The largest output element of any family: clreduce_result_size(), or
  * the results of a multi call packed together (multi.c). */
 #define PLAN_OUTPUT_MAX 256

@@ -115,8 +115,12 @@ static void empty_result(clreduce_op op, clreduce_type type, unsigned char *out)
         identity_value(op, type, out);
 }
 
-clreduce_status multi_check_ops(const clreduce_ctx *ctx, const clreduce_op *ops, size_t num_ops,
-                                clreduce_type type, int dot_alone)
+/* Checks a set of operators for one pass (clreduce_reduce_multi): 1 to
+ * CLREDUCE_MULTI_MAX known operators of one input, none twice, each defined
+ * for the type; dot_alone: a set of dot alone passes too (the tuning query
+ * of clreduce_dot). */
+static clreduce_status multi_check_ops(const clreduce_ctx *ctx, const clreduce_op *ops,
+                                       size_t num_ops, clreduce_type type, int dot_alone)
 {
     if (!ops)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "ops is NULL");
@@ -598,6 +602,26 @@ static const op_family segments_multi_reductions = {
 };
 
 /* ---- API ------------------------------------------------------------------------------- */
+
+clreduce_status clreduce_get_operators_tuning(const clreduce_ctx *ctx, const clreduce_op *ops,
+                                              size_t num_ops, clreduce_type type,
+                                              clreduce_settings *out)
+{
+    /* Nothing is written to *out unless every argument is good. */
+    clreduce_settings s;
+    clreduce_status status = clreduce_get_tuning(ctx, type, out ? &s : NULL);
+    if (status != CLREDUCE_SUCCESS ||
+        (status = multi_check_ops(ctx, ops, num_ops, type, 1)) != CLREDUCE_SUCCESS)
+        return status;
+    tuning t = *CONTEXT_TUNING(ctx, clreduce_type_size(type));
+    tuning_for_operators(&ctx->info, &ctx->settings, ops, num_ops, type, 0, &t);
+    s.work_group_size = t.work_group_size;
+    s.groups_per_compute_unit = t.groups_per_compute_unit;
+    s.loads_per_work_item = t.loads_per_work_item;
+    s.vector_width = t.vector_width;
+    *out = s;
+    return CLREDUCE_SUCCESS;
+}
 
 clreduce_status clreduce_reduce_multi(clreduce_ctx *ctx, cl_command_queue queue,
                                       const clreduce_op *ops, size_t num_ops, clreduce_type type,

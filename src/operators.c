@@ -26,16 +26,6 @@ static const program_spec single_pass_program = {ordered_sources, 7, grid_kernel
 
 /* ---- operators ----------------------------------------------------------------- */
 
-int op_is_extended(clreduce_op op)
-{
-    return op > CLREDUCE_OP_MAX && op < CLREDUCE_OP_COUNT;
-}
-
-int op_keeps_accumulators(clreduce_op op)
-{
-    return op_is_extended(op) || op == (clreduce_op)CLR_OP_CUSTOM;
-}
-
 static int is_float(clreduce_type type)
 {
     return type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;

@@ -27,7 +27,7 @@ static size_t output_count(const op_family *f, const request *r)
         /* the span of the output's rows; 0 when it overflows, which the
          * family's plan reports */
         int overflow;
-        return rows_span(r->rows, r->row_length, scan_rows_output_pitch(r), &overflow);
+        return rows_span(r->rows, r->row_length, request_output_pitch(r), &overflow);
     }
     default: return r->rows;
     }

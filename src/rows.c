@@ -38,23 +38,6 @@ const program_spec operator_rows_program = {
 #define SUBGROUP_MIN_TEAM 16
 #define SUBGROUP_MAX_ROW 2048
 
-size_t rows_span(size_t rows, size_t length, size_t pitch, int *overflow)
-{
-    *overflow = 0;
-    if (rows == 0 || length == 0)
-        return 0;
-    if (rows - 1 > (SIZE_MAX - length) / pitch) {
-        *overflow = 1;
-        return 0;
-    }
-    return (rows - 1) * pitch + length;
-}
-
-static size_t effective_pitch(const request *r)
-{
-    return r->row_pitch ? r->row_pitch : r->row_length;
-}
-
 clreduce_status rows_check_pitch(clreduce_ctx *ctx, size_t rows, size_t length, size_t pitch,
                                  const char *pitch_name, const char *unit)
 {
@@ -309,7 +292,7 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
     (void)in_order;
     if (p->variant == CLREDUCE_REPRODUCIBLE)
         return fixed_rows_enqueue(ctx, c, r, p, k);
-    size_t length = r->row_length, pitch = effective_pitch(r);
+    size_t length = r->row_length, pitch = request_input_pitch(r);
     size_t parts = rows_parts(ctx, p, r->rows, length);
     int extended = op_keeps_accumulators(p->op);
     /* Parts of whole vectors, so that an element's place in the combination
@@ -375,7 +358,7 @@ request rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
                  .output = result, .output_offset = result_offset, .num_wait = num_wait,
                  .wait = wait, .rows = rows, .row_length = row_length, .row_pitch = row_pitch};
     int overflow;
-    r.count = rows_span(rows, row_length, effective_pitch(&r), &overflow);
+    r.count = rows_span(rows, row_length, request_input_pitch(&r), &overflow);
     return r;
 }
 

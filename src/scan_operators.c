@@ -165,8 +165,8 @@ clreduce_status operator_row_scan_enqueue(clreduce_ctx *ctx, chain *c, const req
     size_t cap = (size_t)ctx->info.compute_units * p->t.groups_per_compute_unit;
     size_t groups = r->rows < cap ? r->rows : cap;
     cl_ulong in_off = r->input_offset, rows = r->rows, len = r->row_length,
-             pitch = scan_rows_input_pitch(r), out_off = r->output_offset,
-             out_pitch = scan_rows_output_pitch(r);
+             pitch = request_input_pitch(r), out_off = r->output_offset,
+             out_pitch = request_output_pitch(r);
     /* An operator of one input reads its input again as the second; the
      * second input of one of two has its rows at the first's pitch. */
     cl_mem in2 = r->input2 ? r->input2 : r->input;

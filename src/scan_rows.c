@@ -28,16 +28,6 @@ enum { BY_TEAMS = 1, BY_TILES = 2 };
  * (reduce, then scan) costs less than leaving compute units idle. */
 #define SPLIT_TILES 4
 
-size_t scan_rows_input_pitch(const request *r)
-{
-    return r->row_pitch ? r->row_pitch : r->row_length;
-}
-
-size_t scan_rows_output_pitch(const request *r)
-{
-    return r->output_pitch ? r->output_pitch : r->row_length;
-}
-
 /* ---- plan --------------------------------------------------------------------------- */
 
 /* The scans' full tile: scan_loads vectors per work-item. */
@@ -114,8 +104,8 @@ static clreduce_status enqueue_teams(clreduce_ctx *ctx, chain *c, const request 
     cl_uint team, per_group;
     scan_team(ctx, p, r, &team, &per_group);
     cl_ulong in_off = r->input_offset, rows = r->rows, len = r->row_length,
-             pitch = scan_rows_input_pitch(r), out_off = r->output_offset,
-             out_pitch = scan_rows_output_pitch(r);
+             pitch = request_input_pitch(r), out_off = r->output_offset,
+             out_pitch = request_output_pitch(r);
     kernel_arg args[] = {ARG(r->input), ARG(in_off),    ARG(rows),      ARG(len),
                          ARG(pitch),    ARG(r->output), ARG(out_off),   ARG(out_pitch),
                          ARG(team),     ARG(per_group), ARG(exclusive)};
@@ -147,8 +137,8 @@ static clreduce_status enqueue_tiles(clreduce_ctx *ctx, chain *c, const request 
     parts = div_up(tiles, per_part); /* none empty */
     cl_mem partials = NULL;
     clreduce_status status = CLREDUCE_SUCCESS;
-    cl_ulong in_off = r->input_offset, len = r->row_length, pitch = scan_rows_input_pitch(r),
-             out_off = r->output_offset, out_pitch = scan_rows_output_pitch(r), parts64 = parts,
+    cl_ulong in_off = r->input_offset, len = r->row_length, pitch = request_input_pitch(r),
+             out_off = r->output_offset, out_pitch = request_output_pitch(r), parts64 = parts,
              per_part64 = per_part;
     if (parts > 1) {
         /* parts > 1 only for fewer rows than fill the device: no overflow */
@@ -215,7 +205,7 @@ request scan_rows_request(cl_command_queue queue, clreduce_op op, clreduce_type 
                  .num_wait = num_wait, .wait = wait, .rows = rows, .row_length = row_length,
                  .row_pitch = row_pitch, .output_pitch = output_pitch};
     int overflow;
-    r.count = rows_span(rows, row_length, scan_rows_input_pitch(&r), &overflow);
+    r.count = rows_span(rows, row_length, request_input_pitch(&r), &overflow);
     return r;
 }
 
