@@ -127,12 +127,15 @@ static case_shape shape_of_case(size_t k)
 }
 
 /* Whether multi.h lets a floating-point result of op on ctx differ in its
- * last bits from the call alone: a SUM on a CPU device whose sub-groups
- * come from cl_khr_subgroups; any sum-like operator (float or double) on an
- * NVIDIA GPU whose work-group size, loads and groups per compute unit the
- * context's settings leave to the library (g_ctx; the tuned contexts pin
- * them). The CPU reference checks those results then. */
-static int float_result_may_differ(const clreduce_ctx *ctx, clreduce_op op)
+ * last bits from the call alone over n elements: a SUM on a CPU device
+ * whose sub-groups come from cl_khr_subgroups; any sum-like operator (float
+ * or double) on an NVIDIA GPU whose work-group size, loads and groups per
+ * compute unit the context's settings leave to the library (g_ctx; the
+ * tuned contexts pin them); on CPU devices, with g_ctx, a SUM or MEAN_VAR
+ * of the sizes whose call alone takes a tuning of its own (multi.h; 2^18
+ * elements, the least of them, bounds them here). The CPU reference
+ * checks those results then. */
+static int float_result_may_differ(const clreduce_ctx *ctx, clreduce_op op, size_t n)
 {
     int sum_like = op == CLREDUCE_OP_SUM || op == CLREDUCE_OP_SUM_ABS ||
                    op == CLREDUCE_OP_SUM_SQUARES || op == CLREDUCE_OP_NORM2 ||
@@ -144,7 +147,10 @@ static int float_result_may_differ(const clreduce_ctx *ctx, clreduce_op op)
     int khr_cpu = (type & CL_DEVICE_TYPE_CPU) && path != CLREDUCE_SUBGROUP_PATH_NONE &&
                   path != CLREDUCE_SUBGROUP_PATH_NV_PTX;
     int tuned_per_operator = tc_is_nvidia_gpu(ctx) && ctx == g_ctx;
-    return (khr_cpu && op == CLREDUCE_OP_SUM) || tuned_per_operator;
+    int cpu_alone_tuned = (type & CL_DEVICE_TYPE_CPU) && ctx == g_ctx &&
+                          (op == CLREDUCE_OP_SUM || op == CLREDUCE_OP_MEAN_VAR) &&
+                          n >= ((size_t)1 << 18);
+    return (khr_cpu && op == CLREDUCE_OP_SUM) || tuned_per_operator || cpu_alone_tuned;
 }
 
 /* Whether `got` and `alone` are NaN of type. */
@@ -159,8 +165,8 @@ static int both_nan(clreduce_type type, const unsigned char *got, const unsigned
 /* Runs ops[0 .. k) on data[0 .. n) with clreduce_reduce_multi on `queue`
  * of ctx as c lays it out, then each operator alone with clreduce_reduce on
  * the same range, and checks every result: the same bits as alone (but
- * where multi.h lets them differ: min or max of floats where NaN, and float
- * sums on CPUs with cl_khr_subgroups, which the reference checks then),
+ * where multi.h lets them differ: min or max of floats where NaN, float
+ * sums and means where a tuning differs, which the reference checks then),
  * the CPU reference (of sum, min, max, argmin, argmax and minmax only where
  * the data holds NaN or infinities, the only references that take them),
  * the bytes around the results untouched, a done event. */
@@ -238,7 +244,7 @@ static void run_set(tc_suite *s, cl_command_queue queue, const clreduce_op *ops,
             (ops[j] == CLREDUCE_OP_MIN || ops[j] == CLREDUCE_OP_MAX))
             same = both_nan(type, got, alone);
         if (!same && tc_is_float_type(type))
-            same = float_result_may_differ(ctx, ops[j]);
+            same = float_result_may_differ(ctx, ops[j], n);
         int referenced = !c->specials || ops[j] <= CLREDUCE_OP_MINMAX;
         if (!same) {
             char g[80], a[80];
@@ -456,7 +462,7 @@ static void test_host(void **state)
                                  CLREDUCE_SUCCESS);
                 char why[512];
                 int may_differ = tc_is_float_type(type) &&
-                                 float_result_may_differ(g_ctx, t.ops[j]);
+                                 float_result_may_differ(g_ctx, t.ops[j], n);
                 if (!may_differ && memcmp(results[j], alone, rs) != 0)
                     tc_ops_report(&s, "%s n=%zu: %s differs from the call alone",
                                   clreduce_type_name(type), n, clreduce_op_name(t.ops[j]));

@@ -18,7 +18,7 @@
  * Every result has the bits clreduce_reduce() with that operator alone and
  * the same variant gives on the same device (the kernel feeds each operator
  * the same elements, and combines them in the same order, as the
- * operator's own reduction), but for four cases:
+ * operator's own reduction), but for five cases:
  *  - where MIN or MAX of floats is a NaN, its bits may differ: the call
  *    alone may return a NaN of the input bit for bit (one among its last
  *    count % vector width elements), where the multi call returns the
@@ -42,7 +42,14 @@
  *    CPU runtime), a floating-point SUM is combined over each work-group by
  *    a tree in local memory where the call alone uses sub-group shuffles
  *    (that runtime's compiler fails on some kernels of several operators
- *    with shuffles): its last bits may differ, within the same contract.
+ *    with shuffles): its last bits may differ, within the same contract;
+ *  - on CPU devices, where the context's settings leave vector_width and
+ *    groups_per_compute_unit to the library, CLREDUCE_AUTO alone reads a
+ *    float SUM (PoCL, from 2^20 elements) and a float MEAN_VAR (PoCL from
+ *    2^20, Intel's CPU runtime from 2^18) in vectors of the device's native
+ *    width, and runs a double MEAN_VAR on Intel's CPU runtime (from 2^22)
+ *    in more work-groups (they ran faster so): those results may differ in
+ *    their last bits from the multi call's, within the same contract.
  */
 #ifndef CLREDUCE_MULTI_H
 #define CLREDUCE_MULTI_H
