@@ -347,9 +347,6 @@ clreduce_status fixed_scan_enqueue(clreduce_ctx *ctx, chain *c, const request *r
 
 /* ---- storage.c: sum, min and max of the storage types -------------------- */
 
-/* Whether type is a storage type (CLREDUCE_HALF, CLREDUCE_BFLOAT16). */
-int is_storage_type(clreduce_type type);
-
 /* Routes a request of sum, min or max on a storage type, where family *f
  * takes them (f->storage), to the context's user-defined operator for it
  * (created on first use): *routed, a copy of **r with its operator, and

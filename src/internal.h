@@ -199,6 +199,13 @@ static inline size_t rows_span(size_t rows, size_t length, size_t pitch, int *ov
     return (rows - 1) * pitch + length;
 }
 
+/* Whether type is a storage type (CLREDUCE_HALF, CLREDUCE_BFLOAT16), whose
+ * sum, min and max storage.c routes to operators of its own. */
+static inline int is_storage_type(clreduce_type type)
+{
+    return type == CLREDUCE_HALF || type == CLREDUCE_BFLOAT16;
+}
+
 /* Whether op is one of operators.c's (past CLREDUCE_OP_MAX). */
 static inline int op_is_extended(clreduce_op op)
 {

@@ -22,11 +22,6 @@ static const clreduce_operator_desc storage_descs[STORAGE_OPS] = {
 #undef STORAGE_DESC
 };
 
-int is_storage_type(clreduce_type type)
-{
-    return type == CLREDUCE_HALF || type == CLREDUCE_BFLOAT16;
-}
-
 /* The context's operator for op on type, created on first use. */
 static clreduce_status storage_operator(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,
                                         clreduce_operator **out)
