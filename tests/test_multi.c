@@ -126,16 +126,33 @@ static case_shape shape_of_case(size_t k)
     return c;
 }
 
+/* multi.h's fifth case: on PoCL a float SUM or MEAN_VAR alone of 2^20
+ * elements or more, on Intel's CPU runtime a float MEAN_VAR of 2^18 or more
+ * and a double MEAN_VAR of 2^22 or more take a tuning of their own. */
+static int cpu_alone_tuned(const clreduce_ctx *ctx, clreduce_op op, clreduce_type element,
+                           size_t n)
+{
+    if (!(tc_device_type(ctx) & CL_DEVICE_TYPE_CPU))
+        return 0;
+    if (tc_platform_is(ctx, TC_POCL))
+        return element == CLREDUCE_FLOAT && n >= ((size_t)1 << 20) &&
+               (op == CLREDUCE_OP_SUM || op == CLREDUCE_OP_MEAN_VAR);
+    if (tc_platform_is(ctx, TC_INTEL_CPU_RUNTIME))
+        return op == CLREDUCE_OP_MEAN_VAR &&
+               n >= ((size_t)1 << (element == CLREDUCE_FLOAT ? 18 : 22));
+    return 0;
+}
+
 /* Whether multi.h lets a floating-point result of op on ctx differ in its
  * last bits from the call alone over n elements: a SUM on a CPU device
  * whose sub-groups come from cl_khr_subgroups; any sum-like operator (float
  * or double) on an NVIDIA GPU whose work-group size, loads and groups per
  * compute unit the context's settings leave to the library (g_ctx; the
- * tuned contexts pin them); on CPU devices, with g_ctx, a SUM or MEAN_VAR
- * of the sizes whose call alone takes a tuning of its own (multi.h; 2^18
- * elements, the least of them, bounds them here). The CPU reference
- * checks those results then. */
-static int float_result_may_differ(const clreduce_ctx *ctx, clreduce_op op, size_t n)
+ * tuned contexts pin them); with g_ctx, the sums and means whose call alone
+ * takes a CPU runtime's tuning of its own (cpu_alone_tuned). The CPU
+ * reference checks those results then. */
+static int float_result_may_differ(const clreduce_ctx *ctx, clreduce_op op,
+                                   clreduce_type element, size_t n)
 {
     int sum_like = op == CLREDUCE_OP_SUM || op == CLREDUCE_OP_SUM_ABS ||
                    op == CLREDUCE_OP_SUM_SQUARES || op == CLREDUCE_OP_NORM2 ||
@@ -147,10 +164,8 @@ static int float_result_may_differ(const clreduce_ctx *ctx, clreduce_op op, size
     int khr_cpu = (type & CL_DEVICE_TYPE_CPU) && path != CLREDUCE_SUBGROUP_PATH_NONE &&
                   path != CLREDUCE_SUBGROUP_PATH_NV_PTX;
     int tuned_per_operator = tc_is_nvidia_gpu(ctx) && ctx == g_ctx;
-    int cpu_alone_tuned = (type & CL_DEVICE_TYPE_CPU) && ctx == g_ctx &&
-                          (op == CLREDUCE_OP_SUM || op == CLREDUCE_OP_MEAN_VAR) &&
-                          n >= ((size_t)1 << 18);
-    return (khr_cpu && op == CLREDUCE_OP_SUM) || tuned_per_operator || cpu_alone_tuned;
+    return (khr_cpu && op == CLREDUCE_OP_SUM) || tuned_per_operator ||
+           (ctx == g_ctx && cpu_alone_tuned(ctx, op, element, n));
 }
 
 /* Whether `got` and `alone` are NaN of type. */
@@ -244,7 +259,7 @@ static void run_set(tc_suite *s, cl_command_queue queue, const clreduce_op *ops,
             (ops[j] == CLREDUCE_OP_MIN || ops[j] == CLREDUCE_OP_MAX))
             same = both_nan(type, got, alone);
         if (!same && tc_is_float_type(type))
-            same = float_result_may_differ(ctx, ops[j], n);
+            same = float_result_may_differ(ctx, ops[j], type, n);
         int referenced = !c->specials || ops[j] <= CLREDUCE_OP_MINMAX;
         if (!same) {
             char g[80], a[80];
@@ -462,7 +477,7 @@ static void test_host(void **state)
                                  CLREDUCE_SUCCESS);
                 char why[512];
                 int may_differ = tc_is_float_type(type) &&
-                                 float_result_may_differ(g_ctx, t.ops[j], n);
+                                 float_result_may_differ(g_ctx, t.ops[j], type, n);
                 if (!may_differ && memcmp(results[j], alone, rs) != 0)
                     tc_ops_report(&s, "%s n=%zu: %s differs from the call alone",
                                   clreduce_type_name(type), n, clreduce_op_name(t.ops[j]));
