@@ -25,8 +25,8 @@
  *                     ladder (exclusive gives the identity in lane 0)
  *   clr_sg_first_lane(pred)  lowest lane whose pred is true, or the
  *                     sub-group size when none is
- *   CLR_SG_SCAN_LADDER(inclusive, exclusive, op, identity)  the two scans
- *                     for another operator (not with CLR_SG_REDUCE)
+ *   CLR_SG_SCAN_LADDER(inclusive, exclusive, op, identity, idempotent)  the
+ *                     two scans for another operator (not with CLR_SG_REDUCE)
  *
  * For NV_PTX the work-group is one-dimensional and a multiple of CLR_WARP work-items, so
  * warp w holds local ids [w*CLR_WARP, (w+1)*CLR_WARP): that is how NVIDIA
@@ -256,17 +256,24 @@ T clr_sg_scan_exclusive(T v)
 
 #else
 
+/* Whether clr_shfl_up gives the lanes below delta their own value (PTX's
+ * shfl.sync.up does; sub_group_shuffle_up leaves it unspecified). */
+#define CLR_SHFL_UP_KEEPS_OWN (CLR_SG_PATH == CLR_SG_NV_PTX || CLR_SG_PATH == CLR_SG_SHUFFLE)
+
 /* Hillis-Steele over the lanes with shuffles up: log2(size) steps. A
  * generator, for tile.cl's scan of keys too: INCLUSIVE and EXCLUSIVE name the
- * two functions, OP(T, T) is the operator and IDENTITY its identity. */
-#define CLR_SG_SCAN_LADDER(INCLUSIVE, EXCLUSIVE, OP, IDENTITY)                 \
+ * two functions, OP(T, T) is the operator and IDENTITY its identity.
+ * IDEMPOTENT (a constant): OP(x, x) is x, so that where the lanes below d
+ * read their own value they may combine it unguarded (a select fewer per
+ * step, two for 8-byte types). */
+#define CLR_SG_SCAN_LADDER(INCLUSIVE, EXCLUSIVE, OP, IDENTITY, IDEMPOTENT)     \
     T INCLUSIVE(T v)                                                           \
     {                                                                          \
         uint n = clr_sg_size();                                                \
         uint lane = clr_sg_lane();                                             \
         for (uint d = 1; d < n; d <<= 1) {                                     \
             T other = clr_shfl_up(v, d);                                       \
-            if (lane >= d)                                                     \
+            if (((IDEMPOTENT) && CLR_SHFL_UP_KEEPS_OWN) || lane >= d)          \
                 v = OP(other, v);                                              \
         }                                                                      \
         return v;                                                              \
@@ -278,7 +285,8 @@ T clr_sg_scan_exclusive(T v)
         return clr_sg_lane() == 0 ? IDENTITY : r;                              \
     }
 
-CLR_SG_SCAN_LADDER(clr_sg_scan_inclusive, clr_sg_scan_exclusive, clr_op, CLR_IDENTITY)
+CLR_SG_SCAN_LADDER(clr_sg_scan_inclusive, clr_sg_scan_exclusive, clr_op, CLR_IDENTITY,
+                   !CLR_IS_FLOAT && (CLR_OP == CLR_OP_MIN || CLR_OP == CLR_OP_MAX))
 
 #endif
 
