@@ -68,8 +68,7 @@ clreduce_status fixed_order_check(clreduce_ctx *ctx, plan *p, const char *what)
 
 int op_depends_on_order(clreduce_op op, clreduce_type type)
 {
-    int floating = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE ||
-                   type == CLREDUCE_HALF || type == CLREDUCE_BFLOAT16;
+    int floating = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE || is_storage_type(type);
     switch (op) {
     case CLREDUCE_OP_MIN:
     case CLREDUCE_OP_MAX:
@@ -177,7 +176,7 @@ clreduce_status fixed_rows_enqueue(clreduce_ctx *ctx, chain *c, const request *r
 {
     const size_t wg = CLR_FIXED_LANES, tile = tile_elements(p);
     cl_ulong in_off = r->input_offset, rows = r->rows, length = r->row_length,
-             pitch = r->row_pitch ? r->row_pitch : r->row_length, out_off = r->output_offset;
+             pitch = request_input_pitch(r), out_off = r->output_offset;
     /* The second input of a dot product, else the first again (unread). */
     cl_mem in2 = r->input2 ? r->input2 : r->input;
     cl_ulong in2_off = r->input2 ? r->input2_offset : r->input_offset;

@@ -330,7 +330,7 @@ static clreduce_status rows_multi_plan(clreduce_ctx *ctx, const request *r, plan
      * starts on a vector boundary, and the teams walk with aligned loads
      * (multi_walk.cl). */
     size_t vec = p->t.vector_width;
-    size_t pitch = r->row_pitch ? r->row_pitch : r->row_length;
+    size_t pitch = request_input_pitch(r);
     if (vec > 1 && r->input_offset % vec == 0 && (r->rows <= 1 || pitch % vec == 0))
         defines_add(&p->family_defines, "CLR_M_ALIGNED", 1);
     plan_records(r, p);
@@ -503,7 +503,7 @@ static clreduce_status rows_multi_enqueue(clreduce_ctx *ctx, chain *c, const req
     cl_uint team = (cl_uint)rows_accumulator_team(p, chunk);
     cl_uint per_group = (cl_uint)(p->work_group_size / team);
     cl_ulong items = (cl_ulong)r->rows * parts, in_off = r->input_offset, len = length,
-             pitch = r->row_pitch ? r->row_pitch : length, parts64 = parts, chunk64 = chunk,
+             pitch = request_input_pitch(r), parts64 = parts, chunk64 = chunk,
              rows = r->rows;
     cl_mem partials = NULL;
     clreduce_status status = CLREDUCE_SUCCESS;
