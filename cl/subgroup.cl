@@ -23,6 +23,8 @@
  *                     prefix over the lanes up to (before) the calling one,
  *                     in lane order: the counterpart of a __shfl_up_sync
  *                     ladder (exclusive gives the identity in lane 0)
+ *   clr_sg_shift_up(v, identity)  the previous lane's v, identity in lane 0
+ *                     (not with CLR_SG_REDUCE)
  *   clr_sg_first_lane(pred)  lowest lane whose pred is true, or the
  *                     sub-group size when none is
  *   CLR_SG_SCAN_LADDER(inclusive, exclusive, op, identity, idempotent)  the
@@ -256,6 +258,14 @@ T clr_sg_scan_exclusive(T v)
 
 #else
 
+/* The value of the lane before, the identity in lane 0: an exclusive scan
+ * from an inclusive one. */
+T clr_sg_shift_up(T inclusive, T identity)
+{
+    T r = clr_shfl_up(inclusive, 1);
+    return clr_sg_lane() == 0 ? identity : r;
+}
+
 /* Whether clr_shfl_up gives the lanes below delta their own value (PTX's
  * shfl.sync.up does; sub_group_shuffle_up leaves it unspecified). */
 #define CLR_SHFL_UP_KEEPS_OWN (CLR_SG_PATH == CLR_SG_NV_PTX || CLR_SG_PATH == CLR_SG_SHUFFLE)
@@ -279,11 +289,7 @@ T clr_sg_scan_exclusive(T v)
         return v;                                                              \
     }                                                                          \
                                                                                \
-    T EXCLUSIVE(T v)                                                           \
-    {                                                                          \
-        T r = clr_shfl_up(INCLUSIVE(v), 1);                                    \
-        return clr_sg_lane() == 0 ? IDENTITY : r;                              \
-    }
+    T EXCLUSIVE(T v) { return clr_sg_shift_up(INCLUSIVE(v), IDENTITY); }
 
 CLR_SG_SCAN_LADDER(clr_sg_scan_inclusive, clr_sg_scan_exclusive, clr_op, CLR_IDENTITY,
                    !CLR_IS_FLOAT && (CLR_OP == CLR_OP_MIN || CLR_OP == CLR_OP_MAX))

@@ -258,8 +258,7 @@ T clr_tile_scan(local T *l, const private T *x, private T *pre, T *total)
     for (uint u = 0; u < CLR_UNROLL; u++) {
 #if CLR_TILE_ROW_FROM_INCLUSIVE
         T i = clr_tile_sg_scan_inclusive(t[u]);
-        T e = clr_shfl_up(i, 1);
-        e = clr_sg_lane() ? e : CLR_TILE_IDENTITY;
+        T e = clr_sg_shift_up(i, CLR_TILE_IDENTITY);
         T row = clr_sg_broadcast(i, last);
 #else
         T e = clr_tile_sg_scan_exclusive(t[u]);
