@@ -576,10 +576,16 @@ static int teams_may_walk(const plan *p, const request *r)
     return !r->custom && r->rows && p->t.vector_width > 1;
 }
 
+/* Whether the device takes the rules above (an NVIDIA GPU, or the tests'
+ * switch). */
+static int walk_rules_apply(const clreduce_ctx *ctx)
+{
+    return ctx->info.vendor == VENDOR_NVIDIA || context_test_switch(ctx, TEST_TEAM_WALKS);
+}
+
 static int operators_walk_segments(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    return (ctx->info.vendor == VENDOR_NVIDIA || context_test_switch(ctx, TEST_TEAM_WALKS)) &&
-           teams_may_walk(p, r);
+    return walk_rules_apply(ctx) && teams_may_walk(p, r);
 }
 
 /* Intel's CPU runtime takes the vloadN walk alone for dot and mean_var of
@@ -602,7 +608,7 @@ static int takes_any_alignment(const clreduce_ctx *ctx, const plan *p, const req
         return 0;
     int fused = (p->op == CLREDUCE_OP_MEAN_VAR || p->op == CLREDUCE_OP_DOT) &&
                 (p->type == CLREDUCE_FLOAT || p->type == CLREDUCE_DOUBLE);
-    if (!operators_walk_segments(ctx, p, r))
+    if (!walk_rules_apply(ctx))
         return fused && intel_cpu(ctx);
     return p->op == CLREDUCE_OP_ARGMIN || p->op == CLREDUCE_OP_ARGMAX || fused;
 }

@@ -64,13 +64,14 @@ static clreduce_status enqueue_single(clreduce_ctx *ctx, chain *c, const request
  * a segment) and a work-group a piece, with a ticket and a slot per piece
  * in the queue's look-back scratch. */
 static clreduce_status enqueue_groups(clreduce_ctx *ctx, chain *c, const request *r,
-                                      const plan *p, cached_kernel *k, int in_order)
+                                      const plan *p, cached_kernel *k, int in_order,
+                                      segment_launch launch)
 {
     /* At most PIECES_PER_UNIT pieces a compute unit, and a segment a
      * GROUPS_MEAN_MIN elements or more, or 2^32 segments at most: the
      * grid's size fits. */
     size_t piece = segment_piece_elements(ctx, r), pieces = div_up(r->count, piece);
-    size_t segment_groups = segment_launch_of(p) == SEGMENT_LAUNCH_ITEMS
+    size_t segment_groups = launch == SEGMENT_LAUNCH_ITEMS
                                 ? div_up(r->rows, p->work_group_size)
                                 : r->rows;
     lookback_lease lease;
@@ -97,7 +98,7 @@ static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const reque
         return fixed_segments_enqueue(ctx, c, r, p, k);
     segment_launch launch = segment_launch_of(p);
     if (launch == SEGMENT_LAUNCH_GROUPS || launch == SEGMENT_LAUNCH_ITEMS)
-        return enqueue_groups(ctx, c, r, p, k, in_order);
+        return enqueue_groups(ctx, c, r, p, k, in_order, launch);
     if (launch == SEGMENT_LAUNCH_SINGLE)
         return enqueue_single(ctx, c, r, p, k, in_order);
     size_t chunk = segment_chunk_elements(ctx, p, r), chunks = div_up(r->count, chunk);
