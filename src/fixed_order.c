@@ -26,7 +26,7 @@ static int fixed_order_map(clreduce_op op)
 
 int has_fixed_order(clreduce_op op, clreduce_type type)
 {
-    return fixed_order_map(op) >= 0 && (type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE);
+    return fixed_order_map(op) >= 0 && is_float_type(type);
 }
 
 /* Build options under which the compiler may reorder or flush float
@@ -68,7 +68,7 @@ clreduce_status fixed_order_check(clreduce_ctx *ctx, plan *p, const char *what)
 
 int op_depends_on_order(clreduce_op op, clreduce_type type)
 {
-    int floating = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE || is_storage_type(type);
+    int floating = is_float_type(type) || is_storage_type(type);
     switch (op) {
     case CLREDUCE_OP_MIN:
     case CLREDUCE_OP_MAX:

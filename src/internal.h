@@ -199,6 +199,13 @@ static inline size_t rows_span(size_t rows, size_t length, size_t pitch, int *ov
     return (rows - 1) * pitch + length;
 }
 
+/* Whether type is CLREDUCE_FLOAT or CLREDUCE_DOUBLE, the floating-point
+ * types the kernels compute in. */
+static inline int is_float_type(clreduce_type type)
+{
+    return type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
+}
+
 /* Whether type is a storage type (CLREDUCE_HALF, CLREDUCE_BFLOAT16), whose
  * sum, min and max storage.c routes to operators of its own. */
 static inline int is_storage_type(clreduce_type type)

@@ -155,11 +155,6 @@ static clreduce_status multi_check_ops(const clreduce_ctx *ctx, const clreduce_o
     return CLREDUCE_SUCCESS;
 }
 
-static int is_float(clreduce_type type)
-{
-    return type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
-}
-
 static int has_op(const request *r, clreduce_op op)
 {
     for (size_t i = 0; i < r->num_ops; i++)
@@ -178,7 +173,7 @@ static void plan_operators(clreduce_ctx *ctx, const request *r, plan *p, clreduc
                            int kind)
 {
     int rows = kind == PROGRAM_ROWS || kind == PROGRAM_SEGMENTS;
-    int sum_layer = is_float(r->type) && has_op(r, CLREDUCE_OP_SUM);
+    int sum_layer = is_float_type(r->type) && has_op(r, CLREDUCE_OP_SUM);
     tuning_for_operators(&ctx->info, &ctx->settings, r->ops, r->num_ops, r->type, rows, &p->t);
     fit_accumulators(ctx, p);
     p->variant = v;
@@ -241,7 +236,7 @@ static void plan_operators(clreduce_ctx *ctx, const request *r, plan *p, clreduc
 static clreduce_status plan_start_operators(clreduce_ctx *ctx, const request *r, plan *p)
 {
     request base = *r;
-    base.op = is_float(r->type) ? CLREDUCE_OP_SUM : CLREDUCE_OP_MIN;
+    base.op = is_float_type(r->type) ? CLREDUCE_OP_SUM : CLREDUCE_OP_MIN;
     return plan_start(ctx, &base, p);
 }
 

@@ -26,11 +26,6 @@ static const program_spec single_pass_program = {ordered_sources, 7, grid_kernel
 
 /* ---- operators ----------------------------------------------------------------- */
 
-static int is_float(clreduce_type type)
-{
-    return type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
-}
-
 size_t clreduce_result_size(clreduce_op op, clreduce_type type)
 {
     size_t size = clreduce_type_size(type);
@@ -45,9 +40,9 @@ size_t clreduce_result_size(clreduce_op op, clreduce_type type)
     case CLREDUCE_OP_MINMAX:
         return 2 * size;
     case CLREDUCE_OP_NORM2:
-        return is_float(type) ? size : 0;
+        return is_float_type(type) ? size : 0;
     case CLREDUCE_OP_MEAN_VAR:
-        return is_float(type) ? 2 * size + 8 : 0;
+        return is_float_type(type) ? 2 * size + 8 : 0;
     default:
         return size;
     }

@@ -24,7 +24,7 @@ static int fixed_order_sum(clreduce_op op, clreduce_type type)
 {
     return (op == CLREDUCE_OP_SUM || op == CLREDUCE_OP_SUM_SQUARES ||
             op == CLREDUCE_OP_SUM_ABS || op == CLREDUCE_OP_DOT) &&
-           (type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE);
+           is_float_type(type);
 }
 
 /* The checks of a call on op, type and variant, for parts of counts[0 ..

@@ -89,7 +89,7 @@ clreduce_variant clreduce_auto_variant(const clreduce_ctx *ctx, clreduce_type ty
 static int atomic_kind(const clreduce_ctx *ctx, clreduce_op op, clreduce_type type)
 {
     int is64 = clreduce_type_size(type) == 8;
-    int is_float = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
+    int is_float = is_float_type(type);
     if (is_float && op == CLREDUCE_OP_SUM && ctx->info.vendor == VENDOR_NVIDIA)
         return CLR_ATOMIC_NV_FLOAT;
     if (is64 && !ctx->info.has_int64_atomics)

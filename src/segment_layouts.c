@@ -521,7 +521,7 @@ static int sums_a_map(const clreduce_ctx *ctx, const plan *p, const request *r)
     /* Before the plan has its work-group size: the tuning's. */
     size_t least_long = long_mean(p->t.work_group_size, p->t.vector_width);
     return !r->custom && (r->op == CLREDUCE_OP_SUM_SQUARES || r->op == CLREDUCE_OP_SUM_ABS) &&
-           (r->type == CLREDUCE_FLOAT || r->type == CLREDUCE_DOUBLE) && r->rows &&
+           is_float_type(r->type) && r->rows &&
            request_mean_length(r) < least_long &&
            (p->t.sum_teams || context_test_switch(ctx, TEST_SUM_MAPS));
 }
@@ -607,7 +607,7 @@ static int takes_any_alignment(const clreduce_ctx *ctx, const plan *p, const req
     if (!teams_may_walk(p, r) || request_mean_length(r) >= tile_elements(ctx, p, r))
         return 0;
     int fused = (p->op == CLREDUCE_OP_MEAN_VAR || p->op == CLREDUCE_OP_DOT) &&
-                (p->type == CLREDUCE_FLOAT || p->type == CLREDUCE_DOUBLE);
+                is_float_type(p->type);
     if (!walk_rules_apply(ctx))
         return fused && intel_cpu(ctx);
     return p->op == CLREDUCE_OP_ARGMIN || p->op == CLREDUCE_OP_ARGMAX || fused;

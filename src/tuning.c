@@ -303,7 +303,7 @@ void tuning_for_flat_range(const device_info *info, const clreduce_settings *ove
 static int scalar_items(const device_info *info, clreduce_op op, clreduce_type type,
                         int segments, size_t length)
 {
-    int fd = type == CLREDUCE_FLOAT || type == CLREDUCE_DOUBLE;
+    int fd = is_float_type(type);
     if (segments ? length >= SCALAR_LENGTH_MAX : length > SCALAR_LENGTH_MAX)
         return 0;
     if (info->vendor == VENDOR_NVIDIA && op <= CLREDUCE_OP_MAX)
