@@ -155,7 +155,9 @@ void segments_setup_release(segments_setup *s);
 /* Many reductions in one call (clreduce_reduce_rows or _segments, or with
  * the setup's operators their _multi forms, op unused) over one
  * copy of the input per call. Every timed call and every back-to-back
- * batch is checked. These calls give no `first` event: span_us is NAN. */
+ * batch is checked. Rows, segments and scanned rows of one operator are
+ * timed through their _profiled twins; the _multi and dot calls give no
+ * `first` event, so their span_us is NAN. */
 void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
                       const segments_setup *s, clreduce_op op, const measure_config *c,
                       measurement *m);

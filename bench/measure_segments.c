@@ -144,7 +144,10 @@ typedef struct segments_job {
     unsigned char *values; /* room for every segment's result */
 } segments_job;
 
-static clreduce_status enqueue_call(segments_job *j, cl_command_queue queue, cl_event *done)
+/* Enqueues one call; `first` (NULL: not asked) is set for the calls whose
+ * API gives it: rows, segments and scanned rows of one operator. */
+static clreduce_status enqueue_call(segments_job *j, cl_command_queue queue, cl_event *first,
+                                    cl_event *done)
 {
     const segments_setup *s = j->s;
     size_t offset = dataset_next_offset(j->ds);
@@ -157,9 +160,10 @@ static clreduce_status enqueue_call(segments_job *j, cl_command_queue queue, cl_
                                      j->ds->second, offset, j->ds->count, s->offsets, 0,
                                      s->offsets_type, s->segments, s->results, 0, 0, NULL, done);
     if (s->shape->kind == SHAPE_SCAN_ROWS)
-        return clreduce_scan_rows(j->ctx, queue, j->op, j->ds->type, CLREDUCE_INCLUSIVE,
-                                  j->ds->buffer, offset, s->segments, s->shape->length, 0,
-                                  s->results, 0, 0, 0, NULL, done);
+        return clreduce_scan_rows_profiled(j->ctx, queue, j->op, j->ds->type,
+                                           CLREDUCE_INCLUSIVE, j->ds->buffer, offset,
+                                           s->segments, s->shape->length, 0, s->results, 0, 0,
+                                           0, NULL, first, done);
     if (s->nmulti && s->shape->kind == SHAPE_ROWS)
         return clreduce_reduce_rows_multi(j->ctx, queue, s->multi, s->nmulti, j->ds->type,
                                           j->ds->buffer, offset, s->segments, s->shape->length,
@@ -170,19 +174,21 @@ static clreduce_status enqueue_call(segments_job *j, cl_command_queue queue, cl_
                                               s->offsets_type, s->segments, s->results, 0, 0,
                                               NULL, done);
     if (s->shape->kind == SHAPE_ROWS)
-        return clreduce_reduce_rows(j->ctx, queue, j->op, j->ds->type, j->ds->buffer, offset,
-                                    s->segments, s->shape->length, s->shape->length, s->results,
-                                    0, 0, NULL, done);
-    return clreduce_reduce_segments(j->ctx, queue, j->op, j->ds->type, j->ds->buffer, offset,
-                                    j->ds->count, s->offsets, 0, s->offsets_type, s->segments,
-                                    s->results, 0, 0, NULL, done);
+        return clreduce_reduce_rows_profiled(j->ctx, queue, j->op, j->ds->type, j->ds->buffer,
+                                             offset, s->segments, s->shape->length,
+                                             s->shape->length, s->results, 0, 0, NULL, first,
+                                             done);
+    return clreduce_reduce_segments_profiled(j->ctx, queue, j->op, j->ds->type, j->ds->buffer,
+                                             offset, j->ds->count, s->offsets, 0,
+                                             s->offsets_type, s->segments, s->results, 0, 0,
+                                             NULL, first, done);
 }
 
 static clreduce_status enqueue_plain(void *arg, int index)
 {
     (void)index;
     segments_job *j = arg;
-    return enqueue_call(j, j->d->plain_queue, NULL);
+    return enqueue_call(j, j->d->plain_queue, NULL, NULL);
 }
 
 static void poison(cl_command_queue queue, const segments_job *j)
@@ -247,7 +253,7 @@ static clreduce_status timed_segments(segments_job *j, double *call_ns, double *
     poison(q, j);
     timed_call t;
     timed_start(q, &t);
-    clreduce_status st = enqueue_call(j, q, &t.done);
+    clreduce_status st = enqueue_call(j, q, &t.first, &t.done);
     timed_called(&t);
     if (st != CLREDUCE_SUCCESS) {
         timed_abandon(&t);
@@ -318,11 +324,11 @@ void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
         goto out;
     }
     for (int w = 0; w < c->warmup && st == CLREDUCE_SUCCESS; w++)
-        st = enqueue_call(&j, d->queue, NULL);
+        st = enqueue_call(&j, d->queue, NULL, NULL);
     check_cl(clFinish(d->queue), "clFinish (after the warm-up)");
     for (int r = 0; r < c->runs && st == CLREDUCE_SUCCESS; r++) {
         /* The untimed call before a timed one (measure.h). */
-        st = enqueue_call(&j, d->queue, NULL);
+        st = enqueue_call(&j, d->queue, NULL, NULL);
         check_cl(clFinish(d->queue), "clFinish (after the call before a timed one)");
         if (st == CLREDUCE_SUCCESS)
             st = timed_segments(&j, &call_ns, &span_ns, &host_ns, &late, &right, why, sizeof why);

@@ -162,12 +162,12 @@ void report_scan_columns(const report_meta *m)
 void report_segments_columns(void)
 {
     printf("# rows and segments: one reduction per row or segment in one call "
-           "(clreduce_reduce_rows or _segments; op dot: clreduce_dot_rows or _segments; several "
-           "ops: the _multi forms; scanrows shapes: clreduce_scan_rows; 32-bit offsets below "
-           "2^32 elements) | bytes = elements read (dot: of both inputs; scanrows: read + "
-           "written) | span_us: not measured "
-           "(no first event) | every "
-           "segment checked up to %zu segments; beyond, the first and last 64 and %d at random\n",
+           "(clreduce_reduce_rows_profiled or _segments_profiled; op dot: clreduce_dot_rows or "
+           "_segments; several ops: the _multi forms; scanrows shapes: "
+           "clreduce_scan_rows_profiled; 32-bit offsets below 2^32 elements) | bytes = elements "
+           "read (dot: of both inputs; scanrows: read + written) | span_us: not measured for dot "
+           "and several ops (no first event) | every segment checked up to %zu segments; "
+           "beyond, the first and last 64 and %d at random\n",
            SHAPE_CHECK_ALL, SHAPE_CHECK_RANDOM);
     printf(SEGMENTS_FORMAT, "shape", "segments", "op", "type", "elements", "bytes", "copies",
            "call_us", "b2b_us", "span_us", "host_us", "GB/s", "%peak", "status");

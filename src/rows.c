@@ -362,15 +362,28 @@ request rows_request(cl_command_queue queue, clreduce_op op, clreduce_type type,
     return r;
 }
 
+clreduce_status clreduce_reduce_rows_profiled(clreduce_ctx *ctx, cl_command_queue queue,
+                                              clreduce_op op, clreduce_type type, cl_mem input,
+                                              size_t offset, size_t rows, size_t row_length,
+                                              size_t row_pitch, cl_mem result,
+                                              size_t result_offset, cl_uint num_wait,
+                                              const cl_event *wait, cl_event *first,
+                                              cl_event *done)
+{
+    request r = rows_request(queue, op, type, input, offset, rows, row_length, row_pitch, result,
+                             result_offset, num_wait, wait);
+    return request_enqueue(ctx, &rows_family, &r, first, done);
+}
+
 clreduce_status clreduce_reduce_rows(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op,
                                      clreduce_type type, cl_mem input, size_t offset,
                                      size_t rows, size_t row_length, size_t row_pitch,
                                      cl_mem result, size_t result_offset, cl_uint num_wait,
                                      const cl_event *wait, cl_event *done)
 {
-    request r = rows_request(queue, op, type, input, offset, rows, row_length, row_pitch, result,
-                             result_offset, num_wait, wait);
-    return request_enqueue(ctx, &rows_family, &r, NULL, done);
+    return clreduce_reduce_rows_profiled(ctx, queue, op, type, input, offset, rows, row_length,
+                                         row_pitch, result, result_offset, num_wait, wait, NULL,
+                                         done);
 }
 
 clreduce_status clreduce_reduce_rows_host(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,

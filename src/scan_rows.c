@@ -209,6 +209,20 @@ request scan_rows_request(cl_command_queue queue, clreduce_op op, clreduce_type 
     return r;
 }
 
+clreduce_status clreduce_scan_rows_profiled(clreduce_ctx *ctx, cl_command_queue queue,
+                                            clreduce_op op, clreduce_type type,
+                                            clreduce_scan_kind kind, cl_mem input, size_t offset,
+                                            size_t rows, size_t row_length, size_t row_pitch,
+                                            cl_mem output, size_t output_offset,
+                                            size_t output_pitch, cl_uint num_wait,
+                                            const cl_event *wait, cl_event *first,
+                                            cl_event *done)
+{
+    request r = scan_rows_request(queue, op, type, kind, input, offset, rows, row_length,
+                                  row_pitch, output, output_offset, output_pitch, num_wait, wait);
+    return request_enqueue(ctx, family_of(op), &r, first, done);
+}
+
 clreduce_status clreduce_scan_rows(clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op,
                                    clreduce_type type, clreduce_scan_kind kind, cl_mem input,
                                    size_t offset, size_t rows, size_t row_length,
@@ -216,9 +230,9 @@ clreduce_status clreduce_scan_rows(clreduce_ctx *ctx, cl_command_queue queue, cl
                                    size_t output_pitch, cl_uint num_wait, const cl_event *wait,
                                    cl_event *done)
 {
-    request r = scan_rows_request(queue, op, type, kind, input, offset, rows, row_length,
-                                  row_pitch, output, output_offset, output_pitch, num_wait, wait);
-    return request_enqueue(ctx, family_of(op), &r, NULL, done);
+    return clreduce_scan_rows_profiled(ctx, queue, op, type, kind, input, offset, rows,
+                                       row_length, row_pitch, output, output_offset,
+                                       output_pitch, num_wait, wait, NULL, done);
 }
 
 clreduce_status clreduce_scan_rows_host(clreduce_ctx *ctx, clreduce_op op, clreduce_type type,

@@ -155,6 +155,20 @@ static const op_family dot_segments_family = {
 
 /* ---- API ------------------------------------------------------------------------------ */
 
+clreduce_status clreduce_reduce_segments_profiled(clreduce_ctx *ctx, cl_command_queue queue,
+                                                  clreduce_op op, clreduce_type type,
+                                                  cl_mem input, size_t offset, size_t count,
+                                                  cl_mem offsets, size_t offsets_offset,
+                                                  clreduce_type offsets_type, size_t segments,
+                                                  cl_mem result, size_t result_offset,
+                                                  cl_uint num_wait, const cl_event *wait,
+                                                  cl_event *first, cl_event *done)
+{
+    request r = segments_request(queue, op, type, input, offset, count, offsets, offsets_offset,
+                                 offsets_type, segments, result, result_offset, num_wait, wait);
+    return request_enqueue(ctx, &segments_family, &r, first, done);
+}
+
 clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue queue,
                                          clreduce_op op, clreduce_type type, cl_mem input,
                                          size_t offset, size_t count, cl_mem offsets,
@@ -162,9 +176,9 @@ clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_command_queue que
                                          size_t segments, cl_mem result, size_t result_offset,
                                          cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
-    request r = segments_request(queue, op, type, input, offset, count, offsets, offsets_offset,
-                                 offsets_type, segments, result, result_offset, num_wait, wait);
-    return request_enqueue(ctx, &segments_family, &r, NULL, done);
+    return clreduce_reduce_segments_profiled(ctx, queue, op, type, input, offset, count,
+                                             offsets, offsets_offset, offsets_type, segments,
+                                             result, result_offset, num_wait, wait, NULL, done);
 }
 
 clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, clreduce_op op,

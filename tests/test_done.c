@@ -16,6 +16,11 @@
  * ran; whether the read then sees stale results depends on the runtime's
  * timing, so the library also makes sure, where it builds the chain of a
  * call, that `done` is the last command's event.
+ * The calls with a `_profiled` twin (segments, a row in parts, a row
+ * scanned in parts) are also made through it on a profiling queue, asking
+ * for `first` with `done` and without: `first` must be a command of the
+ * call (starting after the upload it waits for, ending no later than
+ * `done`), and the results right either way.
  *
  * CLREDUCE_TEST_SEED=n repeats a run's random data. */
 #include <setjmp.h>
@@ -40,13 +45,15 @@
 
 static clreduce_ctx *g_ctx;
 static cl_command_queue g_queue;      /* in-order: the calls */
+static cl_command_queue g_profiling;  /* in-order, profiling: the calls given `first` */
+static cl_command_queue g_call_queue; /* the queue of the call under test */
 static cl_command_queue g_read_queue; /* the results are read here */
 static uint32_t *g_data;
 static uint32_t *g_offsets; /* g_segments + 1 of them */
 static size_t g_segments;
 static clreduce_operator *g_user_sum;
 
-/* One call: enqueues its commands on g_queue, results from result
+/* One call: enqueues its commands on g_call_queue, results from result
  * OUT_OFF of `out`; its reference writes `results` results of `size`
  * bytes. */
 typedef struct done_case {
@@ -56,6 +63,9 @@ typedef struct done_case {
     clreduce_status (*enqueue)(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
                                const cl_event *wait, cl_event *done);
     void (*reference)(unsigned char *want);
+    /* The same call through the `_profiled` twin, or NULL where none. */
+    clreduce_status (*enqueue_profiled)(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                        const cl_event *wait, cl_event *first, cl_event *done);
 } done_case;
 
 static const clreduce_op sum_max[] = {CLREDUCE_OP_SUM, CLREDUCE_OP_MAX};
@@ -145,16 +155,26 @@ static void prefix_sums(unsigned char *want)
 static clreduce_status enqueue_segments(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
                                         const cl_event *wait, cl_event *done)
 {
-    return clreduce_reduce_segments(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_UINT32, in, 0,
+    return clreduce_reduce_segments(g_ctx, g_call_queue, CLREDUCE_OP_SUM, CLREDUCE_UINT32, in, 0,
                                     COUNT, offsets, 0, CLREDUCE_UINT32, g_segments, out, OUT_OFF,
                                     nwait, wait, done);
+}
+
+static clreduce_status enqueue_segments_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                 cl_uint nwait, const cl_event *wait,
+                                                 cl_event *first, cl_event *done)
+{
+    return clreduce_reduce_segments_profiled(g_ctx, g_call_queue, CLREDUCE_OP_SUM,
+                                             CLREDUCE_UINT32, in, 0, COUNT, offsets, 0,
+                                             CLREDUCE_UINT32, g_segments, out, OUT_OFF, nwait,
+                                             wait, first, done);
 }
 
 static clreduce_status enqueue_segments_multi(cl_mem in, cl_mem offsets, cl_mem out,
                                               cl_uint nwait, const cl_event *wait,
                                               cl_event *done)
 {
-    return clreduce_reduce_segments_multi(g_ctx, g_queue, sum_max, 2, CLREDUCE_UINT32, in, 0,
+    return clreduce_reduce_segments_multi(g_ctx, g_call_queue, sum_max, 2, CLREDUCE_UINT32, in, 0,
                                           COUNT, offsets, 0, CLREDUCE_UINT32, g_segments, out,
                                           OUT_OFF, nwait, wait, done);
 }
@@ -163,15 +183,25 @@ static clreduce_status enqueue_row(cl_mem in, cl_mem offsets, cl_mem out, cl_uin
                                    const cl_event *wait, cl_event *done)
 {
     (void)offsets;
-    return clreduce_reduce_rows(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_UINT32, in, 0, 1,
+    return clreduce_reduce_rows(g_ctx, g_call_queue, CLREDUCE_OP_SUM, CLREDUCE_UINT32, in, 0, 1,
                                 COUNT, 0, out, OUT_OFF, nwait, wait, done);
+}
+
+static clreduce_status enqueue_row_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                            cl_uint nwait, const cl_event *wait, cl_event *first,
+                                            cl_event *done)
+{
+    (void)offsets;
+    return clreduce_reduce_rows_profiled(g_ctx, g_call_queue, CLREDUCE_OP_SUM, CLREDUCE_UINT32,
+                                         in, 0, 1, COUNT, 0, out, OUT_OFF, nwait, wait, first,
+                                         done);
 }
 
 static clreduce_status enqueue_row_multi(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
                                          const cl_event *wait, cl_event *done)
 {
     (void)offsets;
-    return clreduce_reduce_rows_multi(g_ctx, g_queue, sum_max, 2, CLREDUCE_UINT32, in, 0, 1,
+    return clreduce_reduce_rows_multi(g_ctx, g_call_queue, sum_max, 2, CLREDUCE_UINT32, in, 0, 1,
                                       COUNT, 0, out, OUT_OFF, nwait, wait, done);
 }
 
@@ -180,7 +210,7 @@ static clreduce_status enqueue_grid_multi(cl_mem in, cl_mem offsets, cl_mem out,
 {
     (void)offsets;
     const size_t at[] = {OUT_OFF * 8, OUT_OFF * 8 + 4};
-    return clreduce_reduce_multi(g_ctx, g_queue, sum_max, 2, CLREDUCE_UINT32,
+    return clreduce_reduce_multi(g_ctx, g_call_queue, sum_max, 2, CLREDUCE_UINT32,
                                  CLREDUCE_GRID_STRIDE, in, 0, COUNT, out, at, nwait, wait, done);
 }
 
@@ -188,7 +218,7 @@ static clreduce_status enqueue_grid_argmax(cl_mem in, cl_mem offsets, cl_mem out
                                            const cl_event *wait, cl_event *done)
 {
     (void)offsets;
-    return clreduce_reduce(g_ctx, g_queue, CLREDUCE_OP_ARGMAX, CLREDUCE_UINT32,
+    return clreduce_reduce(g_ctx, g_call_queue, CLREDUCE_OP_ARGMAX, CLREDUCE_UINT32,
                            CLREDUCE_GRID_STRIDE, in, 0, COUNT, out, OUT_OFF, nwait, wait, done);
 }
 
@@ -196,37 +226,72 @@ static clreduce_status enqueue_row_scan(cl_mem in, cl_mem offsets, cl_mem out, c
                                         const cl_event *wait, cl_event *done)
 {
     (void)offsets;
-    return clreduce_scan_rows(g_ctx, g_queue, CLREDUCE_OP_SUM, CLREDUCE_UINT32,
+    return clreduce_scan_rows(g_ctx, g_call_queue, CLREDUCE_OP_SUM, CLREDUCE_UINT32,
                               CLREDUCE_INCLUSIVE, in, 0, 1, COUNT, 0, out, OUT_OFF, 0, nwait,
                               wait, done);
+}
+
+static clreduce_status enqueue_row_scan_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                 cl_uint nwait, const cl_event *wait,
+                                                 cl_event *first, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_scan_rows_profiled(g_ctx, g_call_queue, CLREDUCE_OP_SUM, CLREDUCE_UINT32,
+                                       CLREDUCE_INCLUSIVE, in, 0, 1, COUNT, 0, out, OUT_OFF, 0,
+                                       nwait, wait, first, done);
 }
 
 static clreduce_status enqueue_user_scan(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
                                          const cl_event *wait, cl_event *done)
 {
     (void)offsets;
-    return clreduce_scan_custom(g_ctx, g_queue, g_user_sum, CLREDUCE_INCLUSIVE,
+    return clreduce_scan_custom(g_ctx, g_call_queue, g_user_sum, CLREDUCE_INCLUSIVE,
                                 CLREDUCE_SCAN_AUTO, in, 0, NULL, 0, COUNT, out, OUT_OFF, nwait,
                                 wait, done);
 }
 
 static const done_case cases[] = {
-    {"segments", per_segment, 4, enqueue_segments, segments_sums},
-    {"segments_multi", per_segment, 8, enqueue_segments_multi, segments_records},
-    {"row_in_parts", one_result, 4, enqueue_row, whole_sum},
-    {"row_multi_in_parts", one_result, 8, enqueue_row_multi, whole_record},
-    {"grid_multi", one_result, 8, enqueue_grid_multi, whole_record},
-    {"grid_argmax", one_result, sizeof(clreduce_arg_uint32), enqueue_grid_argmax, whole_argmax},
-    {"row_scan_in_parts", per_element, 4, enqueue_row_scan, prefix_sums},
-    {"user_scan", per_element, 4, enqueue_user_scan, prefix_sums},
+    {"segments", per_segment, 4, enqueue_segments, segments_sums, enqueue_segments_profiled},
+    {"segments_multi", per_segment, 8, enqueue_segments_multi, segments_records, NULL},
+    {"row_in_parts", one_result, 4, enqueue_row, whole_sum, enqueue_row_profiled},
+    {"row_multi_in_parts", one_result, 8, enqueue_row_multi, whole_record, NULL},
+    {"grid_multi", one_result, 8, enqueue_grid_multi, whole_record, NULL},
+    {"grid_argmax", one_result, sizeof(clreduce_arg_uint32), enqueue_grid_argmax, whole_argmax,
+     NULL},
+    {"row_scan_in_parts", per_element, 4, enqueue_row_scan, prefix_sums,
+     enqueue_row_scan_profiled},
+    {"user_scan", per_element, 4, enqueue_user_scan, prefix_sums, NULL},
 };
 
 /* ---- the test -------------------------------------------------------------------- */
 
-static void test_done_alone(void **state)
+/* How a case is called: its plain call with `done`, or its `_profiled` twin
+ * on the profiling queue with `first` and `done`, or `first` alone. */
+enum { PLAIN, FIRST_AND_DONE, FIRST_ONLY };
+
+/* Checks `first` against the upload it waits for and `done`: a command of
+ * the call; returns the failures. */
+static int check_first(const char *name, cl_event upload, cl_event first, cl_event done)
 {
-    const done_case *t = *state;
+    cl_ulong uploaded = tc_profiling_time(upload, CL_PROFILING_COMMAND_END);
+    cl_ulong start = tc_profiling_time(first, CL_PROFILING_COMMAND_START);
+    cl_ulong end = tc_profiling_time(first, CL_PROFILING_COMMAND_END);
+    int bad = start < uploaded || end < start;
+    if (done)
+        bad |= tc_profiling_time(done, CL_PROFILING_COMMAND_START) < start ||
+               tc_profiling_time(done, CL_PROFILING_COMMAND_END) < end;
+    if (bad)
+        print_error("%s: `first` is not a command of the call (start %llu, end %llu, upload's "
+                    "end %llu)\n",
+                    name, (unsigned long long)start, (unsigned long long)end,
+                    (unsigned long long)uploaded);
+    return bad;
+}
+
+static void run_case(const done_case *t, int how)
+{
     tc_seed_for(t->name);
+    g_call_queue = how == PLAIN ? g_queue : g_profiling;
     const size_t results = t->results(), bytes = (results + 2 * OUT_OFF) * t->size;
     unsigned char *want = malloc(results * t->size), *got = malloc(bytes);
     unsigned char *sentinels = malloc(bytes);
@@ -239,30 +304,45 @@ static void test_done_alone(void **state)
     cl_mem in = tc_make_buffer(g_ctx, COUNT * sizeof *g_data, zeros);
     cl_mem offsets = tc_make_buffer(g_ctx, (g_segments + 1) * sizeof *g_offsets, g_offsets);
     cl_mem out = tc_make_buffer(g_ctx, bytes, sentinels);
-    cl_event gate = tc_user_event(g_ctx), upload, done = TC_EVENT_SENTINEL;
-    assert_int_equal(clEnqueueWriteBuffer(g_queue, in, CL_FALSE, 0, COUNT * sizeof *g_data,
-                                          g_data, 1, &gate, &upload),
+    cl_event gate = tc_user_event(g_ctx), upload;
+    cl_event first = TC_EVENT_SENTINEL, done = TC_EVENT_SENTINEL;
+    assert_int_equal(clEnqueueWriteBuffer(g_call_queue, in, CL_FALSE, 0,
+                                          COUNT * sizeof *g_data, g_data, 1, &gate, &upload),
                      CL_SUCCESS);
-    clreduce_status st = t->enqueue(in, offsets, out, 1, &upload, &done);
+    clreduce_status st =
+        how == PLAIN ? t->enqueue(in, offsets, out, 1, &upload, &done)
+                     : t->enqueue_profiled(in, offsets, out, 1, &upload, &first,
+                                           how == FIRST_AND_DONE ? &done : NULL);
     if (st != CLREDUCE_SUCCESS)
         print_error("%s: %s\n", t->name, clreduce_last_error(g_ctx));
     assert_int_equal(st, CLREDUCE_SUCCESS);
-    assert_true(done != NULL && done != TC_EVENT_SENTINEL);
-    assert_int_equal(clEnqueueReadBuffer(g_read_queue, out, CL_FALSE, 0, bytes, got, 1, &done,
-                                         NULL),
-                     CL_SUCCESS);
-    assert_int_equal(clFlush(g_queue), CL_SUCCESS);
+    if (how != FIRST_ONLY)
+        assert_true(done != NULL && done != TC_EVENT_SENTINEL);
+    else
+        assert_true(done == TC_EVENT_SENTINEL);
+    if (how != PLAIN)
+        assert_true(first != NULL && first != TC_EVENT_SENTINEL);
+    /* Without `done` the read waits for the call's queue to finish. */
+    if (how != FIRST_ONLY)
+        assert_int_equal(clEnqueueReadBuffer(g_read_queue, out, CL_FALSE, 0, bytes, got, 1,
+                                             &done, NULL),
+                         CL_SUCCESS);
+    assert_int_equal(clFlush(g_call_queue), CL_SUCCESS);
     assert_int_equal(clFlush(g_read_queue), CL_SUCCESS);
     struct timespec pause = {0, 20 * 1000 * 1000};
     nanosleep(&pause, NULL);
-    int early = tc_event_status(done) == CL_COMPLETE;
+    int early = tc_event_status(how == FIRST_ONLY ? first : done) == CL_COMPLETE;
     assert_int_equal(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+    if (how == FIRST_ONLY) {
+        assert_int_equal(clFinish(g_call_queue), CL_SUCCESS);
+        tc_read_buffer(g_read_queue, out, got, bytes, 0, NULL);
+    }
     assert_int_equal(clFinish(g_read_queue), CL_SUCCESS);
 
     int failures = 0;
     if (early) {
         failures++;
-        print_error("%s: done completed before the input was uploaded\n", t->name);
+        print_error("%s: the call completed before the input was uploaded\n", t->name);
     }
     for (size_t i = 0; i < results && failures < 5; i++)
         if (memcmp(got + (OUT_OFF + i) * t->size, want + i * t->size, t->size) != 0) {
@@ -275,9 +355,16 @@ static void test_done_alone(void **state)
         failures++;
         print_error("%s: bytes around the results changed\n", t->name);
     }
-    assert_int_equal(clFinish(g_queue), CL_SUCCESS);
-    assert_int_equal(tc_event_status(done), CL_COMPLETE);
-    clReleaseEvent(done);
+    assert_int_equal(clFinish(g_call_queue), CL_SUCCESS);
+    if (how != FIRST_ONLY)
+        assert_int_equal(tc_event_status(done), CL_COMPLETE);
+    if (how != PLAIN) {
+        assert_int_equal(tc_event_status(first), CL_COMPLETE);
+        failures += check_first(t->name, upload, first, how == FIRST_AND_DONE ? done : NULL);
+        clReleaseEvent(first);
+    }
+    if (how != FIRST_ONLY)
+        clReleaseEvent(done);
     clReleaseEvent(upload);
     clReleaseEvent(gate);
     clReleaseMemObject(in);
@@ -288,6 +375,22 @@ static void test_done_alone(void **state)
     free(sentinels);
     free(zeros);
     assert_int_equal(failures, 0);
+}
+
+static void test_done_alone(void **state)
+{
+    run_case(*state, PLAIN);
+}
+
+/* The `_profiled` twin, with `first` and `done`, then `first` alone. */
+static void test_first(void **state)
+{
+    if (!g_profiling) {
+        print_message("note: the device has no profiling queues: skipped\n");
+        skip();
+    }
+    run_case(*state, FIRST_AND_DONE);
+    run_case(*state, FIRST_ONLY);
 }
 
 /* Random data, and segments of 0 to SEGMENT_MAX elements that cover it. */
@@ -319,13 +422,24 @@ int main(void)
     };
     assert_int_equal(clreduce_operator_create(g_ctx, &user_sum, &g_user_sum), CLREDUCE_SUCCESS);
 
-    struct CMUnitTest tests[ARRAY_SIZE(cases)];
+    if (tc_device_supports_queue(g_ctx, CL_QUEUE_PROFILING_ENABLE))
+        g_profiling = tc_create_queue(g_ctx, CL_QUEUE_PROFILING_ENABLE);
+
+    struct CMUnitTest tests[2 * ARRAY_SIZE(cases)];
+    static char first_names[ARRAY_SIZE(cases)][64];
     size_t nt = 0;
-    for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
         tc_add_test(tests, &nt, cases[i].name, test_done_alone, (void *)&cases[i]);
+        if (!cases[i].enqueue_profiled)
+            continue;
+        snprintf(first_names[i], sizeof first_names[i], "%s_first", cases[i].name);
+        tc_add_test(tests, &nt, first_names[i], test_first, (void *)&cases[i]);
+    }
     int failed = tc_run_tests("unit.done", tests, nt);
 
     clreduce_operator_release(g_user_sum);
+    if (g_profiling)
+        clReleaseCommandQueue(g_profiling);
     free(g_data);
     free(g_offsets);
     return tc_finish(g_ctx, failed, g_read_queue, g_queue, NULL);

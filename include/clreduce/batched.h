@@ -82,6 +82,15 @@ CLREDUCE_API clreduce_status clreduce_reduce_rows(clreduce_ctx *ctx, cl_command_
                                                   cl_uint num_wait, const cl_event *wait,
                                                   cl_event *done);
 
+/* As clreduce_reduce_rows(), and if `first` is not NULL *first receives an
+ * event of the call's first command, as clreduce_reduce_profiled() gives
+ * it. */
+CLREDUCE_API clreduce_status clreduce_reduce_rows_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op, clreduce_type type, cl_mem input,
+    size_t offset, size_t rows, size_t row_length, size_t row_pitch, cl_mem result,
+    size_t result_offset, cl_uint num_wait, const cl_event *wait, cl_event *first,
+    cl_event *done);
+
 /* Blocking convenience: reduces the rows of host memory `data` (laid out as
  * for clreduce_reduce_rows() from element 0) into results 0 .. rows - 1 of
  * `results` (rows * clreduce_result_size(op, type) bytes). Uses
@@ -125,6 +134,15 @@ CLREDUCE_API clreduce_status clreduce_reduce_segments(clreduce_ctx *ctx, cl_comm
                                                       size_t segments, cl_mem result,
                                                       size_t result_offset, cl_uint num_wait,
                                                       const cl_event *wait, cl_event *done);
+
+/* As clreduce_reduce_segments(), and if `first` is not NULL *first receives
+ * an event of the call's first command, as clreduce_reduce_profiled() gives
+ * it. */
+CLREDUCE_API clreduce_status clreduce_reduce_segments_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op, clreduce_type type, cl_mem input,
+    size_t offset, size_t count, cl_mem offsets, size_t offsets_offset,
+    clreduce_type offsets_type, size_t segments, cl_mem result, size_t result_offset,
+    cl_uint num_wait, const cl_event *wait, cl_event *first, cl_event *done);
 
 /* Blocking convenience: reduces the segments of host memory data[0 ..
  * count) that host memory offsets[0 .. segments] delimit into results 0 ..
@@ -285,6 +303,15 @@ CLREDUCE_API clreduce_status clreduce_scan_rows(clreduce_ctx *ctx, cl_command_qu
                                                 size_t output_offset, size_t output_pitch,
                                                 cl_uint num_wait, const cl_event *wait,
                                                 cl_event *done);
+
+/* As clreduce_scan_rows(), and if `first` is not NULL *first receives an
+ * event of the call's first command, as clreduce_reduce_profiled() gives
+ * it. */
+CLREDUCE_API clreduce_status clreduce_scan_rows_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_op op, clreduce_type type,
+    clreduce_scan_kind kind, cl_mem input, size_t offset, size_t rows, size_t row_length,
+    size_t row_pitch, cl_mem output, size_t output_offset, size_t output_pitch,
+    cl_uint num_wait, const cl_event *wait, cl_event *first, cl_event *done);
 
 /* Blocking convenience: scans the rows of host memory `data` (laid out as
  * for clreduce_scan_rows() from element 0) into `output`, laid out the same
