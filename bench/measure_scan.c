@@ -161,8 +161,8 @@ typedef struct scan_job {
 } scan_job;
 
 /* A timed call on the copy at `offset`, waited for. */
-static clreduce_status timed_scan(scan_job *j, size_t offset, double *call_ns, double *span_ns, double *host_ns,
-                                  int *late)
+static clreduce_status timed_scan(scan_job *j, size_t offset, double *call_ns, double *span_ns,
+                                  double *host_ns, int *late)
 {
     cl_command_queue q = j->d->queue;
     timed_call tc;

@@ -246,8 +246,9 @@ static int check_results(segments_job *j, cl_command_queue queue, char *why, siz
 }
 
 /* One timed call after the results were poisoned; checked. */
-static clreduce_status timed_segments(segments_job *j, double *call_ns, double *span_ns, double *host_ns,
-                                      int *late, int *right, char *why, size_t size)
+static clreduce_status timed_segments(segments_job *j, double *call_ns, double *span_ns,
+                                      double *host_ns, int *late, int *right, char *why,
+                                      size_t size)
 {
     cl_command_queue q = j->d->queue;
     poison(q, j);
@@ -313,7 +314,8 @@ void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
     char why[sizeof m->message - 64];
 
     /* The checked first call (it builds the kernels). */
-    clreduce_status st = timed_segments(&j, &call_ns, &span_ns, &host_ns, &late, &right, why, sizeof why);
+    clreduce_status st =
+        timed_segments(&j, &call_ns, &span_ns, &host_ns, &late, &right, why, sizeof why);
     if (st != CLREDUCE_SUCCESS) {
         measurement_fail(m, ctx, st);
         goto out;
