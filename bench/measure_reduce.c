@@ -4,9 +4,8 @@
  * beforehand, so that a call that writes nothing cannot pass for one that
  * wrote the right value; a multi call's results lie in its slot packed at
  * their alignments. Dot reads the same copy of the dataset's second input
- * as of the first; clreduce_dot(), clreduce_reduce_custom() and
- * clreduce_reduce_multi() give no `first` event, so their span_us is not
- * measured. */
+ * as of the first; clreduce_dot() and clreduce_reduce_custom() give no
+ * `first` event, so their span_us is not measured. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,9 +77,9 @@ static clreduce_status reduce_call(reduce_job *j, cl_command_queue queue, size_t
         size_t at[CLREDUCE_MULTI_MAX];
         for (size_t i = 0; i < j->nmulti; i++)
             at[i] = slot * j->rsize + j->at[i];
-        return clreduce_reduce_multi(j->ctx, queue, j->multi, j->nmulti, j->ds->type, j->variant,
-                                     j->ds->buffer, offset, j->ds->count, j->results, at, 0,
-                                     NULL, done);
+        return clreduce_reduce_multi_profiled(j->ctx, queue, j->multi, j->nmulti, j->ds->type,
+                                              j->variant, j->ds->buffer, offset, j->ds->count,
+                                              j->results, at, 0, NULL, first, done);
     }
     if (j->user)
         return clreduce_reduce_custom(j->ctx, queue, j->user, j->variant, j->ds->buffer, offset,

@@ -618,17 +618,30 @@ clreduce_status clreduce_get_operators_tuning(const clreduce_ctx *ctx, const clr
     return CLREDUCE_SUCCESS;
 }
 
+clreduce_status clreduce_reduce_multi_profiled(clreduce_ctx *ctx, cl_command_queue queue,
+                                               const clreduce_op *ops, size_t num_ops,
+                                               clreduce_type type, clreduce_variant variant,
+                                               cl_mem input, size_t offset, size_t count,
+                                               cl_mem result, const size_t *result_offsets,
+                                               cl_uint num_wait, const cl_event *wait,
+                                               cl_event *first, cl_event *done)
+{
+    request r = {.queue = queue, .type = type, .variant = (int)variant, .input = input,
+                 .input_offset = offset, .count = count, .output = result,
+                 .num_wait = num_wait, .wait = wait, .ops = ops, .num_ops = num_ops,
+                 .result_offsets = result_offsets};
+    return request_enqueue(ctx, &multi_reductions, &r, first, done);
+}
+
 clreduce_status clreduce_reduce_multi(clreduce_ctx *ctx, cl_command_queue queue,
                                       const clreduce_op *ops, size_t num_ops, clreduce_type type,
                                       clreduce_variant variant, cl_mem input, size_t offset,
                                       size_t count, cl_mem result, const size_t *result_offsets,
                                       cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
-    request r = {.queue = queue, .type = type, .variant = (int)variant, .input = input,
-                 .input_offset = offset, .count = count, .output = result,
-                 .num_wait = num_wait, .wait = wait, .ops = ops, .num_ops = num_ops,
-                 .result_offsets = result_offsets};
-    return request_enqueue(ctx, &multi_reductions, &r, NULL, done);
+    return clreduce_reduce_multi_profiled(ctx, queue, ops, num_ops, type, variant, input, offset,
+                                          count, result, result_offsets, num_wait, wait, NULL,
+                                          done);
 }
 
 size_t clreduce_multi_record(const clreduce_op *ops, size_t num_ops, clreduce_type type,

@@ -16,8 +16,8 @@
  * ran; whether the read then sees stale results depends on the runtime's
  * timing, so the library also makes sure, where it builds the chain of a
  * call, that `done` is the last command's event.
- * The calls with a `_profiled` twin (segments, a row in parts, a row
- * scanned in parts) are also made through it on a profiling queue, asking
+ * The calls with a `_profiled` twin (segments, a row in parts, several
+ * operators over a grid, a row scanned in parts) are also made through it on a profiling queue, asking
  * for `first` with `done` and without: `first` must be a command of the
  * call (starting after the upload it waits for, ending no later than
  * `done`), and the results right either way.
@@ -214,6 +214,17 @@ static clreduce_status enqueue_grid_multi(cl_mem in, cl_mem offsets, cl_mem out,
                                  CLREDUCE_GRID_STRIDE, in, 0, COUNT, out, at, nwait, wait, done);
 }
 
+static clreduce_status enqueue_grid_multi_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                   cl_uint nwait, const cl_event *wait,
+                                                   cl_event *first, cl_event *done)
+{
+    (void)offsets;
+    const size_t at[] = {OUT_OFF * 8, OUT_OFF * 8 + 4};
+    return clreduce_reduce_multi_profiled(g_ctx, g_call_queue, sum_max, 2, CLREDUCE_UINT32,
+                                          CLREDUCE_GRID_STRIDE, in, 0, COUNT, out, at, nwait,
+                                          wait, first, done);
+}
+
 static clreduce_status enqueue_grid_argmax(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
                                            const cl_event *wait, cl_event *done)
 {
@@ -255,7 +266,7 @@ static const done_case cases[] = {
     {"segments_multi", per_segment, 8, enqueue_segments_multi, segments_records, NULL},
     {"row_in_parts", one_result, 4, enqueue_row, whole_sum, enqueue_row_profiled},
     {"row_multi_in_parts", one_result, 8, enqueue_row_multi, whole_record, NULL},
-    {"grid_multi", one_result, 8, enqueue_grid_multi, whole_record, NULL},
+    {"grid_multi", one_result, 8, enqueue_grid_multi, whole_record, enqueue_grid_multi_profiled},
     {"grid_argmax", one_result, sizeof(clreduce_arg_uint32), enqueue_grid_argmax, whole_argmax,
      NULL},
     {"row_scan_in_parts", per_element, 4, enqueue_row_scan, prefix_sums,

@@ -58,6 +58,7 @@ int CHECK_FUNCTION(void)
         (void (*)(void))clreduce_scan_rows_profiled,
         (void (*)(void))clreduce_scan_rows_host,
         (void (*)(void))clreduce_reduce_multi,
+        (void (*)(void))clreduce_reduce_multi_profiled,
         (void (*)(void))clreduce_reduce_multi_host,
         (void (*)(void))clreduce_multi_record,
         (void (*)(void))clreduce_reduce_rows_multi,

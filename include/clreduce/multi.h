@@ -108,6 +108,15 @@ CLREDUCE_API clreduce_status clreduce_reduce_multi(clreduce_ctx *ctx, cl_command
                                                    cl_uint num_wait, const cl_event *wait,
                                                    cl_event *done);
 
+/* As clreduce_reduce_multi(), and if `first` is not NULL *first receives an
+ * event of the call's first command, as clreduce_reduce_profiled() gives
+ * it. */
+CLREDUCE_API clreduce_status clreduce_reduce_multi_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, const clreduce_op *ops, size_t num_ops,
+    clreduce_type type, clreduce_variant variant, cl_mem input, size_t offset, size_t count,
+    cl_mem result, const size_t *result_offsets, cl_uint num_wait, const cl_event *wait,
+    cl_event *first, cl_event *done);
+
 /* Blocking convenience: the reductions of `count` elements of host memory
  * `data` by each operator of ops[0 .. num_ops) (as clreduce_reduce_multi()
  * takes them), the result of ops[i] written to results[i]
