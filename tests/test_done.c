@@ -20,7 +20,8 @@
  * operators over a grid, a row scanned in parts) are also made through it on a profiling queue, asking
  * for `first` with `done` and without: `first` must be a command of the
  * call (starting after the upload it waits for, ending no later than
- * `done`), and the results right either way.
+ * `done`), and the results right either way; and with nothing to reduce
+ * they still give `first`.
  *
  * CLREDUCE_TEST_SEED=n repeats a run's random data. */
 #include <setjmp.h>
@@ -404,6 +405,58 @@ static void test_first(void **state)
     run_case(*state, FIRST_ONLY);
 }
 
+/* The `_profiled` twins of a call with nothing to reduce (no rows, no
+ * segments, no elements) still hand back `first` where it is asked for,
+ * alone or with `done`, complete once the queue is finished. */
+static void test_empty_first(void **state)
+{
+    (void)state;
+    if (!g_profiling) {
+        print_message("note: the device has no profiling queues: skipped\n");
+        skip();
+    }
+    cl_mem in = tc_make_buffer(g_ctx, 64, NULL), offsets = tc_make_buffer(g_ctx, 64, NULL);
+    cl_mem out = tc_make_buffer(g_ctx, 64, NULL);
+    const size_t at[] = {0, 4};
+    for (int with_done = 0; with_done < 2; with_done++)
+        for (int call = 0; call < 4; call++) {
+            cl_event first = TC_EVENT_SENTINEL, done = TC_EVENT_SENTINEL;
+            cl_event *d = with_done ? &done : NULL;
+            clreduce_status st =
+                call == 0 ? clreduce_reduce_rows_profiled(g_ctx, g_profiling, CLREDUCE_OP_SUM,
+                                                          CLREDUCE_UINT32, in, 0, 0, 4, 0, out,
+                                                          0, 0, NULL, &first, d)
+                : call == 1
+                    ? clreduce_reduce_segments_profiled(g_ctx, g_profiling, CLREDUCE_OP_SUM,
+                                                        CLREDUCE_UINT32, in, 0, 4, offsets, 0,
+                                                        CLREDUCE_UINT32, 0, out, 0, 0, NULL,
+                                                        &first, d)
+                : call == 2
+                    ? clreduce_scan_rows_profiled(g_ctx, g_profiling, CLREDUCE_OP_SUM,
+                                                  CLREDUCE_UINT32, CLREDUCE_INCLUSIVE, in, 0, 0,
+                                                  4, 0, out, 0, 0, 0, NULL, &first, d)
+                    : clreduce_reduce_multi_profiled(g_ctx, g_profiling, sum_max, 2,
+                                                     CLREDUCE_UINT32, CLREDUCE_AUTO, in, 0, 0,
+                                                     out, at, 0, NULL, &first, d);
+            if (st != CLREDUCE_SUCCESS)
+                print_error("empty call %d: %s\n", call, clreduce_last_error(g_ctx));
+            assert_int_equal(st, CLREDUCE_SUCCESS);
+            assert_true(first != NULL && first != TC_EVENT_SENTINEL);
+            assert_true(with_done ? done != NULL && done != TC_EVENT_SENTINEL
+                                  : done == TC_EVENT_SENTINEL);
+            assert_int_equal(clFinish(g_profiling), CL_SUCCESS);
+            assert_int_equal(tc_event_status(first), CL_COMPLETE);
+            clReleaseEvent(first);
+            if (with_done) {
+                assert_int_equal(tc_event_status(done), CL_COMPLETE);
+                clReleaseEvent(done);
+            }
+        }
+    clReleaseMemObject(in);
+    clReleaseMemObject(offsets);
+    clReleaseMemObject(out);
+}
+
 /* Random data, and segments of 0 to SEGMENT_MAX elements that cover it. */
 static void make_data(void)
 {
@@ -436,7 +489,7 @@ int main(void)
     if (tc_device_supports_queue(g_ctx, CL_QUEUE_PROFILING_ENABLE))
         g_profiling = tc_create_queue(g_ctx, CL_QUEUE_PROFILING_ENABLE);
 
-    struct CMUnitTest tests[2 * ARRAY_SIZE(cases)];
+    struct CMUnitTest tests[2 * ARRAY_SIZE(cases) + 1];
     static char first_names[ARRAY_SIZE(cases)][64];
     size_t nt = 0;
     for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -446,6 +499,7 @@ int main(void)
         snprintf(first_names[i], sizeof first_names[i], "%s_first", cases[i].name);
         tc_add_test(tests, &nt, first_names[i], test_first, (void *)&cases[i]);
     }
+    tc_add_test(tests, &nt, "empty_first", test_empty_first, NULL);
     int failed = tc_run_tests("unit.done", tests, nt);
 
     clreduce_operator_release(g_user_sum);
