@@ -97,6 +97,11 @@ void tuning_for_operators(const device_info *info, const clreduce_settings *over
  * unset. */
 void tuning_for_flat_range(const device_info *info, const clreduce_settings *overrides,
                            clreduce_op op, clreduce_type type, size_t count, tuning *t);
+/* The changes to *t for a look-back scan by sum, min or max of `count`
+ * elements of element_size bytes whose variant the library chose, where
+ * `overrides` leaves the tile unset. */
+void tuning_for_scan(const device_info *info, const clreduce_settings *overrides,
+                     clreduce_op op, size_t element_size, size_t count, tuning *t);
 /* The changes to *t for one operator past max alone over rows of
  * row_length elements (rows.c's teams; a call of several operators takes
  * tuning_for_operators()), where `overrides` leaves the field unset. */

@@ -107,6 +107,8 @@ static clreduce_status scan_plan(clreduce_ctx *ctx, const request *r, plan *p)
                          "acquire/release atomics, or a CPU); device \"%s\" has OpenCL C %u.%u",
                          ctx->info.name, ctx->info.clc_major, ctx->info.clc_minor);
     p->variant = v;
+    if (r->variant == CLREDUCE_SCAN_AUTO && v == CLREDUCE_SCAN_LOOKBACK)
+        tuning_for_scan(&ctx->info, &ctx->settings, r->op, p->element_size, r->count, &p->t);
     p->work_group_size = p->t.scan_work_group_size;
     p->unroll = p->t.scan_loads;
     p->program = &programs[v];

@@ -261,6 +261,34 @@ void tuning_for_flat_range(const device_info *info, const clreduce_settings *ove
         t->groups_per_compute_unit = FLAT_GROUPS_PER_UNIT;
 }
 
+/* Look-back scans of up to SCAN_SMALL_TILE_MAX elements on NVIDIA GPUs, the
+ * table's tile halved to 256 work-items of 16 vectors, where the settings
+ * fix neither (bench/results/h200-2026-12-07-scan-tiles.md): on the H200 at
+ * 2^24, 2^25 and 2^26 elements, the tiles alternating over four turns,
+ * inclusive float sums and maxima and double maxima took 0.96-0.98x the
+ * device span (float max at 2^24: 50.45 against 51.44 us), float sums at
+ * 2^24 the same; double sums took 1.20-1.24x and keep the table's tile. On
+ * an H100, the rule against the table's tile pinned, three turns, those
+ * scans took 0.83-1.00x the span at 2^20 to 2^24 (float sums 1.00x from
+ * 2^22) and 1.00-1.01x at 2^26.
+ * Minima take the maxima's rule, 4-byte integers the floats', 8-byte
+ * integers the doubles' (their kernels differ only in the operator; none
+ * of them was timed). */
+#define SCAN_SMALL_TILE_MAX ((size_t)1 << 26)
+
+void tuning_for_scan(const device_info *info, const clreduce_settings *overrides,
+                     clreduce_op op, size_t element_size, size_t count, tuning *t)
+{
+    if (info->vendor != VENDOR_NVIDIA || !(info->type & CL_DEVICE_TYPE_GPU) ||
+        count > SCAN_SMALL_TILE_MAX || overrides->work_group_size ||
+        overrides->loads_per_work_item || op > CLREDUCE_OP_MAX)
+        return;
+    if (element_size == 8 && op == CLREDUCE_OP_SUM)
+        return;
+    if (t->scan_work_group_size > 256)
+        t->scan_work_group_size = 256;
+}
+
 /* Operators over short rows and segments read them an element at a time
  * (a vector width of 1), where the settings fix no width: a lane's few
  * elements then take no vector accumulator to fold and no vector load

@@ -4,8 +4,8 @@
  * vendor's GPU) through the table and the rules of src/tuning.c. Each rule
  * at its bounds (rows of 8 and 9 elements, segments of a mean of 7 and 8,
  * 6 and 7 (several operators of doubles) and 127 to 513, flat ranges of
- * 2^18, 2^20 or 2^22 elements and one fewer), for the
- * operators and types it names and for some it leaves alone, and under
+ * 2^18, 2^20 or 2^22 elements and one fewer, scans of 2^26 and one more),
+ * for the operators and types it names and for some it leaves alone, and under
  * settings that fix the field, which it must not touch. No device is
  * needed. */
 #include <setjmp.h>
@@ -277,6 +277,64 @@ static unsigned flat_groups(const device_info *info, const clreduce_settings *se
     return flat_tuned(info, settings, op, type, count).groups_per_compute_unit;
 }
 
+/* The scan tile (work-items x vectors each) of `count` elements of `type`
+ * by op on the device under `settings`: the device's, then the scan rule. */
+static size_t scan_tile_wg(const device_info *info, const clreduce_settings *settings,
+                           clreduce_op op, clreduce_type type, size_t count, unsigned *loads)
+{
+    tuning t;
+    size_t es = clreduce_type_size(type);
+    tuning_for_device(info, es, settings, &t);
+    tuning_for_scan(info, settings, op, es, count, &t);
+    *loads = t.scan_loads;
+    return t.scan_work_group_size;
+}
+
+static void test_nvidia_scan(void **state)
+{
+    (void)state;
+    const size_t bound = (size_t)1 << 26;
+    device_info gpu = described(VENDOR_NVIDIA, CL_DEVICE_TYPE_GPU);
+    device_info cpu = described(VENDOR_OTHER, CL_DEVICE_TYPE_CPU);
+    clreduce_settings s;
+    clreduce_default_settings(&s);
+    unsigned loads, table_loads;
+    size_t table_wg = scan_tile_wg(&gpu, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, 4 * bound,
+                                   &table_loads);
+    assert_int_equal(table_wg, 512);
+    /* Up to the bound: 256 work-items, the table's loads; 4-byte types by
+     * every operator, 8-byte ones by min and max. */
+    assert_int_equal(scan_tile_wg(&gpu, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, bound, &loads), 256);
+    assert_int_equal(loads, table_loads);
+    assert_int_equal(scan_tile_wg(&gpu, &s, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, 1, &loads), 256);
+    assert_int_equal(scan_tile_wg(&gpu, &s, CLREDUCE_OP_SUM, CLREDUCE_INT32, bound, &loads), 256);
+    assert_int_equal(scan_tile_wg(&gpu, &s, CLREDUCE_OP_MIN, CLREDUCE_DOUBLE, bound, &loads),
+                     256);
+    assert_int_equal(scan_tile_wg(&gpu, &s, CLREDUCE_OP_MAX, CLREDUCE_UINT64, bound, &loads),
+                     256);
+    /* Past it, 8-byte sums, operators past max, other devices, or settings
+     * that fix the tile: the table's (or the settings'). */
+    assert_int_equal(scan_tile_wg(&gpu, &s, CLREDUCE_OP_MAX, CLREDUCE_FLOAT, bound + 1, &loads),
+                     table_wg);
+    assert_int_equal(scan_tile_wg(&gpu, &s, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, bound, &loads),
+                     table_wg);
+    assert_int_equal(scan_tile_wg(&gpu, &s, CLREDUCE_OP_SUM, CLREDUCE_INT64, bound, &loads),
+                     table_wg);
+    assert_int_equal(scan_tile_wg(&gpu, &s, CLREDUCE_OP_ARGMAX, CLREDUCE_FLOAT, bound, &loads),
+                     table_wg);
+    size_t cpu_wg = scan_tile_wg(&cpu, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, 4 * bound, &loads);
+    assert_int_equal(scan_tile_wg(&cpu, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, bound, &loads),
+                     cpu_wg);
+    s.work_group_size = 1024;
+    assert_int_equal(scan_tile_wg(&gpu, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, bound, &loads),
+                     1024);
+    s.work_group_size = 0;
+    s.loads_per_work_item = 8;
+    assert_int_equal(scan_tile_wg(&gpu, &s, CLREDUCE_OP_SUM, CLREDUCE_FLOAT, bound, &loads),
+                     table_wg);
+    assert_int_equal(loads, 8);
+}
+
 /* A CPU of `vendor` whose native float width is 16 (AVX-512). */
 static device_info avx512_cpu(device_vendor vendor)
 {
@@ -380,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_other_gpu),
         cmocka_unit_test(test_pocl_flat),
         cmocka_unit_test(test_intel_flat),
+        cmocka_unit_test(test_nvidia_scan),
     };
     return cmocka_run_group_tests_name("unit.tuning", tests, NULL, NULL);
 }
