@@ -26,9 +26,10 @@
  */
 
 #if CLR_ORDER == CLR_ORDER_PTX
-/* NVIDIA: mem_fence orders only within a work-group there, so status words are written with release and read with acquire semantics at GPU
- * scope, and the values read after an acquire go to L2 (ld.relaxed.gpu),
- * never to a stale L1 line. */
+/* NVIDIA: mem_fence orders only within a work-group there, so status words
+ * are written with release and read with acquire semantics at GPU scope,
+ * and the values read after an acquire go to L2 (ld.relaxed.gpu), never to
+ * a stale L1 line. */
 void clr_status_store(global uint *p, uint v)
 {
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");

@@ -77,7 +77,8 @@ char *build_log_map_positions(const char *log, const char *const *sources, size_
             if (q > p + 1 && q[0] == '>' && q[1] == ':' && isdigit((unsigned char)q[2])) {
                 char *end;
                 unsigned long line = strtoul(q + 2, &end, 10);
-                if (*end == ':' && map_line(sources, nsources, line, file, sizeof file, &file_line)) {
+                if (*end == ':' &&
+                    map_line(sources, nsources, line, file, sizeof file, &file_line)) {
                     q = end;
                     mapped = 1;
                 }

@@ -31,7 +31,8 @@ static clreduce_status check_settings(const clreduce_settings *s, const device_i
                          s->work_group_size, info->max_work_group_size);
     if (s->groups_per_compute_unit > 64)
         return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
-                         "groups_per_compute_unit %u is not in [1, 64]", s->groups_per_compute_unit);
+                         "groups_per_compute_unit %u is not in [1, 64]",
+                         s->groups_per_compute_unit);
     if (s->loads_per_work_item > 16)
         return set_error(NULL, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "loads_per_work_item %u is not in [1, 16]", s->loads_per_work_item);
@@ -302,7 +303,8 @@ static int contains_ignoring_case(const char *text, const char *word)
     size_t n = strlen(word);
     for (; *text; text++) {
         size_t i = 0;
-        while (i < n && text[i] && tolower((unsigned char)text[i]) == tolower((unsigned char)word[i]))
+        while (i < n && text[i] &&
+               tolower((unsigned char)text[i]) == tolower((unsigned char)word[i]))
             i++;
         if (i == n)
             return 1;

@@ -122,7 +122,10 @@ static clreduce_status check_desc(clreduce_ctx *ctx, const clreduce_operator_des
     if (d->inputs != 1 && d->inputs != 2)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT,
                          "operator %s: inputs is %u, not 1 or 2", n, d->inputs);
-    const char *missing = !d->acc_type ? "acc_type" : !d->map ? "map" : !d->combine ? "combine" : NULL;
+    const char *missing = !d->acc_type  ? "acc_type"
+                          : !d->map     ? "map"
+                          : !d->combine ? "combine"
+                                        : NULL;
     if (missing)
         return set_error(ctx, CLREDUCE_ERROR_INVALID_ARGUMENT, "operator %s: %s is NULL", n,
                          missing);
@@ -300,8 +303,8 @@ static clreduce_status run_probe(clreduce_ctx *ctx, clreduce_operator *op, cl_ul
         facts_mem = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, 2 * sizeof(cl_ulong), NULL,
                                    &err);
     if (err == CL_SUCCESS)
-        identity_mem = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY, CLREDUCE_OPERATOR_ACC_MAX * 2,
-                                      NULL, &err);
+        identity_mem = clCreateBuffer(ctx->context, CL_MEM_WRITE_ONLY,
+                                      CLREDUCE_OPERATOR_ACC_MAX * 2, NULL, &err);
     if (err == CL_SUCCESS && (status = context_own_queue(ctx, &queue)) == CLREDUCE_SUCCESS) {
         size_t one = 1;
         if ((err = clSetKernelArg(kernel, 0, sizeof facts_mem, &facts_mem)) == CL_SUCCESS &&

@@ -115,7 +115,8 @@ static device_vendor classify_vendor(const char *vendor, const char *platform_na
     return VENDOR_OTHER;
 }
 
-clreduce_status device_info_query(cl_device_id device, device_info *info, char *why, size_t why_size)
+clreduce_status device_info_query(cl_device_id device, device_info *info, char *why,
+                                  size_t why_size)
 {
     memset(info, 0, sizeof *info);
     cl_platform_id platform = NULL;
@@ -220,7 +221,8 @@ int path_usable(const device_info *info, clreduce_subgroup_path path, const char
 {
     switch (path) {
     case CLREDUCE_SUBGROUP_PATH_NV_PTX:
-        *lacks = "an NVIDIA device with 32-wide warps (CL_DEVICE_WARP_SIZE_NV) for inline PTX shfl.sync";
+        *lacks = "an NVIDIA device with 32-wide warps (CL_DEVICE_WARP_SIZE_NV) for inline PTX "
+                 "shfl.sync";
         return info->vendor == VENDOR_NVIDIA && info->nv_warp_size == 32;
     case CLREDUCE_SUBGROUP_PATH_SHUFFLE_RELATIVE:
         *lacks = "cl_khr_subgroup_shuffle_relative";
@@ -232,7 +234,8 @@ int path_usable(const device_info *info, clreduce_subgroup_path path, const char
         *lacks = "cl_khr_subgroups (or the OpenCL C 3.0 feature __opencl_c_subgroups)";
         return info->has_subgroups;
     default:
-        *lacks = "sub-group support (no cl_khr_subgroups, no __opencl_c_subgroups, not an NVIDIA GPU)";
+        *lacks = "sub-group support (no cl_khr_subgroups, no __opencl_c_subgroups, not an NVIDIA "
+                 "GPU)";
         return 0;
     }
 }

@@ -313,7 +313,8 @@ void disk_cache_store(clreduce_ctx *ctx, const char *options, const char *const 
     int fd = -1;
     FILE *f = NULL;
     if (!binary ||
-        clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL) != CL_SUCCESS ||
+        clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL) !=
+            CL_SUCCESS ||
         make_dirs(ctx, ctx->disk_cache_dir) != 0)
         goto done;
     snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);

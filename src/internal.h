@@ -56,7 +56,8 @@ typedef struct device_info {
 #define DEVICE_ATOMIC_ORDER_ACQ_REL ((cl_bitfield)1 << 1)
 #define DEVICE_ATOMIC_SCOPE_DEVICE ((cl_bitfield)1 << 5)
 
-clreduce_status device_info_query(cl_device_id device, device_info *info, char *why, size_t why_size);
+clreduce_status device_info_query(cl_device_id device, device_info *info, char *why,
+                                  size_t why_size);
 
 /* Whether the device can run sub-group path `path`; *lacks names what is
  * missing. */
