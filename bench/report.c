@@ -80,8 +80,8 @@ static void header_lines(FILE *f, const report_meta *m)
             "# method: %d timed calls after %d warm-up calls, each right after an untimed "
             "call, every result checked against a CPU reference. call_us (the headline, to "
             "compare with a peer): median device time from the end of a marker enqueued and "
-            "flushed just before the call to the end of its last command. span_us: median of the call's first command's start to "
-            "its last command's end. host_us: median host time inside the timed calls. "
+            "flushed just before the call to the end of its last command. span_us: median of "
+            "the call's first command's start to its last command's end. host_us: median host time inside the timed calls. "
             "b2b_us: %s. GB/s and %%peak from call_us\n",
             c->runs, c->warmup, b2b);
     fprintf(f,

@@ -17,11 +17,11 @@
  * timing, so the library also makes sure, where it builds the chain of a
  * call, that `done` is the last command's event.
  * The calls with a `_profiled` twin (segments, a row in parts, several
- * operators over a grid, a row scanned in parts) are also made through it on a profiling queue, asking
- * for `first` with `done` and without: `first` must be a command of the
- * call (starting after the upload it waits for, ending no later than
- * `done`), and the results right either way; and with nothing to reduce
- * they still give `first`.
+ * operators over a grid, a row scanned in parts) are also made through it
+ * on a profiling queue, asking for `first` with `done` and without:
+ * `first` must be a command of the call (starting after the upload it
+ * waits for, ending no later than `done`), and the results right either
+ * way; and with nothing to reduce they still give `first`.
  *
  * CLREDUCE_TEST_SEED=n repeats a run's random data. */
 #include <setjmp.h>
