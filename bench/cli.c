@@ -97,9 +97,13 @@ static void usage(FILE *f)
         "  --reproducible      a reproducible context (settings.reproducible): float sums\n"
         "                      of rows and segments, and AUTO's, in the fixed order\n"
         "\n"
-        "Bandwidth ceiling\n"
+        "Bandwidth ceiling and floors\n"
         "  --no-peak           do not measure it (no %peak column)\n"
         "  --peak-only         measure and print it, nothing else\n"
+        "  --no-read-floor     no read_kernel row: by default the reductions' table has\n"
+        "                      one per type and size, the fastest of a few grids of the\n"
+        "                      ceiling's read kernel over the same input, timed as a\n"
+        "                      call (the least a one-pass reduction can take)\n"
         "\n"
         "Output (the tables on stdout in any case)\n"
         "  --csv FILE          also write the rows as CSV, the header as # lines first\n"
@@ -450,6 +454,8 @@ void cli_parse(int argc, char **argv, options *o)
             }
             if (!found)
                 usage_error("unknown sub-group path \"%s\"", value);
+        } else if (FLAG("--no-read-floor")) {
+            o->no_read_floor = 1;
         } else if (FLAG("--no-peak")) {
             o->no_peak = 1;
         } else if (FLAG("--peak-only")) {

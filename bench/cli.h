@@ -44,6 +44,7 @@ typedef struct options {
     int b2b_calls;    /* MEASURE_B2B_AUTO (the default), 0, or a number */
     clreduce_settings settings;
     int no_peak, peak_only;
+    int no_read_floor; /* no read_kernel row per size in the reductions' table */
     const char *csv, *json;
     int progress;
     int tune, tune_quick;

@@ -166,4 +166,11 @@ void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
  * timed as a call is (its span is its own start to end). */
 void measure_empty_kernel(const bench_device *d, const measure_config *c, measurement *m);
 
+/* The memory's floor at ds's size: one launch of peak.c's streaming read
+ * kernel over the next copy of ds's input, timed as a call is, in the grid
+ * (of a few tried) with the least call_us, which `grid` names; b2b_us of
+ * that grid. */
+void measure_read_kernel(const bench_device *d, dataset *ds, const measure_config *c,
+                         measurement *m, char *grid, size_t grid_size);
+
 #endif

@@ -19,15 +19,17 @@
  *    they are added; built for several PEAK_UNROLL;
  *  - peak_read_blocked: each work-item walks a contiguous range (what CPU
  *    implementations that run one work-item's loop to its end stream best).
- * The ceiling is the best of all. */
+ * Both read n vectors from vector `first` on. The ceiling is the best of
+ * all. */
 static const char peak_source[] =
     "#define PEAK_END(out, acc)                           \\\n"
     "    float s = (acc.x + acc.y) + (acc.z + acc.w);    \\\n"
     "    if (s == -1.2345f)                              \\\n"
     "        out[0] = s;\n"
-    "kernel void peak_read(global const float4 *restrict in, ulong n,\n"
+    "kernel void peak_read(global const float4 *restrict in, ulong first, ulong n,\n"
     "                      global float *restrict out)\n"
     "{\n"
+    "    in += first;\n"
     "    ulong wg = get_local_size(0);\n"
     "    ulong i = get_group_id(0) * PEAK_UNROLL * wg + get_local_id(0);\n"
     "    ulong stride = get_num_groups(0) * PEAK_UNROLL * wg;\n"
@@ -44,9 +46,10 @@ static const char peak_source[] =
     "            acc += in[i];\n"
     "    PEAK_END(out, acc)\n"
     "}\n"
-    "kernel void peak_read_blocked(global const float4 *restrict in, ulong n,\n"
+    "kernel void peak_read_blocked(global const float4 *restrict in, ulong first, ulong n,\n"
     "                              global float *restrict out)\n"
     "{\n"
+    "    in += first;\n"
     "    ulong items = get_global_size(0);\n"
     "    ulong per = (n + items - 1) / items;\n"
     "    ulong i = get_global_id(0) * per;\n"
@@ -72,7 +75,7 @@ static double event_ns(cl_event ev)
     return end > start ? (double)(end - start) : 1.0;
 }
 
-static cl_program build_peak_program(const bench_device *d, unsigned unroll)
+cl_program peak_program(const bench_device *d, unsigned unroll)
 {
     char options[64];
     snprintf(options, sizeof options, "-DPEAK_UNROLL=%u", unroll);
@@ -102,10 +105,11 @@ static double best_read_kernel(const bench_device *d, cl_program program, const 
              "clGetKernelWorkGroupInfo");
     while (local > kernel_max && local > 1)
         local /= 2;
-    cl_ulong n4 = bytes / 16;
+    cl_ulong first = 0, n4 = bytes / 16;
     check_cl(clSetKernelArg(kernel, 0, sizeof src, &src), "clSetKernelArg");
-    check_cl(clSetKernelArg(kernel, 1, sizeof n4, &n4), "clSetKernelArg");
-    check_cl(clSetKernelArg(kernel, 2, sizeof out, &out), "clSetKernelArg");
+    check_cl(clSetKernelArg(kernel, 1, sizeof first, &first), "clSetKernelArg");
+    check_cl(clSetKernelArg(kernel, 2, sizeof n4, &n4), "clSetKernelArg");
+    check_cl(clSetKernelArg(kernel, 3, sizeof out, &out), "clSetKernelArg");
     static const unsigned gpu_groups[] = {4, 8, 16, 32};
     static const unsigned cpu_groups[] = {1, 4, 16};
     const unsigned *groups = d->is_cpu ? cpu_groups : gpu_groups;
@@ -173,7 +177,7 @@ void peak_measure(const bench_device *d, int runs, peak_result *out)
     static const unsigned unrolls[] = {1, 2, 4, 8};
     best = 0;
     for (size_t u = 0; u < sizeof unrolls / sizeof *unrolls; u++) {
-        cl_program program = build_peak_program(d, unrolls[u]);
+        cl_program program = peak_program(d, unrolls[u]);
         double gbps = best_read_kernel(d, program, "peak_read", src, dst, bytes, runs);
         if (gbps > best)
             best = gbps;

@@ -255,6 +255,7 @@ static size_t rows_per_size(const options *o, clreduce_type type, size_t *scans)
 {
     int builtin = !storage_type(type);
     size_t n = builtin ? (o->op_count + (o->multi_count > 0)) * o->variant_count : 0;
+    n += o->variant_count > 0 && !o->no_read_floor;
     for (size_t oi = 0; oi < o->op_count; oi++)
         n += user_sum_for(o, type) && o->op_list[oi] == CLREDUCE_OP_SUM;
     *scans = builtin ? scan_op_count(o) * o->kind_count * o->scan_variant_count : 0;
@@ -384,10 +385,38 @@ static void run_multi(run_state *st, dataset *ds, int supported, const char *lab
 }
 
 /* A storage type's only row is its user-defined sum. */
+/* The memory's floor at this size (measure_read_kernel()), a row of the
+ * reductions' table with variant "read_kernel" and op "read". */
+static void run_read_floor(run_state *st, dataset *ds, const char *label)
+{
+    progress("[%zu/%zu] read kernel %s %s", ++st->done, st->total, clreduce_type_name(ds->type),
+             label);
+    measurement m;
+    char grid[96] = "";
+    measure_read_kernel(st->d, ds, &st->config, &m, grid, sizeof grid);
+    row *r = row_list_add(&st->rows);
+    r->kind = ROW_REDUCTION;
+    r->variant = "read_kernel";
+    r->op_label = "read";
+    r->type = ds->type;
+    r->elements = ds->count;
+    r->bytes = ds->count * ds->esize;
+    r->copies = ds->copies;
+    fill_measurement(r, &m, st->peak->measured ? st->peak->read_gbps : NAN);
+    char *status = dup_printf("%s (%s)", r->status, grid);
+    free(r->status);
+    r->status = status;
+    progress_done();
+    report_row(r);
+    fflush(stdout);
+}
+
 static void run_reductions(run_state *st, dataset *ds, int supported, const char *label)
 {
     const options *o = st->o;
     int builtin = !storage_type(ds->type);
+    if (o->variant_count && !o->no_read_floor)
+        run_read_floor(st, ds, label);
     for (size_t oi = 0; oi < o->op_count; oi++) {
         clreduce_op op = o->op_list[oi];
         for (size_t vi = 0; builtin && vi < o->variant_count; vi++) {
