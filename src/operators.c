@@ -303,16 +303,26 @@ const op_family dot_products = {
 
 /* ---- API -------------------------------------------------------------------------- */
 
-clreduce_status clreduce_dot(clreduce_ctx *ctx, cl_command_queue queue, clreduce_type type,
-                             clreduce_variant variant, cl_mem x, size_t x_offset, cl_mem y,
-                             size_t y_offset, size_t count, cl_mem result, size_t result_offset,
-                             cl_uint num_wait, const cl_event *wait, cl_event *done)
+clreduce_status clreduce_dot_profiled(clreduce_ctx *ctx, cl_command_queue queue,
+                                      clreduce_type type, clreduce_variant variant, cl_mem x,
+                                      size_t x_offset, cl_mem y, size_t y_offset, size_t count,
+                                      cl_mem result, size_t result_offset, cl_uint num_wait,
+                                      const cl_event *wait, cl_event *first, cl_event *done)
 {
     request r = {.queue = queue, .op = CLREDUCE_OP_DOT, .type = type, .variant = (int)variant,
                  .input = x, .input_offset = x_offset, .count = count, .output = result,
                  .output_offset = result_offset, .num_wait = num_wait, .wait = wait,
                  .input2 = y, .input2_offset = y_offset};
-    return request_enqueue(ctx, &dot_products, &r, NULL, done);
+    return request_enqueue(ctx, &dot_products, &r, first, done);
+}
+
+clreduce_status clreduce_dot(clreduce_ctx *ctx, cl_command_queue queue, clreduce_type type,
+                             clreduce_variant variant, cl_mem x, size_t x_offset, cl_mem y,
+                             size_t y_offset, size_t count, cl_mem result, size_t result_offset,
+                             cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    return clreduce_dot_profiled(ctx, queue, type, variant, x, x_offset, y, y_offset, count,
+                                 result, result_offset, num_wait, wait, NULL, done);
 }
 
 clreduce_status clreduce_dot_host(clreduce_ctx *ctx, clreduce_type type,

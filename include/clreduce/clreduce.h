@@ -507,6 +507,16 @@ CLREDUCE_API clreduce_status clreduce_dot(clreduce_ctx *ctx, cl_command_queue qu
                                           cl_uint num_wait, const cl_event *wait,
                                           cl_event *done);
 
+/* As clreduce_dot(), and if `first` is not NULL *first receives an event of
+ * the call's first command, as clreduce_reduce_profiled() gives it. */
+CLREDUCE_API clreduce_status clreduce_dot_profiled(clreduce_ctx *ctx, cl_command_queue queue,
+                                                   clreduce_type type, clreduce_variant variant,
+                                                   cl_mem x, size_t x_offset, cl_mem y,
+                                                   size_t y_offset, size_t count, cl_mem result,
+                                                   size_t result_offset, cl_uint num_wait,
+                                                   const cl_event *wait, cl_event *first,
+                                                   cl_event *done);
+
 /* Blocking convenience: the dot product of `count` elements of host arrays
  * x and y (which may be the same array) into *result (one element of
  * `type`), on a queue owned by the context. count == 0 writes 0.
