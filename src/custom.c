@@ -503,12 +503,13 @@ clreduce_status custom_check_operator(clreduce_ctx *ctx, const clreduce_operator
     return CLREDUCE_SUCCESS;
 }
 
-clreduce_status clreduce_reduce_custom(clreduce_ctx *ctx, cl_command_queue queue,
-                                       clreduce_operator *op, clreduce_variant variant,
-                                       cl_mem input, size_t offset, cl_mem input2,
-                                       size_t offset2, size_t count, cl_mem result,
-                                       size_t result_offset, cl_uint num_wait,
-                                       const cl_event *wait, cl_event *done)
+clreduce_status clreduce_reduce_custom_profiled(clreduce_ctx *ctx, cl_command_queue queue,
+                                                clreduce_operator *op, clreduce_variant variant,
+                                                cl_mem input, size_t offset, cl_mem input2,
+                                                size_t offset2, size_t count, cl_mem result,
+                                                size_t result_offset, cl_uint num_wait,
+                                                const cl_event *wait, cl_event *first,
+                                                cl_event *done)
 {
     clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", NULL);
     if (status != CLREDUCE_SUCCESS)
@@ -521,9 +522,21 @@ clreduce_status clreduce_reduce_custom(clreduce_ctx *ctx, cl_command_queue queue
      * the programs' last use. */
     clreduce_operator_retain(op);
     status = request_enqueue(ctx, op->inputs == 2 ? &custom_reductions_two : &custom_reductions,
-                             &r, NULL, done);
+                             &r, first, done);
     clreduce_operator_release(op);
     return status;
+}
+
+clreduce_status clreduce_reduce_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                       clreduce_operator *op, clreduce_variant variant,
+                                       cl_mem input, size_t offset, cl_mem input2,
+                                       size_t offset2, size_t count, cl_mem result,
+                                       size_t result_offset, cl_uint num_wait,
+                                       const cl_event *wait, cl_event *done)
+{
+    return clreduce_reduce_custom_profiled(ctx, queue, op, variant, input, offset, input2,
+                                           offset2, count, result, result_offset, num_wait, wait,
+                                           NULL, done);
 }
 
 clreduce_status clreduce_reduce_custom_host(clreduce_ctx *ctx, clreduce_operator *op,

@@ -169,6 +169,15 @@ CLREDUCE_API clreduce_status clreduce_reduce_custom(clreduce_ctx *ctx, cl_comman
                                                     size_t result_offset, cl_uint num_wait,
                                                     const cl_event *wait, cl_event *done);
 
+/* As clreduce_reduce_custom(), and if `first` is not NULL *first receives an
+ * event of the call's first command, as clreduce_reduce_profiled() gives
+ * it. */
+CLREDUCE_API clreduce_status clreduce_reduce_custom_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_operator *op, clreduce_variant variant,
+    cl_mem input, size_t offset, cl_mem input2, size_t offset2, size_t count, cl_mem result,
+    size_t result_offset, cl_uint num_wait, const cl_event *wait, cl_event *first,
+    cl_event *done);
+
 /* Blocking convenience: the reduction with `op` of `count` elements of host
  * array `data` (and `data2`, for an operator of two inputs; NULL for one)
  * into *result (acc_size bytes), on a queue owned by the context.
