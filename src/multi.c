@@ -656,6 +656,19 @@ size_t clreduce_multi_record(const clreduce_op *ops, size_t num_ops, clreduce_ty
     return size;
 }
 
+clreduce_status clreduce_reduce_rows_multi_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, const clreduce_op *ops, size_t num_ops,
+    clreduce_type type, cl_mem input, size_t offset, size_t rows, size_t row_length,
+    size_t row_pitch, cl_mem result, size_t result_offset, cl_uint num_wait, const cl_event *wait,
+    cl_event *first, cl_event *done)
+{
+    request r = rows_request(queue, CLREDUCE_OP_SUM, type, input, offset, rows, row_length,
+                             row_pitch, result, result_offset, num_wait, wait);
+    r.ops = ops;
+    r.num_ops = num_ops;
+    return request_enqueue(ctx, &rows_multi_reductions, &r, first, done);
+}
+
 clreduce_status clreduce_reduce_rows_multi(clreduce_ctx *ctx, cl_command_queue queue,
                                            const clreduce_op *ops, size_t num_ops,
                                            clreduce_type type, cl_mem input, size_t offset,
@@ -663,11 +676,9 @@ clreduce_status clreduce_reduce_rows_multi(clreduce_ctx *ctx, cl_command_queue q
                                            cl_mem result, size_t result_offset, cl_uint num_wait,
                                            const cl_event *wait, cl_event *done)
 {
-    request r = rows_request(queue, CLREDUCE_OP_SUM, type, input, offset, rows, row_length,
-                             row_pitch, result, result_offset, num_wait, wait);
-    r.ops = ops;
-    r.num_ops = num_ops;
-    return request_enqueue(ctx, &rows_multi_reductions, &r, NULL, done);
+    return clreduce_reduce_rows_multi_profiled(ctx, queue, ops, num_ops, type, input, offset,
+                                               rows, row_length, row_pitch, result,
+                                               result_offset, num_wait, wait, NULL, done);
 }
 
 clreduce_status clreduce_reduce_rows_multi_host(clreduce_ctx *ctx, const clreduce_op *ops,
@@ -683,18 +694,31 @@ clreduce_status clreduce_reduce_rows_multi_host(clreduce_ctx *ctx, const clreduc
     return request_host(ctx, &rows_multi_reductions, &r, data, results);
 }
 
-clreduce_status clreduce_reduce_segments_multi(
+clreduce_status clreduce_reduce_segments_multi_profiled(
     clreduce_ctx *ctx, cl_command_queue queue, const clreduce_op *ops, size_t num_ops,
     clreduce_type type, cl_mem input, size_t offset, size_t count, cl_mem offsets,
     size_t offsets_offset, clreduce_type offsets_type, size_t segments, cl_mem result,
-    size_t result_offset, cl_uint num_wait, const cl_event *wait, cl_event *done)
+    size_t result_offset, cl_uint num_wait, const cl_event *wait, cl_event *first,
+    cl_event *done)
 {
     request r = segments_request(queue, CLREDUCE_OP_SUM, type, input, offset, count, offsets,
                                  offsets_offset, offsets_type, segments, result, result_offset,
                                  num_wait, wait);
     r.ops = ops;
     r.num_ops = num_ops;
-    return request_enqueue(ctx, &segments_multi_reductions, &r, NULL, done);
+    return request_enqueue(ctx, &segments_multi_reductions, &r, first, done);
+}
+
+clreduce_status clreduce_reduce_segments_multi(
+    clreduce_ctx *ctx, cl_command_queue queue, const clreduce_op *ops, size_t num_ops,
+    clreduce_type type, cl_mem input, size_t offset, size_t count, cl_mem offsets,
+    size_t offsets_offset, clreduce_type offsets_type, size_t segments, cl_mem result,
+    size_t result_offset, cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    return clreduce_reduce_segments_multi_profiled(ctx, queue, ops, num_ops, type, input, offset,
+                                                   count, offsets, offsets_offset, offsets_type,
+                                                   segments, result, result_offset, num_wait,
+                                                   wait, NULL, done);
 }
 
 clreduce_status clreduce_reduce_segments_multi_host(clreduce_ctx *ctx, const clreduce_op *ops,

@@ -189,6 +189,15 @@ CLREDUCE_API clreduce_status clreduce_reduce_rows_multi(
     size_t row_pitch, cl_mem result, size_t result_offset, cl_uint num_wait, const cl_event *wait,
     cl_event *done);
 
+/* As clreduce_reduce_rows_multi(), and if `first` is not NULL *first
+ * receives an event of the call's first command, as
+ * clreduce_reduce_profiled() gives it. */
+CLREDUCE_API clreduce_status clreduce_reduce_rows_multi_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, const clreduce_op *ops, size_t num_ops,
+    clreduce_type type, cl_mem input, size_t offset, size_t rows, size_t row_length,
+    size_t row_pitch, cl_mem result, size_t result_offset, cl_uint num_wait, const cl_event *wait,
+    cl_event *first, cl_event *done);
+
 /* Blocking convenience: the records of the rows of host memory `data`
  * (laid out as for clreduce_reduce_rows_multi() from element 0) into
  * records 0 .. rows - 1 of `results`, on a queue owned by the context.
@@ -242,6 +251,16 @@ CLREDUCE_API clreduce_status clreduce_reduce_segments_multi(
     clreduce_type type, cl_mem input, size_t offset, size_t count, cl_mem offsets,
     size_t offsets_offset, clreduce_type offsets_type, size_t segments, cl_mem result,
     size_t result_offset, cl_uint num_wait, const cl_event *wait, cl_event *done);
+
+/* As clreduce_reduce_segments_multi(), and if `first` is not NULL *first
+ * receives an event of the call's first command, as
+ * clreduce_reduce_profiled() gives it. */
+CLREDUCE_API clreduce_status clreduce_reduce_segments_multi_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, const clreduce_op *ops, size_t num_ops,
+    clreduce_type type, cl_mem input, size_t offset, size_t count, cl_mem offsets,
+    size_t offsets_offset, clreduce_type offsets_type, size_t segments, cl_mem result,
+    size_t result_offset, cl_uint num_wait, const cl_event *wait, cl_event *first,
+    cl_event *done);
 
 /* Blocking convenience: the records of the segments of host memory
  * data[0 .. count) that host memory offsets[0 .. segments] delimit into
