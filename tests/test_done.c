@@ -6,7 +6,8 @@
  *  - several operators, and argmax, over a grid of work-groups, then a
  *    finish (variant grid_stride);
  *  - a long row scanned in parts (reduce, spine, tiles);
- *  - a user operator's scan (reduce, partials, apply).
+ *  - a user operator's scan (reduce, partials, apply);
+ *  - a dot product of two ranges, and a user operator's reduction.
  * Each call waits for an upload of its input that a user event holds. Its
  * results are read on a second queue behind `done` alone, enqueued before
  * the user event is set, and finished before the call's own queue is. The
@@ -16,9 +17,10 @@
  * ran; whether the read then sees stale results depends on the runtime's
  * timing, so the library also makes sure, where it builds the chain of a
  * call, that `done` is the last command's event.
- * The calls with a `_profiled` twin (segments, a row in parts, several
- * operators over a grid, a row scanned in parts) are also made through it
- * on a profiling queue, asking for `first` with `done` and without:
+ * The calls with a `_profiled` twin (segments and a row in parts, with one
+ * operator and several, several operators over a grid, a row scanned in
+ * parts, the dot product and the user operator's reduction) are also made
+ * through it on a profiling queue, asking for `first` with `done` and without:
  * `first` must be a command of the call (starting after the upload it
  * waits for, ending no later than `done`), and the results right either
  * way; and with nothing to reduce they still give `first`.
@@ -142,6 +144,16 @@ static void whole_argmax(unsigned char *want)
     memcpy(want, &a, sizeof a);
 }
 
+/* x[i] * x[i + 1] summed (uint32, wrapping), the dot product of the input
+ * from element 0 and from element 1. */
+static void shifted_dot(unsigned char *want)
+{
+    uint32_t s = 0;
+    for (size_t i = 0; i + 1 < COUNT; i++)
+        s += g_data[i] * g_data[i + 1];
+    memcpy(want, &s, 4);
+}
+
 static void prefix_sums(unsigned char *want)
 {
     uint32_t s = 0;
@@ -180,6 +192,16 @@ static clreduce_status enqueue_segments_multi(cl_mem in, cl_mem offsets, cl_mem 
                                           OUT_OFF, nwait, wait, done);
 }
 
+static clreduce_status enqueue_segments_multi_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                       cl_uint nwait, const cl_event *wait,
+                                                       cl_event *first, cl_event *done)
+{
+    return clreduce_reduce_segments_multi_profiled(g_ctx, g_call_queue, sum_max, 2,
+                                                   CLREDUCE_UINT32, in, 0, COUNT, offsets, 0,
+                                                   CLREDUCE_UINT32, g_segments, out, OUT_OFF,
+                                                   nwait, wait, first, done);
+}
+
 static clreduce_status enqueue_row(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
                                    const cl_event *wait, cl_event *done)
 {
@@ -204,6 +226,16 @@ static clreduce_status enqueue_row_multi(cl_mem in, cl_mem offsets, cl_mem out, 
     (void)offsets;
     return clreduce_reduce_rows_multi(g_ctx, g_call_queue, sum_max, 2, CLREDUCE_UINT32, in, 0, 1,
                                       COUNT, 0, out, OUT_OFF, nwait, wait, done);
+}
+
+static clreduce_status enqueue_row_multi_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                  cl_uint nwait, const cl_event *wait,
+                                                  cl_event *first, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_reduce_rows_multi_profiled(g_ctx, g_call_queue, sum_max, 2, CLREDUCE_UINT32,
+                                               in, 0, 1, COUNT, 0, out, OUT_OFF, nwait, wait,
+                                               first, done);
 }
 
 static clreduce_status enqueue_grid_multi(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
@@ -262,17 +294,56 @@ static clreduce_status enqueue_user_scan(cl_mem in, cl_mem offsets, cl_mem out, 
                                 wait, done);
 }
 
+static clreduce_status enqueue_dot(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                   const cl_event *wait, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_dot(g_ctx, g_call_queue, CLREDUCE_UINT32, CLREDUCE_AUTO, in, 0, in, 1,
+                        COUNT - 1, out, OUT_OFF, nwait, wait, done);
+}
+
+static clreduce_status enqueue_dot_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                            cl_uint nwait, const cl_event *wait, cl_event *first,
+                                            cl_event *done)
+{
+    (void)offsets;
+    return clreduce_dot_profiled(g_ctx, g_call_queue, CLREDUCE_UINT32, CLREDUCE_AUTO, in, 0, in,
+                                 1, COUNT - 1, out, OUT_OFF, nwait, wait, first, done);
+}
+
+static clreduce_status enqueue_user_sum(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                        const cl_event *wait, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_reduce_custom(g_ctx, g_call_queue, g_user_sum, CLREDUCE_AUTO, in, 0, NULL, 0,
+                                  COUNT, out, OUT_OFF, nwait, wait, done);
+}
+
+static clreduce_status enqueue_user_sum_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                 cl_uint nwait, const cl_event *wait,
+                                                 cl_event *first, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_reduce_custom_profiled(g_ctx, g_call_queue, g_user_sum, CLREDUCE_AUTO, in, 0,
+                                           NULL, 0, COUNT, out, OUT_OFF, nwait, wait, first,
+                                           done);
+}
+
 static const done_case cases[] = {
     {"segments", per_segment, 4, enqueue_segments, segments_sums, enqueue_segments_profiled},
-    {"segments_multi", per_segment, 8, enqueue_segments_multi, segments_records, NULL},
+    {"segments_multi", per_segment, 8, enqueue_segments_multi, segments_records,
+     enqueue_segments_multi_profiled},
     {"row_in_parts", one_result, 4, enqueue_row, whole_sum, enqueue_row_profiled},
-    {"row_multi_in_parts", one_result, 8, enqueue_row_multi, whole_record, NULL},
+    {"row_multi_in_parts", one_result, 8, enqueue_row_multi, whole_record,
+     enqueue_row_multi_profiled},
     {"grid_multi", one_result, 8, enqueue_grid_multi, whole_record, enqueue_grid_multi_profiled},
     {"grid_argmax", one_result, sizeof(clreduce_arg_uint32), enqueue_grid_argmax, whole_argmax,
      NULL},
     {"row_scan_in_parts", per_element, 4, enqueue_row_scan, prefix_sums,
      enqueue_row_scan_profiled},
     {"user_scan", per_element, 4, enqueue_user_scan, prefix_sums, NULL},
+    {"dot", one_result, 4, enqueue_dot, shifted_dot, enqueue_dot_profiled},
+    {"user_sum", one_result, 4, enqueue_user_sum, whole_sum, enqueue_user_sum_profiled},
 };
 
 /* ---- the test -------------------------------------------------------------------- */
@@ -411,9 +482,48 @@ static void test_first(void **state)
     run_case(*state, FIRST_ONLY);
 }
 
-/* The `_profiled` twins of a call with nothing to reduce (no rows, no
- * segments, no elements) still hand back `first` where it is asked for,
- * alone or with `done`, complete once the queue is finished. */
+/* Call `call` (of EMPTY_CALLS) of the `_profiled` twins with nothing to
+ * reduce: no rows, no segments, no elements. */
+#define EMPTY_CALLS 8
+static clreduce_status empty_call(int call, cl_mem in, cl_mem offsets, cl_mem out,
+                                  cl_event *first, cl_event *done)
+{
+    const size_t at[] = {0, 4};
+    cl_command_queue q = g_profiling;
+    const clreduce_type u32 = CLREDUCE_UINT32;
+    switch (call) {
+    case 0:
+        return clreduce_reduce_rows_profiled(g_ctx, q, CLREDUCE_OP_SUM, u32, in, 0, 0, 4, 0, out,
+                                             0, 0, NULL, first, done);
+    case 1:
+        return clreduce_reduce_segments_profiled(g_ctx, q, CLREDUCE_OP_SUM, u32, in, 0, 4,
+                                                 offsets, 0, u32, 0, out, 0, 0, NULL, first,
+                                                 done);
+    case 2:
+        return clreduce_scan_rows_profiled(g_ctx, q, CLREDUCE_OP_SUM, u32, CLREDUCE_INCLUSIVE, in,
+                                           0, 0, 4, 0, out, 0, 0, 0, NULL, first, done);
+    case 3:
+        return clreduce_reduce_multi_profiled(g_ctx, q, sum_max, 2, u32, CLREDUCE_AUTO, in, 0, 0,
+                                              out, at, 0, NULL, first, done);
+    case 4:
+        return clreduce_dot_profiled(g_ctx, q, u32, CLREDUCE_AUTO, in, 0, in, 0, 0, out, 0, 0,
+                                     NULL, first, done);
+    case 5:
+        return clreduce_reduce_custom_profiled(g_ctx, q, g_user_sum, CLREDUCE_AUTO, in, 0, NULL,
+                                               0, 0, out, 0, 0, NULL, first, done);
+    case 6:
+        return clreduce_reduce_rows_multi_profiled(g_ctx, q, sum_max, 2, u32, in, 0, 0, 4, 0,
+                                                   out, 0, 0, NULL, first, done);
+    default:
+        return clreduce_reduce_segments_multi_profiled(g_ctx, q, sum_max, 2, u32, in, 0, 4,
+                                                       offsets, 0, u32, 0, out, 0, 0, NULL,
+                                                       first, done);
+    }
+}
+
+/* The `_profiled` twins of a call with nothing to reduce still hand back
+ * `first` where it is asked for, alone or with `done`, complete once the
+ * queue is finished. */
 static void test_empty_first(void **state)
 {
     (void)state;
@@ -423,30 +533,16 @@ static void test_empty_first(void **state)
     }
     cl_mem in = tc_make_buffer(g_ctx, 64, NULL), offsets = tc_make_buffer(g_ctx, 64, NULL);
     cl_mem out = tc_make_buffer(g_ctx, 64, NULL);
-    const size_t at[] = {0, 4};
     for (int with_done = 0; with_done < 2; with_done++)
-        for (int call = 0; call < 4; call++) {
+        for (int call = 0; call < EMPTY_CALLS; call++) {
             cl_event first = TC_EVENT_SENTINEL, done = TC_EVENT_SENTINEL;
-            cl_event *d = with_done ? &done : NULL;
             clreduce_status st =
-                call == 0 ? clreduce_reduce_rows_profiled(g_ctx, g_profiling, CLREDUCE_OP_SUM,
-                                                          CLREDUCE_UINT32, in, 0, 0, 4, 0, out,
-                                                          0, 0, NULL, &first, d)
-                : call == 1
-                    ? clreduce_reduce_segments_profiled(g_ctx, g_profiling, CLREDUCE_OP_SUM,
-                                                        CLREDUCE_UINT32, in, 0, 4, offsets, 0,
-                                                        CLREDUCE_UINT32, 0, out, 0, 0, NULL,
-                                                        &first, d)
-                : call == 2
-                    ? clreduce_scan_rows_profiled(g_ctx, g_profiling, CLREDUCE_OP_SUM,
-                                                  CLREDUCE_UINT32, CLREDUCE_INCLUSIVE, in, 0, 0,
-                                                  4, 0, out, 0, 0, 0, NULL, &first, d)
-                    : clreduce_reduce_multi_profiled(g_ctx, g_profiling, sum_max, 2,
-                                                     CLREDUCE_UINT32, CLREDUCE_AUTO, in, 0, 0,
-                                                     out, at, 0, NULL, &first, d);
+                empty_call(call, in, offsets, out, &first, with_done ? &done : NULL);
             if (st != CLREDUCE_SUCCESS)
                 print_error("empty call %d: %s\n", call, clreduce_last_error(g_ctx));
             assert_int_equal(st, CLREDUCE_SUCCESS);
+            if (first == NULL || first == TC_EVENT_SENTINEL)
+                print_error("empty call %d gave no `first`\n", call);
             assert_true(first != NULL && first != TC_EVENT_SENTINEL);
             assert_true(with_done ? done != NULL && done != TC_EVENT_SENTINEL
                                   : done == TC_EVENT_SENTINEL);
