@@ -82,8 +82,8 @@ void measure_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds, cl
                        clreduce_variant variant, const measure_config *c, measurement *m);
 
 /* The same for a user-defined operator that computes `op` (its results
- * checked as op's): calls clreduce_reduce_custom(), which gives no `first`
- * event, so span_us is not measured. */
+ * checked as op's): calls clreduce_reduce_custom(), timed through
+ * clreduce_reduce_custom_profiled(). */
 void measure_user_reduction(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
                             clreduce_op op, clreduce_operator *user, const measure_config *c,
                             measurement *m);
@@ -155,9 +155,9 @@ void segments_setup_release(segments_setup *s);
 /* Many reductions in one call (clreduce_reduce_rows or _segments, or with
  * the setup's operators their _multi forms, op unused) over one
  * copy of the input per call. Every timed call and every back-to-back
- * batch is checked. Rows, segments and scanned rows of one operator are
- * timed through their _profiled twins; the _multi and dot calls give no
- * `first` event, so their span_us is NAN. */
+ * batch is checked. Rows, segments and scanned rows, of one operator or
+ * several, are timed through their _profiled twins; the dot calls of rows
+ * and segments give no `first` event, so their span_us is NAN. */
 void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
                       const segments_setup *s, clreduce_op op, const measure_config *c,
                       measurement *m);

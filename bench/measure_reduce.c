@@ -4,8 +4,8 @@
  * beforehand, so that a call that writes nothing cannot pass for one that
  * wrote the right value; a multi call's results lie in its slot packed at
  * their alignments. Dot reads the same copy of the dataset's second input
- * as of the first; clreduce_dot() and clreduce_reduce_custom() give no
- * `first` event, so their span_us is not measured. */
+ * as of the first. Timed calls go through the _profiled twins, whose
+ * `first` event gives span_us. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,9 +81,17 @@ static clreduce_status reduce_call(reduce_job *j, cl_command_queue queue, size_t
                                               j->variant, j->ds->buffer, offset, j->ds->count,
                                               j->results, at, 0, NULL, first, done);
     }
+    if (j->user && first)
+        return clreduce_reduce_custom_profiled(j->ctx, queue, j->user, j->variant,
+                                               j->ds->buffer, offset, NULL, 0, j->ds->count,
+                                               j->results, slot, 0, NULL, first, done);
     if (j->user)
         return clreduce_reduce_custom(j->ctx, queue, j->user, j->variant, j->ds->buffer, offset,
                                       NULL, 0, j->ds->count, j->results, slot, 0, NULL, done);
+    if (j->op == CLREDUCE_OP_DOT && first)
+        return clreduce_dot_profiled(j->ctx, queue, j->ds->type, j->variant, j->ds->buffer,
+                                     offset, j->ds->second, offset, j->ds->count, j->results,
+                                     slot, 0, NULL, first, done);
     if (j->op == CLREDUCE_OP_DOT)
         return clreduce_dot(j->ctx, queue, j->ds->type, j->variant, j->ds->buffer, offset,
                             j->ds->second, offset, j->ds->count, j->results, slot, 0, NULL,

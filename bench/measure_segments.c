@@ -145,7 +145,8 @@ typedef struct segments_job {
 } segments_job;
 
 /* Enqueues one call; `first` (NULL: not asked) is set for the calls whose
- * API gives it: rows, segments and scanned rows of one operator. */
+ * API gives it: rows, segments and scanned rows, of one operator or
+ * several (all but dot). */
 static clreduce_status enqueue_call(segments_job *j, cl_command_queue queue, cl_event *first,
                                     cl_event *done)
 {
@@ -165,14 +166,17 @@ static clreduce_status enqueue_call(segments_job *j, cl_command_queue queue, cl_
                                            s->segments, s->shape->length, 0, s->results, 0, 0,
                                            0, NULL, first, done);
     if (s->nmulti && s->shape->kind == SHAPE_ROWS)
-        return clreduce_reduce_rows_multi(j->ctx, queue, s->multi, s->nmulti, j->ds->type,
-                                          j->ds->buffer, offset, s->segments, s->shape->length,
-                                          s->shape->length, s->results, 0, 0, NULL, done);
+        return clreduce_reduce_rows_multi_profiled(j->ctx, queue, s->multi, s->nmulti,
+                                                   j->ds->type, j->ds->buffer, offset,
+                                                   s->segments, s->shape->length,
+                                                   s->shape->length, s->results, 0, 0, NULL,
+                                                   first, done);
     if (s->nmulti)
-        return clreduce_reduce_segments_multi(j->ctx, queue, s->multi, s->nmulti, j->ds->type,
-                                              j->ds->buffer, offset, j->ds->count, s->offsets, 0,
-                                              s->offsets_type, s->segments, s->results, 0, 0,
-                                              NULL, done);
+        return clreduce_reduce_segments_multi_profiled(j->ctx, queue, s->multi, s->nmulti,
+                                                       j->ds->type, j->ds->buffer, offset,
+                                                       j->ds->count, s->offsets, 0,
+                                                       s->offsets_type, s->segments, s->results,
+                                                       0, 0, NULL, first, done);
     if (s->shape->kind == SHAPE_ROWS)
         return clreduce_reduce_rows_profiled(j->ctx, queue, j->op, j->ds->type, j->ds->buffer,
                                              offset, s->segments, s->shape->length,

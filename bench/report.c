@@ -81,7 +81,8 @@ static void header_lines(FILE *f, const report_meta *m)
             "call, every result checked against a CPU reference. call_us (the headline, to "
             "compare with a peer): median device time from the end of a marker enqueued and "
             "flushed just before the call to the end of its last command. span_us: median of "
-            "the call's first command's start to its last command's end. host_us: median host time inside the timed calls. "
+            "the call's first command's start to its last command's end. host_us: median host "
+           "time inside the timed calls. "
             "b2b_us: %s. GB/s and %%peak from call_us\n",
             c->runs, c->warmup, b2b);
     fprintf(f,
@@ -163,10 +164,10 @@ void report_segments_columns(void)
 {
     printf("# rows and segments: one reduction per row or segment in one call "
            "(clreduce_reduce_rows_profiled or _segments_profiled; op dot: clreduce_dot_rows or "
-           "_segments; several ops: the _multi forms; scanrows shapes: "
+           "_segments; several ops: the _multi_profiled forms; scanrows shapes: "
            "clreduce_scan_rows_profiled; 32-bit offsets below 2^32 elements) | bytes = elements "
            "read (dot: of both inputs; scanrows: read + written) | span_us: not measured for dot "
-           "and several ops (no first event) | every segment checked up to %zu segments; "
+           "(no first event) | every segment checked up to %zu segments; "
            "beyond, the first and last 64 and %d at random\n",
            SHAPE_CHECK_ALL, SHAPE_CHECK_RANDOM);
     printf(SEGMENTS_FORMAT, "shape", "segments", "op", "type", "elements", "bytes", "copies",
