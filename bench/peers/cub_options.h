@@ -39,7 +39,7 @@ struct Options {
     bool reductions = true;
     int runs = 40, warmup = 5, b2b_calls = B2B_AUTO;
     int device = 0;
-    bool peak = true;
+    bool peak = true, read_floor = true;
     std::string csv, command;
 };
 
@@ -77,6 +77,9 @@ void usage(FILE *f)
         "                     20 ms by call_us, 10 to 2000) or 0 (no b2b_us)\n"
         "  --device N         CUDA device index (default 0)\n"
         "  --no-peak          do not measure the bandwidth ceilings (read-only kernel, copy)\n"
+        "  --no-read-floor    no read_kernel row (by default one per type and size: the\n"
+        "                     fastest of ten grids of the ceiling's read kernel over the\n"
+        "                     same input, timed as a call)\n"
         "  --csv FILE         also write the header as # lines and the rows as CSV\n"
         "                     (clreduce-bench's columns, variant cub)\n"
         "  --help             this text\n"
@@ -245,6 +248,8 @@ Options parse_options(int argc, char **argv)
             o.device = number(value(), 1000);
         } else if (a == "--no-peak") {
             o.peak = false;
+        } else if (a == "--no-read-floor") {
+            o.read_floor = false;
         } else if (a == "--csv") {
             o.csv = value();
         } else {

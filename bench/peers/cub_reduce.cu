@@ -118,7 +118,7 @@ std::string cell_pct_peak(const Row &r)
 }
 
 const std::vector<Column> COLUMNS = {
-    {"", -6, cell_cub},           {"op", -14, cell_op},          {"scan", -4, cell_scan},
+    {"", -11, cell_cub},          {"op", -14, cell_op},          {"scan", -4, cell_scan},
     {"type", -6, cell_type},      {"elements", 9, cell_elements}, {"bytes", 9, cell_bytes},
     {"copies", 6, cell_copies},   {"call_us", 10, cell_call_us}, {"b2b_us", 10, cell_b2b_us},
     {"span_us", 10, cell_not_measured}, {"host_us", 9, cell_host_us}, {"GB/s", 9, cell_gbps},
@@ -494,6 +494,85 @@ void measure_peak(Context &c)
     CHECK(cudaFree(src));
 }
 
+// ---- the memory's floor ------------------------------------------------------------
+
+// As clreduce-bench's read_kernel row: peak_read launched once over the next
+// copy of the input (its bytes as float4, the copies 512 bytes apart), timed
+// as a call is, in the fastest of ten grids (1 or 4 loads in flight; 1, 2, 4,
+// 8 or 16 blocks of 256 an SM). It reads the input and writes nothing, so no
+// reduction of one launch takes much less.
+template <typename T> Row measure_read_floor(Context &c, Dataset<T> &ds, const Options &o)
+{
+    Row r;
+    r.variant = "read_kernel";
+    r.op = "read";
+    r.type = Traits<T>::name();
+    r.elements = ds.n;
+    r.bytes = ds.n * sizeof(T);
+    r.copies = ds.copies;
+    r.peak_gbps = c.peak_gbps;
+    size_t n4 = (r.bytes + 15) / 16;
+    float *out = nullptr;
+    CHECK(cudaMalloc(&out, sizeof(float)));
+    auto launch = [&](int unroll, int blocks) {
+        const float4 *in = reinterpret_cast<const float4 *>(ds.d_buf + ds.next_index() * ds.stride);
+        if (unroll == 1)
+            peak_read<1><<<blocks, 256, 0, c.stream>>>(in, n4, out);
+        else
+            peak_read<4><<<blocks, 256, 0, c.stream>>>(in, n4, out);
+    };
+    int best_unroll = 1, best_blocks = 0;
+    for (int unroll : {1, 4})
+        for (int groups : {1, 2, 4, 8, 16}) {
+            int blocks = c.machine.prop.multiProcessorCount * groups;
+            for (int w = 0; w < o.warmup + 1; w++)
+                launch(unroll, blocks);
+            CHECK(cudaGetLastError());
+            CHECK(cudaDeviceSynchronize());
+            std::vector<double> times, host;
+            for (int i = 0; i < o.runs; i++) {
+                launch(unroll, blocks); // the untimed call before, as in measure()
+                CHECK(cudaStreamSynchronize(c.stream));
+                CHECK(cudaEventRecord(c.start, c.stream));
+                double h0 = now_us();
+                launch(unroll, blocks);
+                host.push_back(now_us() - h0);
+                CHECK(cudaEventRecord(c.stop, c.stream));
+                CHECK(cudaEventSynchronize(c.stop));
+                float ms = 0;
+                CHECK(cudaEventElapsedTime(&ms, c.start, c.stop));
+                times.push_back(ms * 1e3);
+            }
+            double call = median(times);
+            if (std::isnan(r.call_us) || call < r.call_us) {
+                r.call_us = call;
+                r.host_us = median(host);
+                best_unroll = unroll;
+                best_blocks = blocks;
+                r.status = "ok (unroll " + std::to_string(unroll) + ", " +
+                           std::to_string(groups) + " blocks of 256 an SM)";
+            }
+        }
+    int calls = b2b_calls_for(o, r.call_us);
+    if (calls > 0) {
+        std::vector<double> batch_us;
+        for (int b = 0; b < B2B_BATCHES; b++) {
+            CHECK(cudaDeviceSynchronize());
+            double t0 = now_us();
+            for (int i = 0; i < calls; i++)
+                launch(best_unroll, best_blocks);
+            CHECK(cudaDeviceSynchronize());
+            batch_us.push_back((now_us() - t0) / calls);
+        }
+        CHECK(cudaGetLastError());
+        r.b2b_us = median(batch_us);
+        r.b2b_calls = calls;
+    }
+    r.gbps = (double)r.bytes / (r.call_us * 1e3);
+    CHECK(cudaFree(out));
+    return r;
+}
+
 template <typename T>
 void run_type(Context &c, const Options &o, std::vector<Row> &rows, std::vector<Row> &scan_rows)
 {
@@ -514,6 +593,10 @@ void run_type(Context &c, const Options &o, std::vector<Row> &rows, std::vector<
         Dataset<T> ds;
         // A scan's output rotates over as many copies as the input.
         dataset_create(ds, n, c.working_set, scans ? limit / 2 : limit, scans);
+        if (!o.ops.empty() && o.read_floor) {
+            rows.push_back(measure_read_floor(c, ds, o));
+            print_row(COLUMNS, rows.back());
+        }
         for (Op op : o.ops) {
             rows.push_back(measure(c, ds, Kind::Reduce, op, o));
             print_row(COLUMNS, rows.back());

@@ -25,6 +25,7 @@ namespace {
 // scan is, pct_peak and peak_kind where peak_gbps is a number.
 struct Row {
     bool floor = false, scan = false; // floor: the empty kernel (variant empty_kernel)
+    std::string variant = "cub";      // "read_kernel": the memory's floor (cub_reduce)
     std::string op, type, scan_op, status, shape;
     size_t elements = 0, bytes = 0, copies = 0, segments = 0;
     double call_us = NAN, b2b_us = NAN, gbps = NAN;
@@ -140,7 +141,7 @@ struct Column {
     std::string (*cell)(const Row &);
 };
 
-std::string cell_cub(const Row &) { return "cub"; }
+std::string cell_cub(const Row &r) { return r.variant; }
 std::string cell_op(const Row &r) { return r.op; }
 std::string cell_type(const Row &r) { return r.type; }
 std::string cell_shape(const Row &r) { return r.shape; }
@@ -216,7 +217,7 @@ bool write_csv(const std::string &path, const Machine &m, const std::vector<std:
         std::string segments = r.shape.empty() ? "" : std::to_string(r.segments);
         std::fprintf(f, "%s,%s,%s,%s,%s,%s,%zu,%zu,%zu,%s,%s,,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
                      csv_quote(m.prop.name).c_str(), csv_quote(m.driver).c_str(), m.date.c_str(),
-                     r.floor ? "empty_kernel" : "cub", r.op.c_str(), r.type.c_str(), r.elements,
+                     r.floor ? "empty_kernel" : r.variant.c_str(), r.op.c_str(), r.type.c_str(), r.elements,
                      r.bytes, r.copies, csv_num(r.call_us, "%.3f").c_str(),
                      csv_num(r.b2b_us, "%.3f").c_str(),
                      r.b2b_calls ? std::to_string(r.b2b_calls).c_str() : "",
