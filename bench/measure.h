@@ -155,9 +155,7 @@ void segments_setup_release(segments_setup *s);
 /* Many reductions in one call (clreduce_reduce_rows or _segments, or with
  * the setup's operators their _multi forms, op unused) over one
  * copy of the input per call. Every timed call and every back-to-back
- * batch is checked. Rows, segments and scanned rows, of one operator or
- * several, are timed through their _profiled twins; the dot calls of rows
- * and segments give no `first` event, so their span_us is NAN. */
+ * batch is checked. Every call is timed through its _profiled twin. */
 void measure_segments(const bench_device *d, clreduce_ctx *ctx, dataset *ds,
                       const segments_setup *s, clreduce_op op, const measure_config *c,
                       measurement *m);

@@ -144,22 +144,22 @@ typedef struct segments_job {
     unsigned char *values; /* room for every segment's result */
 } segments_job;
 
-/* Enqueues one call; `first` (NULL: not asked) is set for the calls whose
- * API gives it: rows, segments and scanned rows, of one operator or
- * several (all but dot). */
+/* Enqueues one call through its `_profiled` twin; `first` NULL: not
+ * asked. */
 static clreduce_status enqueue_call(segments_job *j, cl_command_queue queue, cl_event *first,
                                     cl_event *done)
 {
     const segments_setup *s = j->s;
     size_t offset = dataset_next_offset(j->ds);
     if (j->op == CLREDUCE_OP_DOT && s->shape->kind == SHAPE_ROWS)
-        return clreduce_dot_rows(j->ctx, queue, j->ds->type, j->ds->buffer, offset,
-                                 j->ds->second, offset, s->segments, s->shape->length,
-                                 s->shape->length, s->results, 0, 0, NULL, done);
+        return clreduce_dot_rows_profiled(j->ctx, queue, j->ds->type, j->ds->buffer, offset,
+                                          j->ds->second, offset, s->segments, s->shape->length,
+                                          s->shape->length, s->results, 0, 0, NULL, first, done);
     if (j->op == CLREDUCE_OP_DOT)
-        return clreduce_dot_segments(j->ctx, queue, j->ds->type, j->ds->buffer, offset,
-                                     j->ds->second, offset, j->ds->count, s->offsets, 0,
-                                     s->offsets_type, s->segments, s->results, 0, 0, NULL, done);
+        return clreduce_dot_segments_profiled(j->ctx, queue, j->ds->type, j->ds->buffer, offset,
+                                              j->ds->second, offset, j->ds->count, s->offsets, 0,
+                                              s->offsets_type, s->segments, s->results, 0, 0,
+                                              NULL, first, done);
     if (s->shape->kind == SHAPE_SCAN_ROWS)
         return clreduce_scan_rows_profiled(j->ctx, queue, j->op, j->ds->type,
                                            CLREDUCE_INCLUSIVE, j->ds->buffer, offset,

@@ -166,8 +166,8 @@ void report_segments_columns(void)
            "(clreduce_reduce_rows_profiled or _segments_profiled; op dot: clreduce_dot_rows or "
            "_segments; several ops: the _multi_profiled forms; scanrows shapes: "
            "clreduce_scan_rows_profiled; 32-bit offsets below 2^32 elements) | bytes = elements "
-           "read (dot: of both inputs; scanrows: read + written) | span_us: not measured for dot "
-           "(no first event) | every segment checked up to %zu segments; "
+           "read (dot: of both inputs; scanrows: read + written) | every segment checked up to "
+           "%zu segments; "
            "beyond, the first and last 64 and %d at random\n",
            SHAPE_CHECK_ALL, SHAPE_CHECK_RANDOM);
     printf(SEGMENTS_FORMAT, "shape", "segments", "op", "type", "elements", "bytes", "copies",

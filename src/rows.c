@@ -395,17 +395,29 @@ clreduce_status clreduce_reduce_rows_host(clreduce_ctx *ctx, clreduce_op op, clr
     return request_host(ctx, &rows_family, &r, data, results);
 }
 
+clreduce_status clreduce_dot_rows_profiled(clreduce_ctx *ctx, cl_command_queue queue,
+                                           clreduce_type type, cl_mem x, size_t x_offset,
+                                           cl_mem y, size_t y_offset, size_t rows,
+                                           size_t row_length, size_t row_pitch, cl_mem result,
+                                           size_t result_offset, cl_uint num_wait,
+                                           const cl_event *wait, cl_event *first, cl_event *done)
+{
+    request r = rows_request(queue, CLREDUCE_OP_DOT, type, x, x_offset, rows, row_length,
+                             row_pitch, result, result_offset, num_wait, wait);
+    r.input2 = y;
+    r.input2_offset = y_offset;
+    return request_enqueue(ctx, &dot_rows_family, &r, first, done);
+}
+
 clreduce_status clreduce_dot_rows(clreduce_ctx *ctx, cl_command_queue queue, clreduce_type type,
                                   cl_mem x, size_t x_offset, cl_mem y, size_t y_offset,
                                   size_t rows, size_t row_length, size_t row_pitch, cl_mem result,
                                   size_t result_offset, cl_uint num_wait, const cl_event *wait,
                                   cl_event *done)
 {
-    request r = rows_request(queue, CLREDUCE_OP_DOT, type, x, x_offset, rows, row_length,
-                             row_pitch, result, result_offset, num_wait, wait);
-    r.input2 = y;
-    r.input2_offset = y_offset;
-    return request_enqueue(ctx, &dot_rows_family, &r, NULL, done);
+    return clreduce_dot_rows_profiled(ctx, queue, type, x, x_offset, y, y_offset, rows,
+                                      row_length, row_pitch, result, result_offset, num_wait,
+                                      wait, NULL, done);
 }
 
 clreduce_status clreduce_dot_rows_host(clreduce_ctx *ctx, clreduce_type type, const void *x,

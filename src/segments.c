@@ -194,6 +194,20 @@ clreduce_status clreduce_reduce_segments_host(clreduce_ctx *ctx, clreduce_op op,
     return segments_host(ctx, &segments_family, &r, data, NULL, offsets, NULL, results);
 }
 
+clreduce_status clreduce_dot_segments_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_type type, cl_mem x, size_t x_offset,
+    cl_mem y, size_t y_offset, size_t count, cl_mem offsets, size_t offsets_offset,
+    clreduce_type offsets_type, size_t segments, cl_mem result, size_t result_offset,
+    cl_uint num_wait, const cl_event *wait, cl_event *first, cl_event *done)
+{
+    request r = segments_request(queue, CLREDUCE_OP_DOT, type, x, x_offset, count, offsets,
+                                 offsets_offset, offsets_type, segments, result, result_offset,
+                                 num_wait, wait);
+    r.input2 = y;
+    r.input2_offset = y_offset;
+    return request_enqueue(ctx, &dot_segments_family, &r, first, done);
+}
+
 clreduce_status clreduce_dot_segments(clreduce_ctx *ctx, cl_command_queue queue,
                                       clreduce_type type, cl_mem x, size_t x_offset, cl_mem y,
                                       size_t y_offset, size_t count, cl_mem offsets,
@@ -201,12 +215,9 @@ clreduce_status clreduce_dot_segments(clreduce_ctx *ctx, cl_command_queue queue,
                                       size_t segments, cl_mem result, size_t result_offset,
                                       cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
-    request r = segments_request(queue, CLREDUCE_OP_DOT, type, x, x_offset, count, offsets,
-                                 offsets_offset, offsets_type, segments, result, result_offset,
-                                 num_wait, wait);
-    r.input2 = y;
-    r.input2_offset = y_offset;
-    return request_enqueue(ctx, &dot_segments_family, &r, NULL, done);
+    return clreduce_dot_segments_profiled(ctx, queue, type, x, x_offset, y, y_offset, count,
+                                          offsets, offsets_offset, offsets_type, segments, result,
+                                          result_offset, num_wait, wait, NULL, done);
 }
 
 clreduce_status clreduce_dot_segments_host(clreduce_ctx *ctx, clreduce_type type, const void *x,

@@ -7,7 +7,8 @@
  *    finish (variant grid_stride);
  *  - a long row scanned in parts (reduce, spine, tiles);
  *  - a user operator's scan (reduce, partials, apply);
- *  - a dot product of two ranges, and a user operator's reduction.
+ *  - a dot product of two ranges, and a user operator's reduction;
+ *  - dot products of segments, and of a long row cut into parts.
  * Each call waits for an upload of its input that a user event holds. Its
  * results are read on a second queue behind `done` alone, enqueued before
  * the user event is set, and finished before the call's own queue is. The
@@ -19,7 +20,7 @@
  * call, that `done` is the last command's event.
  * The calls with a `_profiled` twin (segments and a row in parts, with one
  * operator and several, several operators over a grid, a row scanned in
- * parts, the dot product and the user operator's reduction) are also made
+ * parts, the dot products and the user operator's reduction) are also made
  * through it on a profiling queue, asking for `first` with `done` and without:
  * `first` must be a command of the call (starting after the upload it
  * waits for, ending no later than `done`), and the results right either
@@ -152,6 +153,18 @@ static void shifted_dot(unsigned char *want)
     for (size_t i = 0; i + 1 < COUNT; i++)
         s += g_data[i] * g_data[i + 1];
     memcpy(want, &s, 4);
+}
+
+/* Each segment's x[i] * x[i] summed (uint32, wrapping): the dot product of
+ * the input with itself, segment by segment. */
+static void segments_squares(unsigned char *want)
+{
+    for (size_t i = 0; i < g_segments; i++) {
+        uint32_t s = 0;
+        for (uint32_t k = g_offsets[i]; k < g_offsets[i + 1]; k++)
+            s += g_data[k] * g_data[k];
+        memcpy(want + i * 4, &s, 4);
+    }
 }
 
 static void prefix_sums(unsigned char *want)
@@ -329,6 +342,42 @@ static clreduce_status enqueue_user_sum_profiled(cl_mem in, cl_mem offsets, cl_m
                                            done);
 }
 
+static clreduce_status enqueue_dot_segments(cl_mem in, cl_mem offsets, cl_mem out,
+                                            cl_uint nwait, const cl_event *wait, cl_event *done)
+{
+    return clreduce_dot_segments(g_ctx, g_call_queue, CLREDUCE_UINT32, in, 0, in, 0, COUNT,
+                                 offsets, 0, CLREDUCE_UINT32, g_segments, out, OUT_OFF, nwait,
+                                 wait, done);
+}
+
+static clreduce_status enqueue_dot_segments_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                     cl_uint nwait, const cl_event *wait,
+                                                     cl_event *first, cl_event *done)
+{
+    return clreduce_dot_segments_profiled(g_ctx, g_call_queue, CLREDUCE_UINT32, in, 0, in, 0,
+                                          COUNT, offsets, 0, CLREDUCE_UINT32, g_segments, out,
+                                          OUT_OFF, nwait, wait, first, done);
+}
+
+/* One row of COUNT - 1 elements, x from element 0 and y from element 1. */
+static clreduce_status enqueue_dot_row(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                       const cl_event *wait, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_dot_rows(g_ctx, g_call_queue, CLREDUCE_UINT32, in, 0, in, 1, 1, COUNT - 1,
+                             COUNT - 1, out, OUT_OFF, nwait, wait, done);
+}
+
+static clreduce_status enqueue_dot_row_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                cl_uint nwait, const cl_event *wait,
+                                                cl_event *first, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_dot_rows_profiled(g_ctx, g_call_queue, CLREDUCE_UINT32, in, 0, in, 1, 1,
+                                      COUNT - 1, COUNT - 1, out, OUT_OFF, nwait, wait, first,
+                                      done);
+}
+
 static const done_case cases[] = {
     {"segments", per_segment, 4, enqueue_segments, segments_sums, enqueue_segments_profiled},
     {"segments_multi", per_segment, 8, enqueue_segments_multi, segments_records,
@@ -344,6 +393,9 @@ static const done_case cases[] = {
     {"user_scan", per_element, 4, enqueue_user_scan, prefix_sums, NULL},
     {"dot", one_result, 4, enqueue_dot, shifted_dot, enqueue_dot_profiled},
     {"user_sum", one_result, 4, enqueue_user_sum, whole_sum, enqueue_user_sum_profiled},
+    {"dot_segments", per_segment, 4, enqueue_dot_segments, segments_squares,
+     enqueue_dot_segments_profiled},
+    {"dot_row_in_parts", one_result, 4, enqueue_dot_row, shifted_dot, enqueue_dot_row_profiled},
 };
 
 /* ---- the test -------------------------------------------------------------------- */
@@ -484,7 +536,7 @@ static void test_first(void **state)
 
 /* Call `call` (of EMPTY_CALLS) of the `_profiled` twins with nothing to
  * reduce: no rows, no segments, no elements. */
-#define EMPTY_CALLS 8
+#define EMPTY_CALLS 10
 static clreduce_status empty_call(int call, cl_mem in, cl_mem offsets, cl_mem out,
                                   cl_event *first, cl_event *done)
 {
@@ -514,6 +566,12 @@ static clreduce_status empty_call(int call, cl_mem in, cl_mem offsets, cl_mem ou
     case 6:
         return clreduce_reduce_rows_multi_profiled(g_ctx, q, sum_max, 2, u32, in, 0, 0, 4, 0,
                                                    out, 0, 0, NULL, first, done);
+    case 8:
+        return clreduce_dot_rows_profiled(g_ctx, q, u32, in, 0, in, 0, 0, 4, 4, out, 0, 0, NULL,
+                                          first, done);
+    case 9:
+        return clreduce_dot_segments_profiled(g_ctx, q, u32, in, 0, in, 0, 4, offsets, 0, u32, 0,
+                                              out, 0, 0, NULL, first, done);
     default:
         return clreduce_reduce_segments_multi_profiled(g_ctx, q, sum_max, 2, u32, in, 0, 4,
                                                        offsets, 0, u32, 0, out, 0, 0, NULL,

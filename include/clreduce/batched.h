@@ -180,6 +180,15 @@ CLREDUCE_API clreduce_status clreduce_dot_rows(clreduce_ctx *ctx, cl_command_que
                                                cl_uint num_wait, const cl_event *wait,
                                                cl_event *done);
 
+/* As clreduce_dot_rows(), and if `first` is not NULL *first receives an
+ * event of the call's first command, as clreduce_reduce_profiled() gives
+ * it. */
+CLREDUCE_API clreduce_status clreduce_dot_rows_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_type type, cl_mem x, size_t x_offset,
+    cl_mem y, size_t y_offset, size_t rows, size_t row_length, size_t row_pitch, cl_mem result,
+    size_t result_offset, cl_uint num_wait, const cl_event *wait, cl_event *first,
+    cl_event *done);
+
 /* Blocking convenience: the dot products of the rows of host memory x and
  * y (laid out as for clreduce_dot_rows() from element 0, at one pitch) into
  * results 0 .. rows - 1 of `results` (rows elements of `type`), on a queue
@@ -209,6 +218,15 @@ CLREDUCE_API clreduce_status clreduce_dot_segments(clreduce_ctx *ctx, cl_command
                                                    cl_mem result, size_t result_offset,
                                                    cl_uint num_wait, const cl_event *wait,
                                                    cl_event *done);
+
+/* As clreduce_dot_segments(), and if `first` is not NULL *first receives an
+ * event of the call's first command, as clreduce_reduce_profiled() gives
+ * it. */
+CLREDUCE_API clreduce_status clreduce_dot_segments_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_type type, cl_mem x, size_t x_offset,
+    cl_mem y, size_t y_offset, size_t count, cl_mem offsets, size_t offsets_offset,
+    clreduce_type offsets_type, size_t segments, cl_mem result, size_t result_offset,
+    cl_uint num_wait, const cl_event *wait, cl_event *first, cl_event *done);
 
 /* Blocking convenience: the dot products of the segments of host memory
  * x[0 .. count) and y[0 .. count) that host memory offsets[0 .. segments]
