@@ -317,7 +317,8 @@ void run_type(const std::vector<size_t> &sizes, const std::vector<Which> &ops, i
             CHECK(cudaMemcpy(j.d_b, b.data(), n * sizeof(T), cudaMemcpyHostToDevice));
         }
         for (size_t k = 1; k < ds.copies; k++)
-            CHECK(cudaMemcpy(j.d_b + k * ds.stride, j.d_b, n * sizeof(T), cudaMemcpyDeviceToDevice));
+            CHECK(cudaMemcpy(j.d_b + k * ds.stride, j.d_b, n * sizeof(T),
+                             cudaMemcpyDeviceToDevice));
         CHECK(cudaMalloc(&j.d_value, sizeof(T)));
         CHECK(cudaMalloc(&j.d_index, sizeof(int64_t)));
 

@@ -85,9 +85,9 @@ std::vector<std::string> header_lines(const Context &c, const Options &o)
                                 "median of 3 batches";
     std::snprintf(buf, sizeof buf,
                   "# method: %d timed calls after %d warm-up calls, each right after an untimed "
-                  "call, every result checked against a host reference. call_us (the headline, to compare with "
-                  "clreduce-bench's): median of cudaEventRecord just before the call to "
-                  "cudaEventRecord just after it. span_us: not measured. host_us: median host "
+                  "call, every result checked against a host reference. call_us (the headline, to "
+                  "compare with clreduce-bench's): median of cudaEventRecord just before the call "
+                  "to cudaEventRecord just after it. span_us: not measured. host_us: median host "
                   "time inside the timed calls (the launch alone for the floor). b2b_us: %s. GB/s "
                   "and %%peak from call_us",
                   o.runs, o.warmup, b2b.c_str());

@@ -217,8 +217,9 @@ bool write_csv(const std::string &path, const Machine &m, const std::vector<std:
         std::string segments = r.shape.empty() ? "" : std::to_string(r.segments);
         std::fprintf(f, "%s,%s,%s,%s,%s,%s,%zu,%zu,%zu,%s,%s,,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n",
                      csv_quote(m.prop.name).c_str(), csv_quote(m.driver).c_str(), m.date.c_str(),
-                     r.floor ? "empty_kernel" : r.variant.c_str(), r.op.c_str(), r.type.c_str(), r.elements,
-                     r.bytes, r.copies, csv_num(r.call_us, "%.3f").c_str(),
+                     r.floor ? "empty_kernel" : r.variant.c_str(), r.op.c_str(),
+                     r.type.c_str(), r.elements, r.bytes, r.copies,
+                     csv_num(r.call_us, "%.3f").c_str(),
                      csv_num(r.b2b_us, "%.3f").c_str(),
                      r.b2b_calls ? std::to_string(r.b2b_calls).c_str() : "",
                      csv_num(r.gbps, "%.3f").c_str(),

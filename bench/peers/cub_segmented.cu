@@ -56,7 +56,9 @@ bool parse_shape(const std::string &t, Shape &s)
     static const struct {
         const char *prefix;
         ShapeKind kind;
-    } kinds[] = {{"rows", ShapeKind::Rows}, {"random", ShapeKind::Random}, {"fixed", ShapeKind::Fixed},
+    } kinds[] = {{"rows", ShapeKind::Rows},
+                   {"random", ShapeKind::Random},
+                   {"fixed", ShapeKind::Fixed},
                    {"half", ShapeKind::Half}};
     for (auto &k : kinds) {
         std::string p = k.prefix;
@@ -178,7 +180,8 @@ template <typename T> struct Job {
         CHECK(cudaStreamSynchronize(stream));
         CHECK(cudaMemcpy(got.data(), d_out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
         for (size_t k = 0; k < checked.size(); k++) {
-            std::string why = check_value(op, want[k], got[checked[k]], Traits<T>::reduce_tolerance);
+            std::string why =
+                check_value(op, want[k], got[checked[k]], Traits<T>::reduce_tolerance);
             if (!why.empty())
                 return "segment " + std::to_string(checked[k]) + ": " + why;
         }
@@ -321,9 +324,9 @@ int main(int argc, char **argv)
                 set.command.c_str(), device_line(m).c_str());
     std::printf("# method: cub::DeviceSegmentedReduce with 32-bit begin/end offsets; %d timed "
                 "calls after %d warm-up calls, each right after an untimed call; call_us: median "
-                "of cudaEventRecord before and after the call; host_us: median host time inside the timed calls; b2b_us: host time per call of "
-                "batches between two cudaDeviceSynchronize, median of 3; inputs below %s "
-                "rotated over copies\n",
+                "of cudaEventRecord before and after the call; host_us: median host time inside "
+                "the timed calls; b2b_us: host time per call of batches between two "
+                "cudaDeviceSynchronize, median of 3; inputs below %s rotated over copies\n",
                 set.runs, set.warmup, bytes_label((double)working_set).c_str());
     print_columns(COLUMNS);
 
