@@ -617,12 +617,11 @@ static const op_family custom_scans_two = {
     .enqueue = operator_scan_enqueue,
 };
 
-clreduce_status clreduce_scan_custom(clreduce_ctx *ctx, cl_command_queue queue,
-                                     clreduce_operator *op, clreduce_scan_kind kind,
-                                     clreduce_scan_variant variant, cl_mem input,
-                                     size_t input_offset, cl_mem input2, size_t input2_offset,
-                                     size_t count, cl_mem output, size_t output_offset,
-                                     cl_uint num_wait, const cl_event *wait, cl_event *done)
+clreduce_status clreduce_scan_custom_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_operator *op, clreduce_scan_kind kind,
+    clreduce_scan_variant variant, cl_mem input, size_t input_offset, cl_mem input2,
+    size_t input2_offset, size_t count, cl_mem output, size_t output_offset, cl_uint num_wait,
+    const cl_event *wait, cl_event *first, cl_event *done)
 {
     clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", NULL);
     if (status != CLREDUCE_SUCCESS)
@@ -632,10 +631,22 @@ clreduce_status clreduce_scan_custom(clreduce_ctx *ctx, cl_command_queue queue,
                  .output_offset = output_offset, .num_wait = num_wait, .wait = wait,
                  .input2 = input2, .input2_offset = input2_offset, .custom = op};
     clreduce_operator_retain(op);
-    status = request_enqueue(ctx, op->inputs == 2 ? &custom_scans_two : &custom_scans, &r, NULL,
+    status = request_enqueue(ctx, op->inputs == 2 ? &custom_scans_two : &custom_scans, &r, first,
                              done);
     clreduce_operator_release(op);
     return status;
+}
+
+clreduce_status clreduce_scan_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                     clreduce_operator *op, clreduce_scan_kind kind,
+                                     clreduce_scan_variant variant, cl_mem input,
+                                     size_t input_offset, cl_mem input2, size_t input2_offset,
+                                     size_t count, cl_mem output, size_t output_offset,
+                                     cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    return clreduce_scan_custom_profiled(ctx, queue, op, kind, variant, input, input_offset,
+                                         input2, input2_offset, count, output, output_offset,
+                                         num_wait, wait, NULL, done);
 }
 
 clreduce_status clreduce_scan_custom_host(clreduce_ctx *ctx, clreduce_operator *op,

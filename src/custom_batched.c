@@ -23,22 +23,21 @@ static op_family family_for(const op_family *base, const custom_facts *facts)
  * a release from another thread waits for the programs' last use. */
 static clreduce_status enqueue_with(clreduce_ctx *ctx, clreduce_operator *op,
                                     const op_family *base, const custom_facts *facts,
-                                    request *r, cl_event *done)
+                                    request *r, cl_event *first, cl_event *done)
 {
     op_family f = family_for(base, facts);
     r->custom = op;
     clreduce_operator_retain(op);
-    clreduce_status status = request_enqueue(ctx, &f, r, NULL, done);
+    clreduce_status status = request_enqueue(ctx, &f, r, first, done);
     clreduce_operator_release(op);
     return status;
 }
 
-clreduce_status clreduce_reduce_rows_custom(clreduce_ctx *ctx, cl_command_queue queue,
-                                            clreduce_operator *op, cl_mem input, size_t offset,
-                                            cl_mem input2, size_t offset2, size_t rows,
-                                            size_t row_length, size_t row_pitch, cl_mem result,
-                                            size_t result_offset, cl_uint num_wait,
-                                            const cl_event *wait, cl_event *done)
+clreduce_status clreduce_reduce_rows_custom_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_operator *op, cl_mem input, size_t offset,
+    cl_mem input2, size_t offset2, size_t rows, size_t row_length, size_t row_pitch,
+    cl_mem result, size_t result_offset, cl_uint num_wait, const cl_event *wait, cl_event *first,
+    cl_event *done)
 {
     custom_facts facts;
     clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", &facts);
@@ -48,7 +47,19 @@ clreduce_status clreduce_reduce_rows_custom(clreduce_ctx *ctx, cl_command_queue 
                              row_pitch, result, result_offset, num_wait, wait);
     r.input2 = input2;
     r.input2_offset = offset2;
-    return enqueue_with(ctx, op, &rows_family, &facts, &r, done);
+    return enqueue_with(ctx, op, &rows_family, &facts, &r, first, done);
+}
+
+clreduce_status clreduce_reduce_rows_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                            clreduce_operator *op, cl_mem input, size_t offset,
+                                            cl_mem input2, size_t offset2, size_t rows,
+                                            size_t row_length, size_t row_pitch, cl_mem result,
+                                            size_t result_offset, cl_uint num_wait,
+                                            const cl_event *wait, cl_event *done)
+{
+    return clreduce_reduce_rows_custom_profiled(ctx, queue, op, input, offset, input2, offset2,
+                                                rows, row_length, row_pitch, result,
+                                                result_offset, num_wait, wait, NULL, done);
 }
 
 clreduce_status clreduce_reduce_rows_custom_host(clreduce_ctx *ctx, clreduce_operator *op,
@@ -70,14 +81,11 @@ clreduce_status clreduce_reduce_rows_custom_host(clreduce_ctx *ctx, clreduce_ope
     return status;
 }
 
-clreduce_status clreduce_reduce_segments_custom(clreduce_ctx *ctx, cl_command_queue queue,
-                                                clreduce_operator *op, cl_mem input,
-                                                size_t offset, cl_mem input2, size_t offset2,
-                                                size_t count, cl_mem offsets,
-                                                size_t offsets_offset, clreduce_type offsets_type,
-                                                size_t segments, cl_mem result,
-                                                size_t result_offset, cl_uint num_wait,
-                                                const cl_event *wait, cl_event *done)
+clreduce_status clreduce_reduce_segments_custom_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_operator *op, cl_mem input, size_t offset,
+    cl_mem input2, size_t offset2, size_t count, cl_mem offsets, size_t offsets_offset,
+    clreduce_type offsets_type, size_t segments, cl_mem result, size_t result_offset,
+    cl_uint num_wait, const cl_event *wait, cl_event *first, cl_event *done)
 {
     custom_facts facts;
     clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", &facts);
@@ -88,7 +96,21 @@ clreduce_status clreduce_reduce_segments_custom(clreduce_ctx *ctx, cl_command_qu
                                  result_offset, num_wait, wait);
     r.input2 = input2;
     r.input2_offset = offset2;
-    return enqueue_with(ctx, op, &segments_family, &facts, &r, done);
+    return enqueue_with(ctx, op, &segments_family, &facts, &r, first, done);
+}
+
+clreduce_status clreduce_reduce_segments_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                                clreduce_operator *op, cl_mem input,
+                                                size_t offset, cl_mem input2, size_t offset2,
+                                                size_t count, cl_mem offsets,
+                                                size_t offsets_offset, clreduce_type offsets_type,
+                                                size_t segments, cl_mem result,
+                                                size_t result_offset, cl_uint num_wait,
+                                                const cl_event *wait, cl_event *done)
+{
+    return clreduce_reduce_segments_custom_profiled(
+        ctx, queue, op, input, offset, input2, offset2, count, offsets, offsets_offset,
+        offsets_type, segments, result, result_offset, num_wait, wait, NULL, done);
 }
 
 clreduce_status clreduce_reduce_segments_custom_host(clreduce_ctx *ctx, clreduce_operator *op,
@@ -135,13 +157,11 @@ const op_family custom_row_scans = {
     .enqueue = operator_row_scan_enqueue,
 };
 
-clreduce_status clreduce_scan_rows_custom(clreduce_ctx *ctx, cl_command_queue queue,
-                                          clreduce_operator *op, clreduce_scan_kind kind,
-                                          cl_mem input, size_t input_offset, cl_mem input2,
-                                          size_t input2_offset, size_t rows, size_t row_length,
-                                          size_t row_pitch, cl_mem output, size_t output_offset,
-                                          size_t output_pitch, cl_uint num_wait,
-                                          const cl_event *wait, cl_event *done)
+clreduce_status clreduce_scan_rows_custom_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_operator *op, clreduce_scan_kind kind,
+    cl_mem input, size_t input_offset, cl_mem input2, size_t input2_offset, size_t rows,
+    size_t row_length, size_t row_pitch, cl_mem output, size_t output_offset,
+    size_t output_pitch, cl_uint num_wait, const cl_event *wait, cl_event *first, cl_event *done)
 {
     custom_facts facts;
     clreduce_status status = custom_check_operator(ctx, op, input2 != NULL, "input2", &facts);
@@ -152,7 +172,21 @@ clreduce_status clreduce_scan_rows_custom(clreduce_ctx *ctx, cl_command_queue qu
                                   output_pitch, num_wait, wait);
     r.input2 = input2;
     r.input2_offset = input2_offset;
-    return enqueue_with(ctx, op, &custom_row_scans, &facts, &r, done);
+    return enqueue_with(ctx, op, &custom_row_scans, &facts, &r, first, done);
+}
+
+clreduce_status clreduce_scan_rows_custom(clreduce_ctx *ctx, cl_command_queue queue,
+                                          clreduce_operator *op, clreduce_scan_kind kind,
+                                          cl_mem input, size_t input_offset, cl_mem input2,
+                                          size_t input2_offset, size_t rows, size_t row_length,
+                                          size_t row_pitch, cl_mem output, size_t output_offset,
+                                          size_t output_pitch, cl_uint num_wait,
+                                          const cl_event *wait, cl_event *done)
+{
+    return clreduce_scan_rows_custom_profiled(ctx, queue, op, kind, input, input_offset, input2,
+                                              input2_offset, rows, row_length, row_pitch, output,
+                                              output_offset, output_pitch, num_wait, wait, NULL,
+                                              done);
 }
 
 clreduce_status clreduce_scan_rows_custom_host(clreduce_ctx *ctx, clreduce_operator *op,

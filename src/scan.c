@@ -305,17 +305,29 @@ clreduce_status clreduce_scan_host(clreduce_ctx *ctx, clreduce_op op, clreduce_t
     return request_host(ctx, scan_family(op), &r, input, output);
 }
 
+clreduce_status clreduce_dot_scan_profiled(clreduce_ctx *ctx, cl_command_queue queue,
+                                           clreduce_type type, clreduce_scan_kind kind,
+                                           clreduce_scan_variant variant, cl_mem x,
+                                           size_t x_offset, cl_mem y, size_t y_offset,
+                                           size_t count, cl_mem output, size_t output_offset,
+                                           cl_uint num_wait, const cl_event *wait,
+                                           cl_event *first, cl_event *done)
+{
+    request r = {.queue = queue, .op = CLREDUCE_OP_DOT, .type = type, .variant = (int)variant,
+                 .kind = (int)kind, .input = x, .input_offset = x_offset, .count = count,
+                 .output = output, .output_offset = output_offset, .num_wait = num_wait,
+                 .wait = wait, .input2 = y, .input2_offset = y_offset};
+    return request_enqueue(ctx, &dot_scans, &r, first, done);
+}
+
 clreduce_status clreduce_dot_scan(clreduce_ctx *ctx, cl_command_queue queue, clreduce_type type,
                                   clreduce_scan_kind kind, clreduce_scan_variant variant,
                                   cl_mem x, size_t x_offset, cl_mem y, size_t y_offset,
                                   size_t count, cl_mem output, size_t output_offset,
                                   cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
-    request r = {.queue = queue, .op = CLREDUCE_OP_DOT, .type = type, .variant = (int)variant,
-                 .kind = (int)kind, .input = x, .input_offset = x_offset, .count = count,
-                 .output = output, .output_offset = output_offset, .num_wait = num_wait,
-                 .wait = wait, .input2 = y, .input2_offset = y_offset};
-    return request_enqueue(ctx, &dot_scans, &r, NULL, done);
+    return clreduce_dot_scan_profiled(ctx, queue, type, kind, variant, x, x_offset, y, y_offset,
+                                      count, output, output_offset, num_wait, wait, NULL, done);
 }
 
 clreduce_status clreduce_dot_scan_host(clreduce_ctx *ctx, clreduce_type type,

@@ -8,7 +8,10 @@
  *  - a long row scanned in parts (reduce, spine, tiles);
  *  - a user operator's scan (reduce, partials, apply);
  *  - a dot product of two ranges, and a user operator's reduction;
- *  - dot products of segments, and of a long row cut into parts.
+ *  - dot products of segments, of a long row cut into parts, and their
+ *    running sum (a dot scan);
+ *  - the user operator over segments, over a row cut into parts, and
+ *    scanning a row.
  * Each call waits for an upload of its input that a user event holds. Its
  * results are read on a second queue behind `done` alone, enqueued before
  * the user event is set, and finished before the call's own queue is. The
@@ -18,10 +21,8 @@
  * ran; whether the read then sees stale results depends on the runtime's
  * timing, so the library also makes sure, where it builds the chain of a
  * call, that `done` is the last command's event.
- * The calls with a `_profiled` twin (segments and a row in parts, with one
- * operator and several, several operators over a grid, a row scanned in
- * parts, the dot products and the user operator's reduction) are also made
- * through it on a profiling queue, asking for `first` with `done` and without:
+ * Every call is also made through its `_profiled` twin on a profiling
+ * queue, asking for `first` with `done` and without:
  * `first` must be a command of the call (starting after the upload it
  * waits for, ending no later than `done`), and the results right either
  * way; and with nothing to reduce they still give `first`.
@@ -67,7 +68,7 @@ typedef struct done_case {
     clreduce_status (*enqueue)(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
                                const cl_event *wait, cl_event *done);
     void (*reference)(unsigned char *want);
-    /* The same call through the `_profiled` twin, or NULL where none. */
+    /* The same call through its `_profiled` twin. */
     clreduce_status (*enqueue_profiled)(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
                                         const cl_event *wait, cl_event *first, cl_event *done);
 } done_case;
@@ -176,6 +177,15 @@ static void prefix_sums(unsigned char *want)
     }
 }
 
+static void prefix_squares(unsigned char *want)
+{
+    uint32_t s = 0;
+    for (size_t i = 0; i < COUNT; i++) {
+        s += g_data[i] * g_data[i];
+        memcpy(want + i * 4, &s, 4);
+    }
+}
+
 /* ---- the calls ------------------------------------------------------------------- */
 
 static clreduce_status enqueue_segments(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
@@ -279,6 +289,16 @@ static clreduce_status enqueue_grid_argmax(cl_mem in, cl_mem offsets, cl_mem out
                            CLREDUCE_GRID_STRIDE, in, 0, COUNT, out, OUT_OFF, nwait, wait, done);
 }
 
+static clreduce_status enqueue_grid_argmax_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                    cl_uint nwait, const cl_event *wait,
+                                                    cl_event *first, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_reduce_profiled(g_ctx, g_call_queue, CLREDUCE_OP_ARGMAX, CLREDUCE_UINT32,
+                                    CLREDUCE_GRID_STRIDE, in, 0, COUNT, out, OUT_OFF, nwait, wait,
+                                    first, done);
+}
+
 static clreduce_status enqueue_row_scan(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
                                         const cl_event *wait, cl_event *done)
 {
@@ -378,6 +398,89 @@ static clreduce_status enqueue_dot_row_profiled(cl_mem in, cl_mem offsets, cl_me
                                       done);
 }
 
+static clreduce_status enqueue_user_scan_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                  cl_uint nwait, const cl_event *wait,
+                                                  cl_event *first, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_scan_custom_profiled(g_ctx, g_call_queue, g_user_sum, CLREDUCE_INCLUSIVE,
+                                         CLREDUCE_SCAN_AUTO, in, 0, NULL, 0, COUNT, out, OUT_OFF,
+                                         nwait, wait, first, done);
+}
+
+/* The running dot product of the input with itself. */
+static clreduce_status enqueue_dot_scan_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                 cl_uint nwait, const cl_event *wait,
+                                                 cl_event *first, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_dot_scan_profiled(g_ctx, g_call_queue, CLREDUCE_UINT32, CLREDUCE_INCLUSIVE,
+                                      CLREDUCE_SCAN_AUTO, in, 0, in, 0, COUNT, out, OUT_OFF,
+                                      nwait, wait, first, done);
+}
+
+static clreduce_status enqueue_dot_scan(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                        const cl_event *wait, cl_event *done)
+{
+    return enqueue_dot_scan_profiled(in, offsets, out, nwait, wait, NULL, done);
+}
+
+/* The user operator over segments, over one row cut into parts, and
+ * scanning one row. */
+static clreduce_status enqueue_user_segments_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                      cl_uint nwait, const cl_event *wait,
+                                                      cl_event *first, cl_event *done)
+{
+    return clreduce_reduce_segments_custom_profiled(
+        g_ctx, g_call_queue, g_user_sum, in, 0, NULL, 0, COUNT, offsets, 0, CLREDUCE_UINT32,
+        g_segments, out, OUT_OFF, nwait, wait, first, done);
+}
+
+static clreduce_status enqueue_user_segments(cl_mem in, cl_mem offsets, cl_mem out,
+                                             cl_uint nwait, const cl_event *wait, cl_event *done)
+{
+    return clreduce_reduce_segments_custom(g_ctx, g_call_queue, g_user_sum, in, 0, NULL, 0,
+                                           COUNT, offsets, 0, CLREDUCE_UINT32, g_segments, out,
+                                           OUT_OFF, nwait, wait, done);
+}
+
+static clreduce_status enqueue_user_row_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                 cl_uint nwait, const cl_event *wait,
+                                                 cl_event *first, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_reduce_rows_custom_profiled(g_ctx, g_call_queue, g_user_sum, in, 0, NULL, 0,
+                                                1, COUNT, COUNT, out, OUT_OFF, nwait, wait,
+                                                first, done);
+}
+
+static clreduce_status enqueue_user_row(cl_mem in, cl_mem offsets, cl_mem out, cl_uint nwait,
+                                        const cl_event *wait, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_reduce_rows_custom(g_ctx, g_call_queue, g_user_sum, in, 0, NULL, 0, 1, COUNT,
+                                       COUNT, out, OUT_OFF, nwait, wait, done);
+}
+
+static clreduce_status enqueue_user_row_scan_profiled(cl_mem in, cl_mem offsets, cl_mem out,
+                                                      cl_uint nwait, const cl_event *wait,
+                                                      cl_event *first, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_scan_rows_custom_profiled(g_ctx, g_call_queue, g_user_sum,
+                                              CLREDUCE_INCLUSIVE, in, 0, NULL, 0, 1, COUNT, COUNT,
+                                              out, OUT_OFF, COUNT, nwait, wait, first, done);
+}
+
+static clreduce_status enqueue_user_row_scan(cl_mem in, cl_mem offsets, cl_mem out,
+                                             cl_uint nwait, const cl_event *wait, cl_event *done)
+{
+    (void)offsets;
+    return clreduce_scan_rows_custom(g_ctx, g_call_queue, g_user_sum, CLREDUCE_INCLUSIVE, in, 0,
+                                     NULL, 0, 1, COUNT, COUNT, out, OUT_OFF, COUNT, nwait, wait,
+                                     done);
+}
+
 static const done_case cases[] = {
     {"segments", per_segment, 4, enqueue_segments, segments_sums, enqueue_segments_profiled},
     {"segments_multi", per_segment, 8, enqueue_segments_multi, segments_records,
@@ -387,15 +490,21 @@ static const done_case cases[] = {
      enqueue_row_multi_profiled},
     {"grid_multi", one_result, 8, enqueue_grid_multi, whole_record, enqueue_grid_multi_profiled},
     {"grid_argmax", one_result, sizeof(clreduce_arg_uint32), enqueue_grid_argmax, whole_argmax,
-     NULL},
+     enqueue_grid_argmax_profiled},
     {"row_scan_in_parts", per_element, 4, enqueue_row_scan, prefix_sums,
      enqueue_row_scan_profiled},
-    {"user_scan", per_element, 4, enqueue_user_scan, prefix_sums, NULL},
+    {"user_scan", per_element, 4, enqueue_user_scan, prefix_sums, enqueue_user_scan_profiled},
     {"dot", one_result, 4, enqueue_dot, shifted_dot, enqueue_dot_profiled},
     {"user_sum", one_result, 4, enqueue_user_sum, whole_sum, enqueue_user_sum_profiled},
     {"dot_segments", per_segment, 4, enqueue_dot_segments, segments_squares,
      enqueue_dot_segments_profiled},
     {"dot_row_in_parts", one_result, 4, enqueue_dot_row, shifted_dot, enqueue_dot_row_profiled},
+    {"dot_scan", per_element, 4, enqueue_dot_scan, prefix_squares, enqueue_dot_scan_profiled},
+    {"user_segments", per_segment, 4, enqueue_user_segments, segments_sums,
+     enqueue_user_segments_profiled},
+    {"user_row_in_parts", one_result, 4, enqueue_user_row, whole_sum, enqueue_user_row_profiled},
+    {"user_row_scan", per_element, 4, enqueue_user_row_scan, prefix_sums,
+     enqueue_user_row_scan_profiled},
 };
 
 /* ---- the test -------------------------------------------------------------------- */
@@ -536,7 +645,7 @@ static void test_first(void **state)
 
 /* Call `call` (of EMPTY_CALLS) of the `_profiled` twins with nothing to
  * reduce: no rows, no segments, no elements. */
-#define EMPTY_CALLS 10
+#define EMPTY_CALLS 15
 static clreduce_status empty_call(int call, cl_mem in, cl_mem offsets, cl_mem out,
                                   cl_event *first, cl_event *done)
 {
@@ -572,6 +681,24 @@ static clreduce_status empty_call(int call, cl_mem in, cl_mem offsets, cl_mem ou
     case 9:
         return clreduce_dot_segments_profiled(g_ctx, q, u32, in, 0, in, 0, 4, offsets, 0, u32, 0,
                                               out, 0, 0, NULL, first, done);
+    case 10:
+        return clreduce_scan_custom_profiled(g_ctx, q, g_user_sum, CLREDUCE_INCLUSIVE,
+                                             CLREDUCE_SCAN_AUTO, in, 0, NULL, 0, 0, out, 0, 0,
+                                             NULL, first, done);
+    case 11:
+        return clreduce_dot_scan_profiled(g_ctx, q, u32, CLREDUCE_INCLUSIVE, CLREDUCE_SCAN_AUTO,
+                                          in, 0, in, 0, 0, out, 0, 0, NULL, first, done);
+    case 12:
+        return clreduce_reduce_rows_custom_profiled(g_ctx, q, g_user_sum, in, 0, NULL, 0, 0, 4, 4,
+                                                    out, 0, 0, NULL, first, done);
+    case 13:
+        return clreduce_reduce_segments_custom_profiled(g_ctx, q, g_user_sum, in, 0, NULL, 0, 4,
+                                                        offsets, 0, u32, 0, out, 0, 0, NULL,
+                                                        first, done);
+    case 14:
+        return clreduce_scan_rows_custom_profiled(g_ctx, q, g_user_sum, CLREDUCE_INCLUSIVE, in, 0,
+                                                  NULL, 0, 0, 4, 4, out, 0, 4, 0, NULL, first,
+                                                  done);
     default:
         return clreduce_reduce_segments_multi_profiled(g_ctx, q, sum_max, 2, u32, in, 0, 4,
                                                        offsets, 0, u32, 0, out, 0, 0, NULL,
@@ -654,8 +781,6 @@ int main(void)
     size_t nt = 0;
     for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
         tc_add_test(tests, &nt, cases[i].name, test_done_alone, (void *)&cases[i]);
-        if (!cases[i].enqueue_profiled)
-            continue;
         snprintf(first_names[i], sizeof first_names[i], "%s_first", cases[i].name);
         tc_add_test(tests, &nt, first_names[i], test_first, (void *)&cases[i]);
     }

@@ -386,6 +386,15 @@ CLREDUCE_API clreduce_status clreduce_scan_rows_custom(clreduce_ctx *ctx, cl_com
                                                        size_t output_pitch, cl_uint num_wait,
                                                        const cl_event *wait, cl_event *done);
 
+/* As clreduce_scan_rows_custom(), and if `first` is not NULL *first receives an
+ * event of the call's first command, as clreduce_reduce_profiled() gives
+ * it. */
+CLREDUCE_API clreduce_status clreduce_scan_rows_custom_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_operator *op, clreduce_scan_kind kind,
+    cl_mem input, size_t input_offset, cl_mem input2, size_t input2_offset, size_t rows,
+    size_t row_length, size_t row_pitch, cl_mem output, size_t output_offset,
+    size_t output_pitch, cl_uint num_wait, const cl_event *wait, cl_event *first, cl_event *done);
+
 /* Blocking convenience: scans the rows of host memory `input` (and
  * `input2`, for an operator of two inputs; NULL for one), laid out as for
  * clreduce_scan_rows_custom() from element 0, into `output`, whose rows

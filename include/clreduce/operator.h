@@ -242,6 +242,15 @@ CLREDUCE_API clreduce_status clreduce_reduce_rows_custom(clreduce_ctx *ctx, cl_c
                                                          cl_uint num_wait, const cl_event *wait,
                                                          cl_event *done);
 
+/* As clreduce_reduce_rows_custom(), and if `first` is not NULL *first receives an
+ * event of the call's first command, as clreduce_reduce_profiled() gives
+ * it. */
+CLREDUCE_API clreduce_status clreduce_reduce_rows_custom_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_operator *op, cl_mem input, size_t offset,
+    cl_mem input2, size_t offset2, size_t rows, size_t row_length, size_t row_pitch,
+    cl_mem result, size_t result_offset, cl_uint num_wait, const cl_event *wait, cl_event *first,
+    cl_event *done);
+
 /* Blocking convenience: the rows of host memory `data` (and `data2`, for an
  * operator of two inputs; NULL for one), laid out from element 0, into
  * results 0 .. rows - 1 of `results` (rows * acc_size bytes), on a queue
@@ -269,6 +278,15 @@ CLREDUCE_API clreduce_status clreduce_reduce_segments_custom(clreduce_ctx *ctx,
                                                              cl_uint num_wait,
                                                              const cl_event *wait,
                                                              cl_event *done);
+
+/* As clreduce_reduce_segments_custom(), and if `first` is not NULL *first receives an
+ * event of the call's first command, as clreduce_reduce_profiled() gives
+ * it. */
+CLREDUCE_API clreduce_status clreduce_reduce_segments_custom_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_operator *op, cl_mem input, size_t offset,
+    cl_mem input2, size_t offset2, size_t count, cl_mem offsets, size_t offsets_offset,
+    clreduce_type offsets_type, size_t segments, cl_mem result, size_t result_offset,
+    cl_uint num_wait, const cl_event *wait, cl_event *first, cl_event *done);
 
 /* Blocking convenience: the segments of host memory data[0 .. count) (and
  * data2[0 .. count), for an operator of two inputs; NULL for one) that host

@@ -180,6 +180,15 @@ CLREDUCE_API clreduce_status clreduce_scan_custom(clreduce_ctx *ctx, cl_command_
                                                   cl_uint num_wait, const cl_event *wait,
                                                   cl_event *done);
 
+/* As clreduce_scan_custom(), and if `first` is not NULL *first receives an
+ * event of the call's first command, as clreduce_reduce_profiled() gives
+ * it. */
+CLREDUCE_API clreduce_status clreduce_scan_custom_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_operator *op, clreduce_scan_kind kind,
+    clreduce_scan_variant variant, cl_mem input, size_t input_offset, cl_mem input2,
+    size_t input2_offset, size_t count, cl_mem output, size_t output_offset, cl_uint num_wait,
+    const cl_event *wait, cl_event *first, cl_event *done);
+
 /* Blocking convenience: the scan with `op` of `count` elements of host
  * array `input` (and `input2`; NULL for one input) into `output` (count
  * accumulators of acc_size bytes), on a queue owned by the context.
@@ -212,6 +221,15 @@ CLREDUCE_API clreduce_status clreduce_dot_scan(clreduce_ctx *ctx, cl_command_que
                                                size_t count, cl_mem output, size_t output_offset,
                                                cl_uint num_wait, const cl_event *wait,
                                                cl_event *done);
+
+/* As clreduce_dot_scan(), and if `first` is not NULL *first receives an
+ * event of the call's first command, as clreduce_reduce_profiled() gives
+ * it. */
+CLREDUCE_API clreduce_status clreduce_dot_scan_profiled(
+    clreduce_ctx *ctx, cl_command_queue queue, clreduce_type type, clreduce_scan_kind kind,
+    clreduce_scan_variant variant, cl_mem x, size_t x_offset, cl_mem y, size_t y_offset,
+    size_t count, cl_mem output, size_t output_offset, cl_uint num_wait, const cl_event *wait,
+    cl_event *first, cl_event *done);
 
 /* Blocking convenience: the running dot product of `count` elements of
  * host arrays x and y into `output` (count elements of `type`, sharing no
