@@ -39,8 +39,8 @@ static clreduce_ctx *new_context(const char *build_options)
     clreduce_default_settings(&settings);
     settings.build_options = build_options;
     clreduce_ctx *ctx = NULL;
-    clreduce_status s = clreduce_create_with_settings(clreduce_get_cl_context(base),
-                                                      clreduce_get_cl_device(base), &settings, &ctx);
+    clreduce_status s = clreduce_create_with_settings(
+        clreduce_get_cl_context(base), clreduce_get_cl_device(base), &settings, &ctx);
     if (s != CLREDUCE_SUCCESS)
         print_error("create: %s: %s\n", clreduce_status_string(s), clreduce_last_error(NULL));
     assert_int_equal(s, CLREDUCE_SUCCESS);

@@ -254,7 +254,8 @@ static void test_two_inputs(void **state)
     tc_check_status_and_message("host call without data2",
                                 clreduce_reduce_custom_host(g_ctx, op, CLREDUCE_AUTO, x, NULL, 5,
                                                             &got),
-                                CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, (const char *const[]){"input2", NULL});
+                                CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx,
+                                (const char *const[]){"input2", NULL});
     free(w);
     free(x);
     clreduce_operator_release(op);
@@ -608,8 +609,8 @@ static void test_bad_descriptions(void **state)
                                                        NULL, 0, 4, out, 4, 0, NULL, NULL),
                                 CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, NULL);
     tc_check_status_and_message("sequential variant",
-                                clreduce_reduce_custom_host(g_ctx, sum, CLREDUCE_SEQUENTIAL, data, NULL,
-                                                            4, &r),
+                                clreduce_reduce_custom_host(g_ctx, sum, CLREDUCE_SEQUENTIAL, data,
+                                                            NULL, 4, &r),
                                 CLREDUCE_ERROR_UNSUPPORTED, g_ctx,
                                 (const char *const[]){"fsum", NULL});
     assert_int_equal(clreduce_reduce_custom_host(g_ctx, sum, CLREDUCE_AUTO, data, NULL, 4, &r),

@@ -94,8 +94,8 @@ static void run_device(const char *what, const tcc_op *h, clreduce_operator *op,
         memset(offs, 0xee, ototal * os);
         for (size_t i = 0; i <= count; i++) {
             uint32_t v32 = (uint32_t)b->offsets[i];
-            memcpy(offs + (OFFSETS_OFFSET + i) * os, os == 4 ? (void *)&v32 : (void *)&b->offsets[i],
-                   os);
+            memcpy(offs + (OFFSETS_OFFSET + i) * os,
+                   os == 4 ? (void *)&v32 : (void *)&b->offsets[i], os);
         }
         ob = tc_make_buffer(g_ctx, ototal * os, offs);
         free(offs);
@@ -398,7 +398,8 @@ static void test_no_identity(void **state)
         data[i] = 1000 + i;
     unsigned char res[8 * 4];
     memset(res, TC_SENTINEL_BYTE, sizeof res);
-    cl_mem in = tc_make_buffer(g_ctx, sizeof data, data), out = tc_make_buffer(g_ctx, sizeof res, res);
+    cl_mem in = tc_make_buffer(g_ctx, sizeof data, data);
+    cl_mem out = tc_make_buffer(g_ctx, sizeof res, res);
     uint32_t offs[] = {0, 3, 3, 10, 10};
     cl_mem ob = tc_make_buffer(g_ctx, sizeof offs, offs);
     const char *const words[] = {"first", "identity", NULL};
@@ -499,7 +500,8 @@ static void test_bad_arguments(void **state)
     TC_EXPECT_FAILURE(&g, g_ctx, "rows: results past the end", CLREDUCE_ERROR_INVALID_ARGUMENT,
                       g_ctx, WORDS("result"), ROWS(one, NULL, 2, 4, 0, 7));
     TC_EXPECT_FAILURE(&g, g_ctx, "segments: results past the end",
-                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("result"), SEGS(one, NULL, 9, 7));
+                      CLREDUCE_ERROR_INVALID_ARGUMENT, g_ctx, WORDS("result"),
+                      SEGS(one, NULL, 9, 7));
     TC_EXPECT_FAILURE(&g, g_ctx, "segments: bad offsets type", CLREDUCE_ERROR_INVALID_ARGUMENT,
                       g_ctx, WORDS("offsets_type"),
                       clreduce_reduce_segments_custom(g_ctx, g_queue, one, in, 0, NULL, 0, 9, ob,

@@ -632,7 +632,8 @@ static void test_operators_tuning(void **state)
             assert_int_equal(clreduce_get_operators_tuning(g_ctx, ops, n, t, &got),
                              CLREDUCE_SUCCESS);
             print_message("%s %s%s: wg %zu, groups/CU %u, loads %u, vector %u\n",
-                          clreduce_type_name(t), clreduce_op_name(ops[0]), n > 1 ? " and 3 more" : "",
+                          clreduce_type_name(t), clreduce_op_name(ops[0]),
+                          n > 1 ? " and 3 more" : "",
                           got.work_group_size, got.groups_per_compute_unit,
                           got.loads_per_work_item, got.vector_width);
             if (!nvidia_gpu)

@@ -71,7 +71,8 @@ static cl_mem upload(fixture *f, const void *data, size_t bytes)
 static cl_mem device_buffer(fixture *f, size_t bytes)
 {
     cl_int err;
-    cl_mem m = clCreateBuffer(clreduce_get_cl_context(f->ctx), CL_MEM_READ_WRITE, bytes, NULL, &err);
+    cl_mem m =
+        clCreateBuffer(clreduce_get_cl_context(f->ctx), CL_MEM_READ_WRITE, bytes, NULL, &err);
     assert_int_equal(err, CL_SUCCESS);
     return m;
 }

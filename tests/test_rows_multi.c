@@ -1,7 +1,8 @@
 /* unit.rows_multi: clreduce_reduce_rows_multi(_host) (the record layout
- * itself: unit.multi_record). Every type with sets of one to ten operators, row lengths 0 to 4097 and row
- * counts 1 to 1000, pitched rows with poisoned padding, the input at an
- * offset between poisoned elements and the records between sentinels:
+ * itself: unit.multi_record). Every type with sets of one to ten operators,
+ * row lengths 0 to 4097 and row counts 1 to 1000, pitched rows with
+ * poisoned padding, the input at an offset between poisoned elements and
+ * the records between sentinels:
  * every result of every row against the CPU reference of that row alone;
  * one long row; the results of each operator alone (bit for bit but for
  * float sums), NaN, infinities and signed zeros included; bad arguments,

@@ -54,7 +54,8 @@ static void fill_magnitudes(clreduce_type type, void *data, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         double sign = (tc_rand64() & 1) ? -1.0 : 1.0;
-        tc_set_double(type, data, i, sign * ldexp(1.0 + tc_rand_unit(), (int)tc_rand_below(81) - 40));
+        tc_set_double(type, data, i,
+                      sign * ldexp(1.0 + tc_rand_unit(), (int)tc_rand_below(81) - 40));
     }
 }
 
