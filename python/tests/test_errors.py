@@ -104,7 +104,8 @@ def test_library_rejects_foreign_queue(ctx, cl):
 def test_no_device(monkeypatch):
     monkeypatch.setenv("CLREDUCE_DEVICE", "no such device")
     with pytest.raises(clreduce.NoDeviceError,
-                       match='^clreduce_create_default: no OpenCL device found: .*"no such device"'):
+                       match='^clreduce_create_default: no OpenCL device found: '
+                             '.*"no such device"'):
         clreduce.Context()
 
 
@@ -140,7 +141,8 @@ def test_operator_errors(ctx):
         ctx.reduce_segments(x, [0, 4, 10], "norm2")
     with pytest.raises(clreduce.UnsupportedError, match=r"^clreduce_reduce_host: .*argmax"):
         ctx.reduce(x.astype(np.float32), "argmax", "interleaved")
-    with pytest.raises(clreduce.UnsupportedError, match="norm2 takes float32 and float64, not int32"):
+    with pytest.raises(clreduce.UnsupportedError,
+                       match="norm2 takes float32 and float64, not int32"):
         clreduce.result_dtype("norm2", np.int32)
     with invalid("unknown op 'median'"):
         clreduce.result_dtype("median", np.float32)
@@ -157,7 +159,8 @@ def test_operator_errors(ctx):
 def test_operator_device_errors(ctx, queue):
     import pyopencl.array as cla
     x = cla.to_device(queue, np.arange(10, dtype=np.float32))
-    with invalid(r"out has dtype float32, the results \{'names': \['value', 'index'\].*result_dtype"):
+    with invalid(r"out has dtype float32, the results "
+                 r"\{'names': \['value', 'index'\].*result_dtype"):
         ctx.enqueue_reduce(x, cla.empty(queue, 1, np.float32), "argmax")
     with invalid("out has dtype float64, the array float32"):
         ctx.enqueue_dot(x, x, cla.empty(queue, 1, np.float64))

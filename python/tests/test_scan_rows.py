@@ -38,7 +38,8 @@ def check(got, x, op, kind, what):
         np.testing.assert_array_equal(got, expected.astype(x.dtype), err_msg=what)
         return
     bad = ~(np.abs(got.astype(np.longdouble) - expected) <= tolerance)
-    assert not bad.any(), f"{what}: first wrong element {np.unravel_index(np.argmax(bad), bad.shape)}"
+    first = np.unravel_index(np.argmax(bad), bad.shape)
+    assert not bad.any(), f"{what}: first wrong element {first}"
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
