@@ -367,21 +367,22 @@ template <typename T> Row measure(Context &c, Dataset<T> &ds, Kind kind, Op op, 
 
 __global__ void empty_kernel() {}
 
-Row measure_floor(Context &c, const Options &o)
+// One kernel launch timed as measure() times a call: after the warm-up, each
+// timed launch right after an untimed one, waited for; call_us and host_us
+// (the medians) into r.
+template <typename Launch> void time_launches(Context &c, const Options &o, Launch launch, Row &r)
 {
-    Row r;
-    r.floor = true;
     for (int w = 0; w < o.warmup + 1; w++)
-        empty_kernel<<<1, 1, 0, c.stream>>>();
+        launch();
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     std::vector<double> times, host;
     for (int i = 0; i < o.runs; i++) {
-        empty_kernel<<<1, 1, 0, c.stream>>>(); // the untimed call before, as in measure()
+        launch(); // the untimed call before, as in measure()
         CHECK(cudaStreamSynchronize(c.stream));
         CHECK(cudaEventRecord(c.start, c.stream));
         double h0 = now_us();
-        empty_kernel<<<1, 1, 0, c.stream>>>();
+        launch();
         host.push_back(now_us() - h0);
         CHECK(cudaEventRecord(c.stop, c.stream));
         CHECK(cudaEventSynchronize(c.stop));
@@ -391,21 +392,36 @@ Row measure_floor(Context &c, const Options &o)
     }
     r.call_us = median(times);
     r.host_us = median(host);
+}
+
+// Batches of launches back to back, as measure()'s: b2b_us and b2b_calls
+// into r.
+template <typename Launch> void b2b_launches(const Options &o, Launch launch, Row &r)
+{
     int calls = b2b_calls_for(o, r.call_us);
-    if (calls > 0) {
-        std::vector<double> batch_us;
-        for (int b = 0; b < B2B_BATCHES; b++) {
-            CHECK(cudaDeviceSynchronize());
-            double t0 = now_us();
-            for (int i = 0; i < calls; i++)
-                empty_kernel<<<1, 1, 0, c.stream>>>();
-            CHECK(cudaDeviceSynchronize());
-            batch_us.push_back((now_us() - t0) / calls);
-        }
-        CHECK(cudaGetLastError());
-        r.b2b_us = median(batch_us);
-        r.b2b_calls = calls;
+    if (calls <= 0)
+        return;
+    std::vector<double> batch_us;
+    for (int b = 0; b < B2B_BATCHES; b++) {
+        CHECK(cudaDeviceSynchronize());
+        double t0 = now_us();
+        for (int i = 0; i < calls; i++)
+            launch();
+        CHECK(cudaDeviceSynchronize());
+        batch_us.push_back((now_us() - t0) / calls);
     }
+    CHECK(cudaGetLastError());
+    r.b2b_us = median(batch_us);
+    r.b2b_calls = calls;
+}
+
+Row measure_floor(Context &c, const Options &o)
+{
+    Row r;
+    r.floor = true;
+    auto launch = [&] { empty_kernel<<<1, 1, 0, c.stream>>>(); };
+    time_launches(c, o, launch, r);
+    b2b_launches(o, launch, r);
     r.status = "ok";
     return r;
 }
@@ -525,49 +541,18 @@ template <typename T> Row measure_read_floor(Context &c, Dataset<T> &ds, const O
     for (int unroll : {1, 4})
         for (int groups : {1, 2, 4, 8, 16}) {
             int blocks = c.machine.prop.multiProcessorCount * groups;
-            for (int w = 0; w < o.warmup + 1; w++)
-                launch(unroll, blocks);
-            CHECK(cudaGetLastError());
-            CHECK(cudaDeviceSynchronize());
-            std::vector<double> times, host;
-            for (int i = 0; i < o.runs; i++) {
-                launch(unroll, blocks); // the untimed call before, as in measure()
-                CHECK(cudaStreamSynchronize(c.stream));
-                CHECK(cudaEventRecord(c.start, c.stream));
-                double h0 = now_us();
-                launch(unroll, blocks);
-                host.push_back(now_us() - h0);
-                CHECK(cudaEventRecord(c.stop, c.stream));
-                CHECK(cudaEventSynchronize(c.stop));
-                float ms = 0;
-                CHECK(cudaEventElapsedTime(&ms, c.start, c.stop));
-                times.push_back(ms * 1e3);
-            }
-            double call = median(times);
-            if (std::isnan(r.call_us) || call < r.call_us) {
-                r.call_us = call;
-                r.host_us = median(host);
+            Row trial;
+            time_launches(c, o, [&] { launch(unroll, blocks); }, trial);
+            if (std::isnan(r.call_us) || trial.call_us < r.call_us) {
+                r.call_us = trial.call_us;
+                r.host_us = trial.host_us;
                 best_unroll = unroll;
                 best_blocks = blocks;
                 r.status = "ok (unroll " + std::to_string(unroll) + ", " +
                            std::to_string(groups) + " blocks of 256 an SM)";
             }
         }
-    int calls = b2b_calls_for(o, r.call_us);
-    if (calls > 0) {
-        std::vector<double> batch_us;
-        for (int b = 0; b < B2B_BATCHES; b++) {
-            CHECK(cudaDeviceSynchronize());
-            double t0 = now_us();
-            for (int i = 0; i < calls; i++)
-                launch(best_unroll, best_blocks);
-            CHECK(cudaDeviceSynchronize());
-            batch_us.push_back((now_us() - t0) / calls);
-        }
-        CHECK(cudaGetLastError());
-        r.b2b_us = median(batch_us);
-        r.b2b_calls = calls;
-    }
+    b2b_launches(o, [&] { launch(best_unroll, best_blocks); }, r);
     r.gbps = (double)r.bytes / (r.call_us * 1e3);
     CHECK(cudaFree(out));
     return r;
