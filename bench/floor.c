@@ -15,41 +15,86 @@
 #include "timing.h"
 #include "util.h"
 
-static const char empty_source[] = "kernel void empty_kernel(void) {}\n";
+/* ---- one bare launch, timed as a call ---------------------------------------------------- */
 
-typedef struct floor_job {
+/* A kernel launched alone: the empty kernel, or the read kernel over the
+ * next copy of a dataset's input (its argument 1, the first vector). */
+typedef struct launch_job {
     cl_command_queue queue;
     cl_kernel kernel;
-} floor_job;
+    dataset *ds; /* NULL: no argument to set */
+    size_t global, local;
+} launch_job;
 
-static const size_t one = 1;
+/* One launch on j->queue; `done` may be NULL. */
+static void enqueue_launch(launch_job *j, cl_event *done)
+{
+    if (j->ds) {
+        cl_ulong first = dataset_next_offset(j->ds) * j->ds->esize / 16;
+        check_cl(clSetKernelArg(j->kernel, 1, sizeof first, &first),
+                 "clSetKernelArg (read kernel)");
+    }
+    check_cl(clEnqueueNDRangeKernel(j->queue, j->kernel, 1, NULL, &j->global, &j->local, 0, NULL,
+                                    done),
+             "clEnqueueNDRangeKernel (a floor's kernel)");
+}
 
-static clreduce_status enqueue_plain(void *arg, int index)
+static clreduce_status enqueue_launch_plain(void *arg, int index)
 {
     (void)index;
-    floor_job *j = arg;
-    check_cl(clEnqueueNDRangeKernel(j->queue, j->kernel, 1, NULL, &one, &one, 0, NULL, NULL),
-             "clEnqueueNDRangeKernel (empty kernel)");
+    enqueue_launch(arg, NULL);
     return CLREDUCE_SUCCESS;
 }
 
-static int timed_empty(cl_command_queue queue, cl_kernel kernel, double *call_ns,
-                       double *span_ns, double *host_ns)
+/* The warm-up, then the timed launches into m (call, span, host), each
+ * right after an untimed one (measure.h). */
+static void time_launches(launch_job *j, const measure_config *c, measurement *m)
 {
-    timed_call t;
-    timed_start(queue, &t);
-    check_cl(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &one, &one, 0, NULL, &t.done),
-             "clEnqueueNDRangeKernel (empty kernel)");
-    timed_called(&t);
-    check_cl(clRetainEvent(t.done), "clRetainEvent");
-    t.first = t.done;
-    check_cl(clWaitForEvents(1, &t.done), "clWaitForEvents (empty kernel)");
-    return timed_finish(&t, call_ns, span_ns, host_ns);
+    measurement_init(m);
+    for (int w = 0; w < c->warmup + 1; w++)
+        enqueue_launch(j, NULL);
+    check_cl(clFinish(j->queue), "clFinish (after the warm-up)");
+    run_times times;
+    run_times_init(&times, c->runs);
+    for (int r = 0; r < c->runs; r++) {
+        enqueue_launch(j, NULL); /* the call before */
+        check_cl(clFinish(j->queue), "clFinish (after the call before a timed one)");
+        timed_call t;
+        timed_start(j->queue, &t);
+        enqueue_launch(j, &t.done);
+        timed_called(&t);
+        check_cl(clRetainEvent(t.done), "clRetainEvent");
+        t.first = t.done;
+        check_cl(clWaitForEvents(1, &t.done), "clWaitForEvents (a floor's kernel)");
+        double call_ns, span_ns, host_ns;
+        int late = timed_finish(&t, &call_ns, &span_ns, &host_ns);
+        run_times_add(&times, call_ns, span_ns, host_ns, late);
+    }
+    run_times_finish(&times, m);
 }
+
+/* Batches of the launch back to back on the queue without profiling. */
+static void b2b_launches(const bench_device *d, launch_job j, const measure_config *c,
+                         measurement *m)
+{
+    int calls = b2b_calls_for(c, m->call_us);
+    if (calls <= 0)
+        return;
+    double batch_ns[MEASURE_B2B_BATCHES];
+    j.queue = d->plain_queue;
+    for (int w = 0; w < c->warmup; w++)
+        enqueue_launch(&j, NULL);
+    for (int b = 0; b < MEASURE_B2B_BATCHES; b++)
+        b2b_batch(d->plain_queue, calls, enqueue_launch_plain, &j, &batch_ns[b]);
+    b2b_record(m, batch_ns, MEASURE_B2B_BATCHES, calls);
+}
+
+/* ---- the driver's floor ------------------------------------------------------------------ */
+
+static const char empty_source[] = "kernel void empty_kernel(void) {}\n";
 
 void measure_empty_kernel(const bench_device *d, const measure_config *c, measurement *m)
 {
-    measurement_init(m);
     cl_int err;
     const char *src = empty_source;
     cl_program program = clCreateProgramWithSource(d->context, 1, &src, NULL, &err);
@@ -58,32 +103,9 @@ void measure_empty_kernel(const bench_device *d, const measure_config *c, measur
              "clBuildProgram (empty kernel)");
     cl_kernel kernel = clCreateKernel(program, "empty_kernel", &err);
     check_cl(err, "clCreateKernel (empty kernel)");
-
-    double call_ns, span_ns, host_ns;
-    floor_job j = {d->queue, kernel};
-    for (int w = 0; w < c->warmup + 1; w++)
-        enqueue_plain(&j, -1);
-    check_cl(clFinish(d->queue), "clFinish (after the warm-up)");
-    run_times times;
-    run_times_init(&times, c->runs);
-    for (int r = 0; r < c->runs; r++) {
-        enqueue_plain(&j, -1); /* the call before (measure.h) */
-        check_cl(clFinish(d->queue), "clFinish (after the call before a timed one)");
-        int late = timed_empty(d->queue, kernel, &call_ns, &span_ns, &host_ns);
-        run_times_add(&times, call_ns, span_ns, host_ns, late);
-    }
-    run_times_finish(&times, m);
-
-    int calls = b2b_calls_for(c, m->call_us);
-    if (calls > 0) {
-        double batch_ns[MEASURE_B2B_BATCHES];
-        j.queue = d->plain_queue;
-        for (int w = 0; w < c->warmup; w++)
-            enqueue_plain(&j, -1);
-        for (int b = 0; b < MEASURE_B2B_BATCHES; b++)
-            b2b_batch(d->plain_queue, calls, enqueue_plain, &j, &batch_ns[b]);
-        b2b_record(m, batch_ns, MEASURE_B2B_BATCHES, calls);
-    }
+    launch_job j = {d->queue, kernel, NULL, 1, 1};
+    time_launches(&j, c, m);
+    b2b_launches(d, j, c, m);
     clReleaseKernel(kernel);
     clReleaseProgram(program);
 }
@@ -95,56 +117,6 @@ void measure_empty_kernel(const bench_device *d, const measure_config *c, measur
  * fastest by call_us is the floor. */
 static const unsigned read_unrolls[] = {1, 4};
 static const unsigned read_groups[] = {1, 2, 4, 8, 16};
-
-typedef struct read_job {
-    cl_command_queue queue;
-    cl_kernel kernel;
-    dataset *ds;
-    size_t global, local;
-} read_job;
-
-/* One read of the next copy of the input, on j->queue; `done` may be NULL. */
-static void enqueue_read(read_job *j, cl_event *done)
-{
-    cl_ulong first = dataset_next_offset(j->ds) * j->ds->esize / 16;
-    check_cl(clSetKernelArg(j->kernel, 1, sizeof first, &first), "clSetKernelArg (read kernel)");
-    check_cl(clEnqueueNDRangeKernel(j->queue, j->kernel, 1, NULL, &j->global, &j->local, 0, NULL,
-                                    done),
-             "clEnqueueNDRangeKernel (read kernel)");
-}
-
-static clreduce_status enqueue_read_plain(void *arg, int index)
-{
-    (void)index;
-    enqueue_read(arg, NULL);
-    return CLREDUCE_SUCCESS;
-}
-
-/* Timed calls of one grid into m (call, span, host). */
-static void time_reads(read_job *j, const measure_config *c, measurement *m)
-{
-    measurement_init(m);
-    for (int w = 0; w < c->warmup + 1; w++)
-        enqueue_read(j, NULL);
-    check_cl(clFinish(j->queue), "clFinish (after the warm-up)");
-    run_times times;
-    run_times_init(&times, c->runs);
-    for (int r = 0; r < c->runs; r++) {
-        enqueue_read(j, NULL); /* the call before (measure.h) */
-        check_cl(clFinish(j->queue), "clFinish (after the call before a timed one)");
-        timed_call t;
-        timed_start(j->queue, &t);
-        enqueue_read(j, &t.done);
-        timed_called(&t);
-        check_cl(clRetainEvent(t.done), "clRetainEvent");
-        t.first = t.done;
-        check_cl(clWaitForEvents(1, &t.done), "clWaitForEvents (read kernel)");
-        double call_ns, span_ns, host_ns;
-        int late = timed_finish(&t, &call_ns, &span_ns, &host_ns);
-        run_times_add(&times, call_ns, span_ns, host_ns, late);
-    }
-    run_times_finish(&times, m);
-}
 
 void measure_read_kernel(const bench_device *d, dataset *ds, const measure_config *c,
                          measurement *m, char *grid, size_t grid_size)
@@ -158,7 +130,7 @@ void measure_read_kernel(const bench_device *d, dataset *ds, const measure_confi
     cl_ulong n4 = (ds->count * ds->esize + 15) / 16;
     cl_kernel best_kernel = NULL;
     cl_program best_program = NULL;
-    read_job best = {0};
+    launch_job best = {0};
     for (size_t u = 0; u < sizeof read_unrolls / sizeof *read_unrolls; u++) {
         cl_program program = peak_program(d, read_unrolls[u]);
         cl_kernel kernel = clCreateKernel(program, "peak_read", &err);
@@ -175,10 +147,10 @@ void measure_read_kernel(const bench_device *d, dataset *ds, const measure_confi
             local /= 2;
         int kept = 0;
         for (size_t g = 0; g < sizeof read_groups / sizeof *read_groups; g++) {
-            read_job j = {d->queue, kernel, ds, (size_t)d->compute_units * read_groups[g] * local,
-                          local};
+            launch_job j = {d->queue, kernel, ds,
+                            (size_t)d->compute_units * read_groups[g] * local, local};
             measurement trial;
-            time_reads(&j, c, &trial);
+            time_launches(&j, c, &trial);
             if (isnan(m->call_us) || trial.call_us < m->call_us) {
                 *m = trial;
                 best = j;
@@ -199,17 +171,7 @@ void measure_read_kernel(const bench_device *d, dataset *ds, const measure_confi
             clReleaseProgram(program);
         }
     }
-
-    int calls = b2b_calls_for(c, m->call_us);
-    if (calls > 0) {
-        double batch_ns[MEASURE_B2B_BATCHES];
-        best.queue = d->plain_queue;
-        for (int w = 0; w < c->warmup; w++)
-            enqueue_read(&best, NULL);
-        for (int b = 0; b < MEASURE_B2B_BATCHES; b++)
-            b2b_batch(d->plain_queue, calls, enqueue_read_plain, &best, &batch_ns[b]);
-        b2b_record(m, batch_ns, MEASURE_B2B_BATCHES, calls);
-    }
+    b2b_launches(d, best, c, m);
     clReleaseKernel(best_kernel);
     clReleaseProgram(best_program);
     clReleaseMemObject(out);
