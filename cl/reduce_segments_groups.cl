@@ -1,6 +1,6 @@
 /*
  * reduce_segments_groups.cl — one reduction per segment of a CSR layout, a
- * work-group per segment or a work-item per segment, in a single launch,
+ * work-group, a sub-group or a work-item per segment, in a single launch,
  * for sum, min and max: segment s is elements [offsets[s], offsets[s + 1])
  * of the input.
  *
@@ -8,15 +8,20 @@
  * one segment whole, with nothing to find and nothing to hand on, keeps
  * more loads in flight than chunks of elements cut across segments
  * (reduce_segments_single.cl); where they are a few dozen, a work-item
- * that reads one whole does (clr_reduce_segment_items). But one
- * work-group must never be left crawling through a segment of millions,
+ * that reads one whole does (clr_reduce_segment_items), and in between a
+ * sub-group (clr_reduce_segment_lanes). But one work-group must never be
+ * left crawling through a segment of millions,
  * which the host cannot rule out where it does not read the offsets. So
  * each launch has two kinds of work-groups:
  *   - segment groups, the first ones: in clr_reduce_segment_groups, group
  *     s reduces segment s; in clr_reduce_segment_items, group g's
  *     work-items reduce segments g * CLR_WG .. g * CLR_WG + CLR_WG - 1, one
  *     each, where it holds CLR_ITEM_MAX elements or fewer, and the
- *     work-group reduces the others of them one after the other. Either
+ *     work-group reduces the others of them one after the other; in
+ *     clr_reduce_segment_lanes, likewise with a sub-group each (a lane's
+ *     share as a work-group's, by the sub-group's lanes) for segments
+ *     g * CLR_LANES_PER_GROUP .. g * CLR_LANES_PER_GROUP +
+ *     CLR_LANES_PER_GROUP - 1 of CLR_LANES_MAX elements or fewer. Each
  *     leaves a segment longer than `piece` elements;
  *   - piece groups, the others: piece h is elements [h * piece, (h + 1) *
  *     piece) of the input, and its work-group finds the segment that holds
@@ -47,15 +52,20 @@
  * workgroup_reduce.cl, team.cl, segment_chunks.cl, device_order.cl,
  * tile_state.cl and segment_carries.cl; for clr_reduce_segment_items,
  * CLR_ITEM_MAX (elements of a segment a work-item reduces alone) and
- * CLR_ITEM_LOADS (its vector loads in flight), defined for it alone.
+ * CLR_ITEM_LOADS (its vector loads in flight), defined for it alone; for
+ * clr_reduce_segment_lanes, CLR_LANES_PER_GROUP (segments of a work-group)
+ * and CLR_LANES_MAX (elements of a segment a sub-group reduces alone).
  *
  * Kernels (offsets and counts 64-bit), the same arguments:
  *   clr_reduce_segment_groups(in, in_off, count, offsets, offsets_off,
  *                             segments, out, out_off, piece, scratch, epoch)
  * launched with segments + ceil(count / piece) work-groups, and
  *   clr_reduce_segment_items(...)
- * with ceil(segments / CLR_WG) + ceil(count / piece); scratch: contract.h's
- * look-back scratch, a slot per piece; epoch: the launch's.
+ * with ceil(segments / CLR_WG) + ceil(count / piece),
+ *   clr_reduce_segment_lanes(...)
+ * with ceil(segments / CLR_LANES_PER_GROUP) + ceil(count / piece);
+ * scratch: contract.h's look-back scratch, a slot per piece; epoch: the
+ * launch's.
  */
 
 /* Segment s's elements [*b, *e), clamped; e == b where it is empty. */
@@ -65,44 +75,49 @@ void clr_segment_range(global const OT *offsets, ulong s, ulong count, ulong *b,
     *e = max(*b, clr_offset_at(offsets, s + 1, count));
 }
 
-/* Where a work-item's vector i of a range lies (its vectors are i = lane,
- * lane + CLR_WG, ...): CLR_UNROLL of them are loaded at once, each load
+/* Where a work-item's vector i of a range lies (its vectors are i = first,
+ * first + stride, ...): CLR_UNROLL of them are loaded at once, each load
  * guarded (the identity past the range), and added in order. A walk whose
  * last loads ran in a loop of their own, one at a time, left short
  * segments waiting on one load after another. */
-#define CLR_GROUP_WALK(LOAD)                                                   \
-    for (ulong i_ = lid; i_ < nv; i_ += CLR_UNROLL * (ulong)CLR_WG) {          \
+#define CLR_RANGE_WALK(LOAD, first, stride)                                    \
+    for (ulong i_ = (first); i_ < nv; i_ += CLR_UNROLL * (ulong)(stride)) {    \
         VT x_[CLR_UNROLL];                                                     \
         _Pragma("unroll") for (uint u_ = 0; u_ < CLR_UNROLL; u_++) {           \
-            ulong k_ = i_ + u_ * (ulong)CLR_WG;                                \
+            ulong k_ = i_ + u_ * (ulong)(stride);                              \
             x_[u_] = k_ < nv ? clr_mapv(LOAD(p, k_)) : (VT)(CLR_IDENTITY);     \
         }                                                                      \
         _Pragma("unroll") for (uint u_ = 0; u_ < CLR_UNROLL; u_++)             \
             acc = clr_acc_add(acc, x_[u_]);                                    \
     }
 
-/* The work-group's reduction of in[b .. e), valid in the leader: each
- * work-item's vectors of the range in order, after its element of the
- * range's last incomplete vector; the same order as clr_team_range() over
- * the work-group. */
-T clr_group_range(global const T *in, ulong b, ulong e, local T *l)
+/* Lane `lane` of `size`'s share of in[b .. e): its elements of the
+ * range's last incomplete vector, then its vectors in order; the same
+ * order as clr_team_range() over a team of `size`, whatever the range's
+ * alignment. */
+T clr_share_range(global const T *in, ulong b, ulong e, uint lane, uint size)
 {
-    uint lid = (uint)get_local_id(0);
     global const T *p = in + b;
     ulong n = e - b, nv = n / CLR_VEC;
     T s = CLR_IDENTITY;
 #if CLR_VEC > 1
-    if (nv * CLR_VEC + lid < n)
-        s = clr_map(p[nv * CLR_VEC + lid]);
+    for (ulong i = nv * CLR_VEC + lane; i < n; i += size)
+        s = clr_op(s, clr_map(p[i]));
 #endif
     clr_acc acc = clr_acc_init();
 #if CLR_VEC > 1
     if (CLR_VEC_ALIGNED(p))
-        CLR_GROUP_WALK(CLR_TEAM_LOAD_ALIGNED)
+        CLR_RANGE_WALK(CLR_TEAM_LOAD_ALIGNED, lane, size)
     else
 #endif
-        CLR_GROUP_WALK(CLR_TEAM_LOAD)
-    return clr_team_reduce(l, clr_op(s, clr_acc_result(acc)), CLR_WG);
+        CLR_RANGE_WALK(CLR_TEAM_LOAD, lane, size)
+    return clr_op(s, clr_acc_result(acc));
+}
+
+/* The work-group's reduction of in[b .. e), valid in the leader. */
+T clr_group_range(global const T *in, ulong b, ulong e, local T *l)
+{
+    return clr_team_reduce(l, clr_share_range(in, b, e, (uint)get_local_id(0), CLR_WG), CLR_WG);
 }
 
 /* The part of a piece group, h its ticket of `pieces`: elements [h *
@@ -290,3 +305,69 @@ CLR_KERNEL clr_reduce_segment_items(global const T *restrict in, ulong in_off, u
                       scratch, epoch, l, &l_piece, &search);
 }
 #endif /* CLR_ITEM_MAX */
+
+#ifdef CLR_LANES_PER_GROUP
+/* A sub-group a segment: without sub-groups a work-item is a sub-group of
+ * one, by the same code (what Oclgrind tests). */
+#if CLR_HAS_SUBGROUPS
+#define CLR_LANE clr_sg_lane()
+#define CLR_LANES clr_sg_size()
+#define CLR_LANES_ID clr_sg_id()
+#define CLR_LANES_COUNT clr_sg_count()
+#define CLR_LANES_REDUCE(v) clr_sg_reduce(v)
+#else
+#define CLR_LANE 0u
+#define CLR_LANES 1u
+#define CLR_LANES_ID ((uint)get_local_id(0))
+#define CLR_LANES_COUNT ((uint)CLR_WG)
+#define CLR_LANES_REDUCE(v) (v)
+#endif
+
+CLR_KERNEL clr_reduce_segment_lanes(global const T *restrict in, ulong in_off, ulong count,
+                                    global const OT *restrict offsets, ulong offsets_off,
+                                    ulong segments, global T *restrict out, ulong out_off,
+                                    ulong piece, global uchar *scratch, uint epoch)
+{
+    local T l[CLR_WG];
+    local uint l_piece, search, l_count, l_list[CLR_LANES_PER_GROUP];
+    in += in_off;
+    offsets += offsets_off;
+    out += out_off;
+    ulong group = get_group_id(0);
+    ulong lane_groups = (segments + CLR_LANES_PER_GROUP - 1) / CLR_LANES_PER_GROUP;
+    if (group < lane_groups) {
+        ulong lanes_max = min((ulong)CLR_LANES_MAX, piece);
+        if (get_local_id(0) == 0)
+            l_count = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* Sub-groups take the work-group's segments in turn; every
+         * condition here is the same for a whole sub-group. */
+        for (uint j = CLR_LANES_ID; j < CLR_LANES_PER_GROUP; j += CLR_LANES_COUNT) {
+            ulong s = group * CLR_LANES_PER_GROUP + j, b, e;
+            if (s >= segments)
+                break;
+            clr_segment_range(offsets, s, count, &b, &e);
+            if (e - b <= lanes_max) {
+                T v = CLR_LANES_REDUCE(clr_share_range(in, b, e, CLR_LANE, CLR_LANES));
+                if (CLR_LANE == 0)
+                    out[s] = v;
+            } else if (e - b <= piece && CLR_LANE == 0) {
+                l_list[atomic_inc(&l_count)] = j; /* the work-group's, below */
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint m = l_count;
+        for (uint k = 0; k < m; k++) {
+            ulong t = group * CLR_LANES_PER_GROUP + l_list[k], b, e;
+            clr_segment_range(offsets, t, count, &b, &e);
+            T v = clr_group_range(in, b, e, l);
+            if (clr_wg_is_leader())
+                out[t] = v;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        return;
+    }
+    clr_segment_piece(in, count, offsets, segments, out, piece, get_num_groups(0) - lane_groups,
+                      scratch, epoch, l, &l_piece, &search);
+}
+#endif /* CLR_LANES_PER_GROUP */

@@ -202,10 +202,14 @@ typedef enum segment_launch {
     SEGMENT_LAUNCH_SINGLE, /* [the chunks' starts,] one launch (reduce_segments_single.cl) */
     SEGMENT_LAUNCH_GROUPS, /* a work-group a segment (reduce_segments_groups.cl) */
     SEGMENT_LAUNCH_ITEMS,  /* a work-item a segment (the same source) */
+    SEGMENT_LAUNCH_LANES,  /* a sub-group a segment (the same source) */
 } segment_launch;
 enum { SEGMENTS_K_HEADS = 0, SEGMENTS_K_SEGMENTS = 1 };
 enum { SEGMENTS_K_STARTS = 0, SEGMENTS_K_SINGLE = 1 };
 segment_launch segment_launch_of(const plan *p);
+
+/* Segments of a work-group where a plan takes a sub-group a segment. */
+size_t segment_lanes_per_group(const clreduce_ctx *ctx, const plan *p);
 
 /* Elements of a chunk of the plan's layout: a work-group's share in the
  * chunks' and the single launches. */

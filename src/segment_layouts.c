@@ -46,6 +46,12 @@ static const char *const items_kernels[] = {"clr_reduce_segment_items"};
 static const program_spec items_program = {
     groups_sources, sizeof groups_sources / sizeof *groups_sources, items_kernels, 1, 1};
 
+/* Sum, min and max by a sub-group a segment, in one launch, the same
+ * source (reduce_segments_groups.cl), where takes_lanes() says so. */
+static const char *const lanes_kernels[] = {"clr_reduce_segment_lanes"};
+static const program_spec lanes_program = {
+    groups_sources, sizeof groups_sources / sizeof *groups_sources, lanes_kernels, 1, 1};
+
 /* The operators of cl/operators.cl: their accumulators in place of the
  * sub-group and work-group layers. */
 static const char *const operator_segments_sources[] = {
@@ -101,7 +107,8 @@ static size_t long_mean(size_t wg, size_t vec)
 static int plain_program(const plan *p)
 {
     return p->program == &segments_program || p->program == &single_program ||
-           p->program == &groups_program || p->program == &items_program;
+           p->program == &groups_program || p->program == &items_program ||
+           p->program == &lanes_program;
 }
 
 /* Whether the build options name a test switch of the chunks' layouts
@@ -480,6 +487,56 @@ static int takes_items(const clreduce_ctx *ctx, const plan *p, const request *r)
     return request_mean_length(r) * p->element_size <= most;
 }
 
+/* A sub-group a segment (clr_reduce_segment_lanes) where the launch may be
+ * single, on NVIDIA GPUs (inline PTX shuffles, the tuning taking segments by
+ * runs), for a mean segment of LANES_MEAN_MIN_BYTES up to
+ * GROUPS_MEAN_MIN_BYTES (a work-group a segment from there), in work-groups
+ * of LANES_WG work-items where the settings fix none: sub-groups read whole
+ * segments of LANES_MAX_VECTORS vectors a lane or fewer, their work-group
+ * the longer ones up to a piece, the pieces' work-groups those longer
+ * still. On an H100 (2^26 elements, sums and maxima, in work-groups of 64,
+ * against the layouts the library took before, the lesser of two turns;
+ * bench/results/h100-2026-12-07-c.md) it took float arrays of 300 in 0.89x
+ * and 0.71x the time, segments of 1-1000 in 0.83x and 0.69x, arrays of 1000
+ * in 0.81x and 0.74x; doubles 0.87x and 0.66x, 0.88x and 0.67x, arrays of
+ * 128 (1024 bytes) 0.98x and 0.87x, segments of 1-300 (1200 bytes) 0.99x
+ * and 0.97x; double arrays of 1000 (8000 bytes, left to a work-group a
+ * segment) 0.99x and 0.96x. Shorter means lost: float
+ * segments of 1-300 (600 bytes) took 1.33x and 1.02x, arrays of 128 floats
+ * 1.42x and 1.58x, segments of 1-100 of either type 1.8-4.8x, where a
+ * sub-group keeps too few loads in flight; float means between 600 and
+ * 1200 bytes were not timed. Longer means lost too (segments of 1-10^4,
+ * arrays of 4000: 1.02-1.13x). Under the tests' switch TEST_SEGMENT_LANES,
+ * on any device and at any mean (a work-item is a sub-group of one where
+ * the device has none). */
+#define LANES_MEAN_MIN_BYTES 1024
+#define LANES_WG 64
+#define LANES_MAX_VECTORS 16
+#define TEST_SEGMENT_LANES "CLR_TEST_SEGMENT_LANES"
+
+static int takes_lanes(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    if (p->program != &segments_program || !r->rows || r->rows > UINT32_MAX ||
+        context_segment_passes(ctx) == 2)
+        return 0;
+    if (context_test_switch(ctx, TEST_SEGMENT_LANES))
+        return 1;
+    size_t bytes = request_mean_length(r) * p->element_size;
+    return !test_chunks(ctx) && p->t.segment_runs && p->path == CLREDUCE_SUBGROUP_PATH_NV_PTX &&
+           ctx->info.vendor == VENDOR_NVIDIA && (ctx->info.type & CL_DEVICE_TYPE_GPU) &&
+           bytes >= LANES_MEAN_MIN_BYTES && bytes < GROUPS_MEAN_MIN_BYTES;
+}
+
+/* The host's guess of a sub-group's size sets how many segments a
+ * work-group takes; its sub-groups take them in turn, whatever their size. */
+size_t segment_lanes_per_group(const clreduce_ctx *ctx, const plan *p)
+{
+    size_t guess = p->path == CLREDUCE_SUBGROUP_PATH_NONE ? 1
+                   : ctx->info.nv_warp_size             ? ctx->info.nv_warp_size
+                                                        : 16;
+    return p->work_group_size > guess ? p->work_group_size / guess : 1;
+}
+
 size_t segment_piece_elements(const clreduce_ctx *ctx, const request *r)
 {
     size_t want = div_up(r->count, (size_t)ctx->info.compute_units * PIECES_PER_UNIT);
@@ -670,6 +727,17 @@ clreduce_status segment_layouts_plan(clreduce_ctx *ctx, const request *r, plan *
                                          : LANE_ELEMENTS_DEFINE(SEGMENT_ACCUMULATOR_LANE_VECTORS));
         return status;
     }
+    if (status == CLREDUCE_SUCCESS && takes_lanes(ctx, p, r)) {
+        p->program = &lanes_program;
+        if (!ctx->settings.work_group_size && p->work_group_size > LANES_WG)
+            p->work_group_size = LANES_WG;
+        size_t guess = p->work_group_size / segment_lanes_per_group(ctx, p);
+        defines_add(&p->family_defines, "CLR_LANES_PER_GROUP",
+                    (int)segment_lanes_per_group(ctx, p));
+        defines_add(&p->family_defines, "CLR_LANES_MAX",
+                    (int)(guess * LANES_MAX_VECTORS * p->t.vector_width));
+        return status;
+    }
     if (status == CLREDUCE_SUCCESS && takes_items(ctx, p, r)) {
         p->program = &items_program;
         defines_add(&p->family_defines, "CLR_ITEM_MAX",
@@ -713,6 +781,8 @@ segment_launch segment_launch_of(const plan *p)
         return SEGMENT_LAUNCH_GROUPS;
     if (p->program == &items_program)
         return SEGMENT_LAUNCH_ITEMS;
+    if (p->program == &lanes_program)
+        return SEGMENT_LAUNCH_LANES;
     if (p->program == &single_program)
         return SEGMENT_LAUNCH_SINGLE;
     return SEGMENT_LAUNCH_CHUNKS;

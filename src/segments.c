@@ -61,8 +61,8 @@ static clreduce_status enqueue_single(clreduce_ctx *ctx, chain *c, const request
 }
 
 /* The launch of a work-group a segment (or of work-groups of a work-item
- * a segment) and a work-group a piece, with a ticket and a slot per piece
- * in the queue's look-back scratch. */
+ * or of a sub-group a segment) and a work-group a piece, with a ticket and
+ * a slot per piece in the queue's look-back scratch. */
 static clreduce_status enqueue_groups(clreduce_ctx *ctx, chain *c, const request *r,
                                       const plan *p, cached_kernel *k, int in_order,
                                       segment_launch launch)
@@ -73,6 +73,8 @@ static clreduce_status enqueue_groups(clreduce_ctx *ctx, chain *c, const request
     size_t piece = segment_piece_elements(ctx, r), pieces = div_up(r->count, piece);
     size_t segment_groups = launch == SEGMENT_LAUNCH_ITEMS
                                 ? div_up(r->rows, p->work_group_size)
+                                : launch == SEGMENT_LAUNCH_LANES
+                                ? div_up(r->rows, segment_lanes_per_group(ctx, p))
                                 : r->rows;
     lookback_lease lease;
     clreduce_status status = lookback_scratch_acquire(ctx, c->queue, in_order,
@@ -97,7 +99,8 @@ static clreduce_status segments_enqueue(clreduce_ctx *ctx, chain *c, const reque
     if (p->variant == CLREDUCE_REPRODUCIBLE)
         return fixed_segments_enqueue(ctx, c, r, p, k);
     segment_launch launch = segment_launch_of(p);
-    if (launch == SEGMENT_LAUNCH_GROUPS || launch == SEGMENT_LAUNCH_ITEMS)
+    if (launch == SEGMENT_LAUNCH_GROUPS || launch == SEGMENT_LAUNCH_ITEMS ||
+        launch == SEGMENT_LAUNCH_LANES)
         return enqueue_groups(ctx, c, r, p, k, in_order, launch);
     if (launch == SEGMENT_LAUNCH_SINGLE)
         return enqueue_single(ctx, c, r, p, k, in_order);

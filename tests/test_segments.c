@@ -256,6 +256,7 @@ static void test_layouts_scalar(void **state)
  * to the layouts test on NVIDIA. */
 #define RUNS "-DCLR_TEST_SEGMENT_RUNS=1"
 #define WARPS "-DCLR_TEST_SEGMENT_WARPS=1 -DCLR_WARPS_MEAN_MIN=2"
+#define LANES "-DCLR_TEST_SEGMENT_LANES=1"
 #define MAPS " -DCLR_TEST_SUM_MAPS=1"
 
 /* Segments of an input of no element, each a sum's 0 (the call writes
@@ -344,6 +345,16 @@ static void test_layouts_by_warps_one_pass(void **state)
     (void)state;
     tc_seed_for("layouts_by_warps_one_pass");
     layouts_in_passes(1, WARPS);
+}
+
+/* A sub-group a segment (clr_reduce_segment_lanes), forced at every mean
+ * by its test switch: the longer segments by the work-group and by pieces,
+ * in the one launch it takes. */
+static void test_layouts_by_lanes_one_pass(void **state)
+{
+    (void)state;
+    tc_seed_for("layouts_by_lanes_one_pass");
+    layouts_in_passes(1, LANES);
 }
 
 static void test_layouts_one_pass(void **state)
@@ -866,6 +877,7 @@ int main(void)
         cmocka_unit_test(test_layouts_by_runs), cmocka_unit_test(test_layouts_by_runs_one_pass),
         cmocka_unit_test(test_layouts_by_warps),
         cmocka_unit_test(test_layouts_by_warps_one_pass),
+        cmocka_unit_test(test_layouts_by_lanes_one_pass),
         cmocka_unit_test(test_layouts_one_pass), cmocka_unit_test(test_layouts_two_passes),
         cmocka_unit_test(test_wide_chunks),
         cmocka_unit_test(test_many_chunks),
