@@ -30,12 +30,68 @@
 
 #if CLR_OP <= CLR_OP_MAX
 
+#if defined(CLR_ROWS_REPS) && CLR_SG_PATH == CLR_SG_NV_PTX
+/* Lane `lane` of `size`'s share of in[0 .. n) where its vectors are one at
+ * most (n <= size * CLR_VEC), with x that vector (read already, or the
+ * identity): clr_team_range()'s order. */
+T clr_lane_share(global const T *in, ulong n, uint lane, uint size, VT x)
+{
+    T s = CLR_IDENTITY;
+#if CLR_VEC > 1
+    for (ulong i = n / CLR_VEC * CLR_VEC + lane; i < n; i += size)
+        s = clr_op(s, clr_map(in[i]));
+#endif
+    return clr_op(s, clr_acc_result(clr_acc_add(clr_acc_init(), clr_mapv(x))));
+}
+
+/* Teams of `team` lanes of one warp over rows of team * CLR_VEC elements or
+ * fewer, CLR_ROWS_REPS rows a team, item k of a team being item first +
+ * lid / team + k * (CLR_WG / team): a lane's vectors of all of them are
+ * loaded before any is added, and each team reduces by shuffles, in the
+ * tree of clr_team_reduce(). */
+void clr_rows_by_lanes(global const T *in, ulong items, ulong len, ulong pitch, ulong first,
+                       uint team, global T *out)
+{
+    uint lid = (uint)get_local_id(0), lane = lid & (team - 1), teams = CLR_WG / team;
+    ulong nv = len / CLR_VEC;
+    VT x[CLR_ROWS_REPS];
+    _Pragma("unroll") for (uint k = 0; k < CLR_ROWS_REPS; k++) {
+        ulong item = first + lid / team + k * (ulong)teams;
+        global const T *row = in + item * pitch;
+        x[k] = (VT)(CLR_IDENTITY);
+        if (item < items && lane < nv) {
+#if CLR_VEC > 1
+            if (CLR_VEC_ALIGNED(row))
+                x[k] = CLR_TEAM_LOAD_ALIGNED(row, lane);
+            else
+#endif
+                x[k] = CLR_TEAM_LOAD(row, lane);
+        }
+    }
+    _Pragma("unroll") for (uint k = 0; k < CLR_ROWS_REPS; k++) {
+        ulong item = first + lid / team + k * (ulong)teams;
+        T v = item < items ? clr_lane_share(in + item * pitch, len, lane, team, x[k])
+                           : (T)(CLR_IDENTITY);
+        for (uint d = team / 2; d > 0; d >>= 1)
+            v = clr_op(v, clr_shfl_down(v, d));
+        if (item < items && lane == 0)
+            out[item] = v;
+    }
+}
+#endif
+
 CLR_KERNEL clr_reduce_rows(global const T *restrict in, ulong in_off, ulong items, ulong len,
                            ulong pitch, ulong parts, ulong chunk, global T *restrict out,
                            ulong out_off, uint team, uint per_group)
 {
     local T l[CLR_WG];
     ulong first = (ulong)get_group_id(0) * per_group;
+#if defined(CLR_ROWS_REPS) && CLR_SG_PATH == CLR_SG_NV_PTX
+    if (team != CLR_TEAM_SUBGROUP && team <= CLR_WARP && parts == 1) {
+        clr_rows_by_lanes(in + in_off, items, len, pitch, first, team, out + out_off);
+        return;
+    }
+#endif
 #if CLR_HAS_SUBGROUPS
     if (team == CLR_TEAM_SUBGROUP) {
         /* Sub-groups take the work-group's items in turn; every condition

@@ -158,6 +158,45 @@ size_t rows_parts(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t le
     return parts;
 }
 
+/* Rows of sum, min and max of floats on NVIDIA GPUs (inline PTX shuffles)
+ * of ROWS_LANES_VECTORS vectors, their team's lanes, or of a little more
+ * than half that: a team of lanes of one warp a row, a vector a lane,
+ * ROWS_REPS rows a team, their loads all in flight and each row reduced by
+ * shuffles (cl/reduce_rows.cl's clr_rows_by_lanes), rather than
+ * LANE_VECTORS vectors a lane reduced in local memory. On an H100 (2^26
+ * elements, the lesser of two turns; bench/results/h100-2026-12-07-c.md)
+ * rows of 32 floats took 0.94x the time so for sums and maxima; rows of 16,
+ * 64 and 128 floats 0.98-1.14x, rows of 16 to 64 doubles 0.92-1.02x for
+ * sums and 1.23-1.43x for maxima, so those keep their teams; integers were
+ * not timed. Under the tests' switch TEST_ROWS_LANES, for any type and any
+ * row of up to a warp's vectors. */
+#define ROWS_REPS 4
+#define ROWS_LANES_VECTORS 8
+#define TEST_ROWS_LANES "CLR_TEST_ROWS_LANES"
+
+static int rows_by_lanes(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    size_t warp = ctx->info.nv_warp_size, vec = p->t.vector_width, length = r->row_length;
+    if (p->path != CLREDUCE_SUBGROUP_PATH_NV_PTX || op_keeps_accumulators(p->op) || !warp ||
+        p->work_group_size < warp || length > warp * vec)
+        return 0;
+    if (context_test_switch(ctx, TEST_ROWS_LANES))
+        return 1;
+    return p->type == CLREDUCE_FLOAT && length > ROWS_LANES_VECTORS / 2 * vec &&
+           length <= ROWS_LANES_VECTORS * vec;
+}
+
+/* The team of rows_by_lanes(): a lane for each whole vector of a row, in a
+ * power of two, and as many lanes as the vector's elements at least (for
+ * the elements after the last whole vector). */
+static cl_uint lanes_team(const plan *p, size_t length)
+{
+    size_t vec = p->t.vector_width, team = vec;
+    while (team < length / vec)
+        team *= 2;
+    return (cl_uint)team;
+}
+
 /* ---- plan --------------------------------------------------------------------------- */
 
 /* The tests' switch (in the build options) that gives CPU devices the
@@ -196,6 +235,8 @@ static clreduce_status plan_rows(clreduce_ctx *ctx, const request *r, plan *p)
     status = plan_teams(ctx, r, p, "rows: ", &rows_program, &operator_rows_program);
     if (status == CLREDUCE_SUCCESS && !rows_take_subgroups(ctx))
         p->path = CLREDUCE_SUBGROUP_PATH_NONE;
+    if (status == CLREDUCE_SUCCESS && rows_by_lanes(ctx, p, r))
+        defines_add(&p->family_defines, "CLR_ROWS_REPS", ROWS_REPS);
     return status;
 }
 
@@ -303,7 +344,12 @@ static clreduce_status rows_enqueue(clreduce_ctx *ctx, chain *c, const request *
     size_t chunk = parts > 1 ? div_up(div_up(length, parts), vec) * vec : length;
     rows_launch whole = {r->rows, length, pitch, 1, length, 0, 0};
     if (parts == 1 || (extended && div_up(length, chunk) == 1)) {
-        team_for(ctx, p, length, &whole);
+        if (rows_by_lanes(ctx, p, r)) { /* rows that short are never split */
+            whole.team = lanes_team(p, length);
+            whole.per_group = (cl_uint)(p->work_group_size / whole.team * ROWS_REPS);
+        } else {
+            team_for(ctx, p, length, &whole);
+        }
         return enqueue_rows_kernel(ctx, c, r, p, k, r->input, r->input_offset, &whole,
                                    r->output, r->output_offset);
     }

@@ -154,6 +154,31 @@ static void test_shapes_teams(void **state)
     clreduce_destroy(teams);
 }
 
+/* Rows of up to a warp's vectors by teams of lanes of one warp, several
+ * rows a team, reduced by shuffles (src/rows.c's rows_by_lanes()), which
+ * only NVIDIA GPUs' inline PTX shuffles run: every length up to 128
+ * elements at which the team or the elements after the last whole vector
+ * change, with the switch that takes them at any such length. */
+static void test_shapes_lanes(void **state)
+{
+    (void)state;
+    if (!tc_is_nvidia_gpu(g_ctx)) {
+        print_message("note: teams of lanes run on NVIDIA GPUs only\n");
+        skip();
+    }
+    static const size_t short_lengths[] = {1,  2,  3,  4,  5,  7,  8,   9,   15,  16,
+                                           17, 31, 32, 33, 63, 64, 65, 127, 128};
+    clreduce_settings settings;
+    clreduce_default_settings(&settings);
+    settings.build_options = "-DCLR_TEST_ROWS_LANES=1";
+    clreduce_ctx *base = g_ctx, *lanes = tc_context_like(base, &settings);
+    g_ctx = lanes;
+    tcr_test_shapes(g_ctx, short_lengths, ARRAY_SIZE(short_lengths), row_counts,
+                    ARRAY_SIZE(row_counts), MAX_ELEMENTS, shapes_case);
+    g_ctx = base;
+    clreduce_destroy(lanes);
+}
+
 /* Float sums (and sums of absolute values, whose teams are the
  * operators') of long rows against the bound, of values of mixed
  * magnitudes, and of a one then values just under u in each row (lost
@@ -498,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_special_values), cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_float_bound),   cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_shapes),        cmocka_unit_test(test_shapes_teams),
+        cmocka_unit_test(test_shapes_lanes),
     };
     int failed = tc_run_tests("unit.rows", tests, ARRAY_SIZE(tests));
     return tc_finish(g_ctx, failed, g_queue, NULL);
