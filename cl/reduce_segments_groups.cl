@@ -53,8 +53,10 @@
  * tile_state.cl and segment_carries.cl; for clr_reduce_segment_items,
  * CLR_ITEM_MAX (elements of a segment a work-item reduces alone) and
  * CLR_ITEM_LOADS (its vector loads in flight), defined for it alone; for
- * clr_reduce_segment_lanes, CLR_LANES_PER_GROUP (segments of a work-group)
- * and CLR_LANES_MAX (elements of a segment a sub-group reduces alone).
+ * clr_reduce_segment_lanes, CLR_LANES_PER_GROUP (segments of a work-group),
+ * CLR_LANES_MAX (elements of a segment a sub-group reduces alone) and
+ * CLR_LANES_TEAM (0: a sub-group a segment; else lanes of one warp a
+ * segment, on NVIDIA GPUs).
  *
  * Kernels (offsets and counts 64-bit), the same arguments:
  *   clr_reduce_segment_groups(in, in_off, count, offsets, offsets_off,
@@ -307,9 +309,29 @@ CLR_KERNEL clr_reduce_segment_items(global const T *restrict in, ulong in_off, u
 #endif /* CLR_ITEM_MAX */
 
 #ifdef CLR_LANES_PER_GROUP
-/* A sub-group a segment: without sub-groups a work-item is a sub-group of
- * one, by the same code (what Oclgrind tests). */
-#if CLR_HAS_SUBGROUPS
+/* A team of lanes a segment: CLR_LANES_TEAM lanes of one warp where the
+ * host gives a team size (NVIDIA GPUs: the warp's lanes are consecutive
+ * local ids), else a whole sub-group; without sub-groups a work-item is a
+ * sub-group of one, by the same code (what Oclgrind tests). */
+#ifndef CLR_LANES_TEAM
+#define CLR_LANES_TEAM 0
+#endif
+#if CLR_LANES_TEAM > 0 && CLR_SG_PATH == CLR_SG_NV_PTX
+#define CLR_LANE ((uint)get_local_id(0) & (CLR_LANES_TEAM - 1))
+#define CLR_LANES ((uint)CLR_LANES_TEAM)
+#define CLR_LANES_ID ((uint)get_local_id(0) / CLR_LANES_TEAM)
+#define CLR_LANES_COUNT ((uint)(CLR_WG / CLR_LANES_TEAM))
+/* Lane 0's reduction over its team, in the tree of clr_team_reduce(). */
+T clr_lanes_reduce(T v)
+{
+    for (uint d = CLR_LANES_TEAM / 2; d > 0; d >>= 1)
+        v = clr_op(v, clr_shfl_down(v, d));
+    return v;
+}
+#define CLR_LANES_REDUCE(v) clr_lanes_reduce(v)
+#elif CLR_LANES_TEAM > 0
+#error "teams of lanes need NVIDIA's warps"
+#elif CLR_HAS_SUBGROUPS
 #define CLR_LANE clr_sg_lane()
 #define CLR_LANES clr_sg_size()
 #define CLR_LANES_ID clr_sg_id()
@@ -340,20 +362,20 @@ CLR_KERNEL clr_reduce_segment_lanes(global const T *restrict in, ulong in_off, u
         if (get_local_id(0) == 0)
             l_count = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        /* Sub-groups take the work-group's segments in turn; every
-         * condition here is the same for a whole sub-group. */
+        /* Teams take the work-group's segments in turn; every lane of a
+         * sub-group reaches its reduction together (a team of lanes takes
+         * one segment, all of a sub-group's teams in the same turn). */
         for (uint j = CLR_LANES_ID; j < CLR_LANES_PER_GROUP; j += CLR_LANES_COUNT) {
-            ulong s = group * CLR_LANES_PER_GROUP + j, b, e;
-            if (s >= segments)
-                break;
-            clr_segment_range(offsets, s, count, &b, &e);
-            if (e - b <= lanes_max) {
-                T v = CLR_LANES_REDUCE(clr_share_range(in, b, e, CLR_LANE, CLR_LANES));
-                if (CLR_LANE == 0)
-                    out[s] = v;
-            } else if (e - b <= piece && CLR_LANE == 0) {
+            ulong s = group * CLR_LANES_PER_GROUP + j, b = 0, e = 0;
+            if (s < segments)
+                clr_segment_range(offsets, s, count, &b, &e);
+            int alone = s < segments && e - b <= lanes_max;
+            T v = CLR_LANES_REDUCE(alone ? clr_share_range(in, b, e, CLR_LANE, CLR_LANES)
+                                         : (T)(CLR_IDENTITY));
+            if (alone && CLR_LANE == 0)
+                out[s] = v;
+            else if (s < segments && !alone && e - b <= piece && CLR_LANE == 0)
                 l_list[atomic_inc(&l_count)] = j; /* the work-group's, below */
-            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         uint m = l_count;

@@ -208,8 +208,9 @@ enum { SEGMENTS_K_HEADS = 0, SEGMENTS_K_SEGMENTS = 1 };
 enum { SEGMENTS_K_STARTS = 0, SEGMENTS_K_SINGLE = 1 };
 segment_launch segment_launch_of(const plan *p);
 
-/* Segments of a work-group where a plan takes a sub-group a segment. */
-size_t segment_lanes_per_group(const clreduce_ctx *ctx, const plan *p);
+/* Segments of a work-group where a plan takes a sub-group (or a team of
+ * lanes) a segment. */
+size_t segment_lanes_per_group(const clreduce_ctx *ctx, const plan *p, const request *r);
 
 /* Elements of a chunk of the plan's layout: a work-group's share in the
  * chunks' and the single launches. */

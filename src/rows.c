@@ -158,18 +158,18 @@ size_t rows_parts(const clreduce_ctx *ctx, const plan *p, size_t rows, size_t le
     return parts;
 }
 
-/* Rows of sum, min and max of floats on NVIDIA GPUs (inline PTX shuffles)
- * of ROWS_LANES_VECTORS vectors, their team's lanes, or of a little more
- * than half that: a team of lanes of one warp a row, a vector a lane,
- * ROWS_REPS rows a team, their loads all in flight and each row reduced by
- * shuffles (cl/reduce_rows.cl's clr_rows_by_lanes), rather than
+/* Rows of sum, min and max of 4-byte elements on NVIDIA GPUs (inline PTX
+ * shuffles) of ROWS_LANES_VECTORS vectors, their team's lanes, or of a
+ * little more than half that: a team of lanes of one warp a row, a vector
+ * a lane, ROWS_REPS rows a team, their loads all in flight and each row
+ * reduced by shuffles (cl/reduce_rows.cl's clr_rows_by_lanes), rather than
  * LANE_VECTORS vectors a lane reduced in local memory. On an H100 (2^26
  * elements, the lesser of two turns; bench/results/h100-2026-12-07-c.md)
- * rows of 32 floats took 0.94x the time so for sums and maxima; rows of 16,
- * 64 and 128 floats 0.98-1.14x, rows of 16 to 64 doubles 0.92-1.02x for
- * sums and 1.23-1.43x for maxima, so those keep their teams; integers were
- * not timed. Under the tests' switch TEST_ROWS_LANES, for any type and any
- * row of up to a warp's vectors. */
+ * rows of 32 floats took 0.94x the time so for sums and maxima, of 32
+ * int32 0.93x; rows of 16, 64 and 128 floats 0.98-1.14x, rows of 16 to 64
+ * doubles 0.92-1.02x for sums and 1.23-1.43x for maxima, so those keep
+ * their teams. Minima and uint32 were not timed. Under the tests' switch
+ * TEST_ROWS_LANES, for any type and any row of up to a warp's vectors. */
 #define ROWS_REPS 4
 #define ROWS_LANES_VECTORS 8
 #define TEST_ROWS_LANES "CLR_TEST_ROWS_LANES"
@@ -182,7 +182,7 @@ static int rows_by_lanes(const clreduce_ctx *ctx, const plan *p, const request *
         return 0;
     if (context_test_switch(ctx, TEST_ROWS_LANES))
         return 1;
-    return p->type == CLREDUCE_FLOAT && length > ROWS_LANES_VECTORS / 2 * vec &&
+    return p->element_size == 4 && length > ROWS_LANES_VECTORS / 2 * vec &&
            length <= ROWS_LANES_VECTORS * vec;
 }
 

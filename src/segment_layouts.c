@@ -487,29 +487,36 @@ static int takes_items(const clreduce_ctx *ctx, const plan *p, const request *r)
     return request_mean_length(r) * p->element_size <= most;
 }
 
-/* A sub-group a segment (clr_reduce_segment_lanes) where the launch may be
- * single, on NVIDIA GPUs (inline PTX shuffles, the tuning taking segments by
- * runs), for a mean segment of LANES_MEAN_MIN_BYTES up to
- * GROUPS_MEAN_MIN_BYTES (a work-group a segment from there), in work-groups
- * of LANES_WG work-items where the settings fix none: sub-groups read whole
- * segments of LANES_MAX_VECTORS vectors a lane or fewer, their work-group
- * the longer ones up to a piece, the pieces' work-groups those longer
- * still. On an H100 (2^26 elements, sums and maxima, in work-groups of 64,
- * against the layouts the library took before, the lesser of two turns;
- * bench/results/h100-2026-12-07-c.md) it took float arrays of 300 in 0.89x
- * and 0.71x the time, segments of 1-1000 in 0.83x and 0.69x, arrays of 1000
- * in 0.81x and 0.74x; doubles 0.87x and 0.66x, 0.88x and 0.67x, arrays of
- * 128 (1024 bytes) 0.98x and 0.87x, segments of 1-300 (1200 bytes) 0.99x
- * and 0.97x; double arrays of 1000 (8000 bytes, left to a work-group a
- * segment) 0.99x and 0.96x. Shorter means lost: float
- * segments of 1-300 (600 bytes) took 1.33x and 1.02x, arrays of 128 floats
- * 1.42x and 1.58x, segments of 1-100 of either type 1.8-4.8x, where a
- * sub-group keeps too few loads in flight; float means between 600 and
- * 1200 bytes were not timed. Longer means lost too (segments of 1-10^4,
- * arrays of 4000: 1.02-1.13x). Under the tests' switch TEST_SEGMENT_LANES,
- * on any device and at any mean (a work-item is a sub-group of one where
- * the device has none). */
-#define LANES_MEAN_MIN_BYTES 1024
+/* A team of lanes a segment (clr_reduce_segment_lanes; lanes_team() below)
+ * where the launch may be single, on NVIDIA GPUs (inline PTX shuffles, the
+ * tuning taking segments by runs), for a mean segment of
+ * LANES_MEAN_MIN_BYTES (LANES_MEAN_MIN_BYTES_8 for 8-byte elements) up to
+ * GROUPS_MEAN_MIN_BYTES (a work-group a segment from there), in
+ * work-groups of LANES_WG work-items where the settings fix none: teams
+ * read whole segments of LANES_MAX_VECTORS vectors a lane or fewer, their
+ * work-group the longer ones up to a piece, the pieces' work-groups those
+ * longer still. On an H100 (2^26 elements, sums and maxima, against the
+ * layouts the library took before, the lesser of two turns;
+ * bench/results/h100-2026-12-07-c.md):
+ * - a whole warp a segment, in work-groups of 64, took float arrays of 300
+ *   in 0.89x and 0.71x the time, segments of 1-1000 in 0.83x and 0.69x,
+ *   arrays of 1000 in 0.81x and 0.74x; doubles 0.87x and 0.66x, 0.88x and
+ *   0.67x, arrays of 128 (1024 bytes) 0.98x and 0.87x, segments of 1-300
+ *   (1200 bytes) 0.99x and 0.97x; double arrays of 1000 (8000 bytes, left
+ *   to a work-group a segment) 0.99x and 0.96x. Segments of 1-10^4 and
+ *   arrays of 4000 lost (1.02-1.13x), and so did shorter means, where a
+ *   warp keeps too few loads in flight: float arrays of 128 1.42x and
+ *   1.58x;
+ * - teams of fewer lanes for short means (LANES_TEAM_VECTORS) took float
+ *   arrays of 128 in 0.78x and 0.74x the time, segments of 1-300 in 0.97x
+ *   and 0.69x, of 1-500 in 0.90x and 0.68x, but segments of 1-100 (a mean
+ *   of 200 bytes) in 1.36x and 1.26x and double segments of 1-100 (400
+ *   bytes) in 1.12x and 1.28x; doubles of 512 to 1023 bytes and integers
+ *   were not timed.
+ * Under the tests' switch TEST_SEGMENT_LANES, on any device and at any mean
+ * (a work-item is a sub-group of one where the device has none). */
+#define LANES_MEAN_MIN_BYTES 512
+#define LANES_MEAN_MIN_BYTES_8 1024
 #define LANES_WG 64
 #define LANES_MAX_VECTORS 16
 #define TEST_SEGMENT_LANES "CLR_TEST_SEGMENT_LANES"
@@ -524,17 +531,45 @@ static int takes_lanes(const clreduce_ctx *ctx, const plan *p, const request *r)
     size_t bytes = request_mean_length(r) * p->element_size;
     return !test_chunks(ctx) && p->t.segment_runs && p->path == CLREDUCE_SUBGROUP_PATH_NV_PTX &&
            ctx->info.vendor == VENDOR_NVIDIA && (ctx->info.type & CL_DEVICE_TYPE_GPU) &&
-           bytes >= LANES_MEAN_MIN_BYTES && bytes < GROUPS_MEAN_MIN_BYTES;
+           bytes >= (p->element_size == 8 ? LANES_MEAN_MIN_BYTES_8 : LANES_MEAN_MIN_BYTES) &&
+           bytes < GROUPS_MEAN_MIN_BYTES;
 }
 
-/* The host's guess of a sub-group's size sets how many segments a
- * work-group takes; its sub-groups take them in turn, whatever their size. */
-size_t segment_lanes_per_group(const clreduce_ctx *ctx, const plan *p)
+/* On NVIDIA GPUs a segment takes a team of lanes of one warp, sized so
+ * that each lane reads LANES_TEAM_VECTORS vectors of a mean segment, in a
+ * power of two (a warp's vectors in flight for several segments at once
+ * where one would leave most lanes idle); a whole warp (0) where that is a
+ * warp or more. */
+#define LANES_TEAM_VECTORS 4
+
+static size_t lanes_team(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
-    size_t guess = p->path == CLREDUCE_SUBGROUP_PATH_NONE ? 1
-                   : ctx->info.nv_warp_size             ? ctx->info.nv_warp_size
-                                                        : 16;
-    return p->work_group_size > guess ? p->work_group_size / guess : 1;
+    size_t warp = ctx->info.nv_warp_size, team = 1;
+    if (p->path != CLREDUCE_SUBGROUP_PATH_NV_PTX || !warp)
+        return 0;
+    size_t want = div_up(request_mean_length(r), p->t.vector_width * LANES_TEAM_VECTORS);
+    while (team < want && team < warp)
+        team *= 2;
+    return team < warp ? team : 0;
+}
+
+/* The lanes of a segment: its team's, or the host's guess of a
+ * sub-group's size, which sets how many segments a work-group takes; its
+ * sub-groups take them in turn, whatever their size. */
+static size_t lanes_of(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    size_t team = lanes_team(ctx, p, r);
+    if (team)
+        return team;
+    return p->path == CLREDUCE_SUBGROUP_PATH_NONE ? 1
+           : ctx->info.nv_warp_size              ? ctx->info.nv_warp_size
+                                                 : 16;
+}
+
+size_t segment_lanes_per_group(const clreduce_ctx *ctx, const plan *p, const request *r)
+{
+    size_t lanes = lanes_of(ctx, p, r);
+    return p->work_group_size > lanes ? p->work_group_size / lanes : 1;
 }
 
 size_t segment_piece_elements(const clreduce_ctx *ctx, const request *r)
@@ -731,11 +766,11 @@ clreduce_status segment_layouts_plan(clreduce_ctx *ctx, const request *r, plan *
         p->program = &lanes_program;
         if (!ctx->settings.work_group_size && p->work_group_size > LANES_WG)
             p->work_group_size = LANES_WG;
-        size_t guess = p->work_group_size / segment_lanes_per_group(ctx, p);
         defines_add(&p->family_defines, "CLR_LANES_PER_GROUP",
-                    (int)segment_lanes_per_group(ctx, p));
+                    (int)segment_lanes_per_group(ctx, p, r));
         defines_add(&p->family_defines, "CLR_LANES_MAX",
-                    (int)(guess * LANES_MAX_VECTORS * p->t.vector_width));
+                    (int)(lanes_of(ctx, p, r) * LANES_MAX_VECTORS * p->t.vector_width));
+        defines_add(&p->family_defines, "CLR_LANES_TEAM", (int)lanes_team(ctx, p, r));
         return status;
     }
     if (status == CLREDUCE_SUCCESS && takes_items(ctx, p, r)) {

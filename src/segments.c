@@ -74,7 +74,7 @@ static clreduce_status enqueue_groups(clreduce_ctx *ctx, chain *c, const request
     size_t segment_groups = launch == SEGMENT_LAUNCH_ITEMS
                                 ? div_up(r->rows, p->work_group_size)
                                 : launch == SEGMENT_LAUNCH_LANES
-                                ? div_up(r->rows, segment_lanes_per_group(ctx, p))
+                                ? div_up(r->rows, segment_lanes_per_group(ctx, p, r))
                                 : r->rows;
     lookback_lease lease;
     clreduce_status status = lookback_scratch_acquire(ctx, c->queue, in_order,
