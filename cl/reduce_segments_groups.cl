@@ -122,6 +122,22 @@ T clr_group_range(global const T *in, ulong b, ulong e, local T *l)
     return clr_team_reduce(l, clr_share_range(in, b, e, (uint)get_local_id(0), CLR_WG), CLR_WG);
 }
 
+/* Segments first + list[0 .. m) of a work-group's own, too long for its
+ * work-items (or teams) alone and no longer than a piece: each reduced by
+ * the whole work-group in turn. */
+void clr_group_list(global const T *in, ulong count, global const OT *offsets, global T *out,
+                    ulong first, local const uint *list, uint m, local T *l)
+{
+    for (uint k = 0; k < m; k++) {
+        ulong t = first + list[k], b, e;
+        clr_segment_range(offsets, t, count, &b, &e);
+        T v = clr_group_range(in, b, e, l);
+        if (clr_wg_is_leader())
+            out[t] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 /* The part of a piece group, h its ticket of `pieces`: elements [h *
  * piece, (h + 1) * piece) of the input, as the head of this file says. */
 void clr_segment_piece(global const T *in, ulong count, global const OT *offsets, ulong segments,
@@ -292,15 +308,7 @@ CLR_KERNEL clr_reduce_segment_items(global const T *restrict in, ulong in_off, u
                 l_list[atomic_inc(&l_count)] = lid; /* the work-group's, below */
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        uint m = l_count;
-        for (uint k = 0; k < m; k++) {
-            ulong t = group * CLR_WG + l_list[k];
-            clr_segment_range(offsets, t, count, &b, &e);
-            T v = clr_group_range(in, b, e, l);
-            if (clr_wg_is_leader())
-                out[t] = v;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        clr_group_list(in, count, offsets, out, group * CLR_WG, l_list, l_count, l);
         return;
     }
     clr_segment_piece(in, count, offsets, segments, out, piece, get_num_groups(0) - item_groups,
@@ -378,15 +386,8 @@ CLR_KERNEL clr_reduce_segment_lanes(global const T *restrict in, ulong in_off, u
                 l_list[atomic_inc(&l_count)] = j; /* the work-group's, below */
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        uint m = l_count;
-        for (uint k = 0; k < m; k++) {
-            ulong t = group * CLR_LANES_PER_GROUP + l_list[k], b, e;
-            clr_segment_range(offsets, t, count, &b, &e);
-            T v = clr_group_range(in, b, e, l);
-            if (clr_wg_is_leader())
-                out[t] = v;
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        clr_group_list(in, count, offsets, out, group * CLR_LANES_PER_GROUP, l_list, l_count,
+                       l);
         return;
     }
     clr_segment_piece(in, count, offsets, segments, out, piece, get_num_groups(0) - lane_groups,
