@@ -9,8 +9,8 @@
  * more loads in flight than chunks of elements cut across segments
  * (reduce_segments_single.cl); where they are a few dozen, a work-item
  * that reads one whole does (clr_reduce_segment_items), and in between a
- * sub-group (clr_reduce_segment_lanes). But one work-group must never be
- * left crawling through a segment of millions,
+ * sub-group or a team of lanes (clr_reduce_segment_lanes). But one
+ * work-group must never be left crawling through a segment of millions,
  * which the host cannot rule out where it does not read the offsets. So
  * each launch has two kinds of work-groups:
  *   - segment groups, the first ones: in clr_reduce_segment_groups, group
@@ -18,8 +18,8 @@
  *     work-items reduce segments g * CLR_WG .. g * CLR_WG + CLR_WG - 1, one
  *     each, where it holds CLR_ITEM_MAX elements or fewer, and the
  *     work-group reduces the others of them one after the other; in
- *     clr_reduce_segment_lanes, likewise with a sub-group each (a lane's
- *     share as a work-group's, by the sub-group's lanes) for segments
+ *     clr_reduce_segment_lanes, likewise with a sub-group or a team of a
+ *     warp's lanes each (a lane's share as a work-group's) for segments
  *     g * CLR_LANES_PER_GROUP .. g * CLR_LANES_PER_GROUP +
  *     CLR_LANES_PER_GROUP - 1 of CLR_LANES_MAX elements or fewer. Each
  *     leaves a segment longer than `piece` elements;
