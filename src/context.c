@@ -217,6 +217,17 @@ int context_test_switch(const clreduce_ctx *ctx, const char *name)
     return options && strstr(options, name) != NULL;
 }
 
+unsigned long context_test_value(const clreduce_ctx *ctx, const char *name)
+{
+    const char *options = ctx->settings.build_options;
+    const char *at = options ? strstr(options, name) : NULL;
+    if (!at || at[strlen(name)] != '=')
+        return 0;
+    char *end;
+    unsigned long value = strtoul(at + strlen(name) + 1, &end, 10);
+    return end != at + strlen(name) + 1 ? value : 0;
+}
+
 int context_orders_work_groups(const clreduce_ctx *ctx)
 {
     /* Without device-scope ordering, a CPU's coherent caches still make

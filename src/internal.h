@@ -567,6 +567,9 @@ unsigned context_segment_passes(const clreduce_ctx *ctx);
  * (CLR_TEST_...), which keep a layout that a device's rule would replace,
  * so that the tests reach it there too. */
 int context_test_switch(const clreduce_ctx *ctx, const char *name);
+/* The number of a switch given as NAME=N in the context's build options,
+ * for the benchmark's trials of a rule's constant; 0 where it is absent. */
+unsigned long context_test_value(const clreduce_ctx *ctx, const char *name);
 
 /* ---- validate.c ---------------------------------------------------------- */
 

@@ -540,15 +540,20 @@ static int takes_lanes(const clreduce_ctx *ctx, const plan *p, const request *r)
  * that each lane reads LANES_TEAM_VECTORS vectors of a mean segment, in a
  * power of two (a warp's vectors in flight for several segments at once
  * where one would leave most lanes idle); a whole warp (0) where that is a
- * warp or more. */
+ * warp or more. The benchmark may try other counts by the build option
+ * -DCLR_TEST_LANES_VECTORS=N (1 to 64). */
 #define LANES_TEAM_VECTORS 4
+#define TEST_LANES_VECTORS "CLR_TEST_LANES_VECTORS"
 
 static size_t lanes_team(const clreduce_ctx *ctx, const plan *p, const request *r)
 {
     size_t warp = ctx->info.nv_warp_size, team = 1;
     if (p->path != CLREDUCE_SUBGROUP_PATH_NV_PTX || !warp)
         return 0;
-    size_t want = div_up(request_mean_length(r), p->t.vector_width * LANES_TEAM_VECTORS);
+    size_t vectors = context_test_value(ctx, TEST_LANES_VECTORS);
+    if (vectors < 1 || vectors > 64)
+        vectors = LANES_TEAM_VECTORS;
+    size_t want = div_up(request_mean_length(r), p->t.vector_width * vectors);
     while (team < want && team < warp)
         team *= 2;
     return team < warp ? team : 0;

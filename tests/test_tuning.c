@@ -153,6 +153,33 @@ static void test_nvidia_segments(void **state)
     assert_int_equal(tuned(&nv, &s, CLREDUCE_OP_SUM, CLREDUCE_DOUBLE, 0, 256).vector_width, 2);
 }
 
+/* The benchmark's trials of a rule's constant: NAME=N among the build
+ * options, and nothing for a longer name, a missing or empty value. */
+static void test_switch_values(void **state)
+{
+    (void)state;
+    struct clreduce_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    static const struct {
+        const char *options;
+        unsigned long value;
+    } cases[] = {
+        {NULL, 0},
+        {"", 0},
+        {"-DCLR_TEST_LANES_VECTORS=8", 8},
+        {"-DX=1 -DCLR_TEST_LANES_VECTORS=16 -DY=2", 16},
+        {"-DCLR_TEST_LANES_VECTORS", 0},
+        {"-DCLR_TEST_LANES_VECTORS=", 0},
+        {"-DCLR_TEST_LANES_VECTORS=x", 0},
+        {"-DCLR_TEST_LANES_VECTORS_WIDE=8", 0},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        ctx.settings.build_options = cases[i].options;
+        assert_int_equal(context_test_value(&ctx, "CLR_TEST_LANES_VECTORS"), cases[i].value);
+        assert_int_equal(context_test_switch(&ctx, "CLR_TEST_LANES_VECTORS"), i >= 2);
+    }
+}
+
 /* The vector width of `count` operators of `type` in one call over
  * segments of a mean of `mean` elements under `settings`: the device's
  * tuning, then the rule. */
@@ -434,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_nvidia_rows),
         cmocka_unit_test(test_nvidia_segments),
         cmocka_unit_test(test_nvidia_several),
+        cmocka_unit_test(test_switch_values),
         cmocka_unit_test(test_cpu),
         cmocka_unit_test(test_other_gpu),
         cmocka_unit_test(test_pocl_flat),
