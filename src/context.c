@@ -219,13 +219,14 @@ int context_test_switch(const clreduce_ctx *ctx, const char *name)
 
 unsigned long context_test_value(const clreduce_ctx *ctx, const char *name)
 {
-    const char *options = ctx->settings.build_options;
-    const char *at = options ? strstr(options, name) : NULL;
-    if (!at || at[strlen(name)] != '=')
-        return 0;
-    char *end;
-    unsigned long value = strtoul(at + strlen(name) + 1, &end, 10);
-    return end != at + strlen(name) + 1 ? value : 0;
+    const char *at = ctx->settings.build_options;
+    size_t length = strlen(name);
+    while (at && (at = strstr(at, name)) != NULL) {
+        at += length;
+        if (*at == '=' && isdigit((unsigned char)at[1]))
+            return strtoul(at + 1, NULL, 10);
+    }
+    return 0;
 }
 
 int context_orders_work_groups(const clreduce_ctx *ctx)

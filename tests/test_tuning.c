@@ -172,6 +172,8 @@ static void test_switch_values(void **state)
         {"-DCLR_TEST_LANES_VECTORS=", 0},
         {"-DCLR_TEST_LANES_VECTORS=x", 0},
         {"-DCLR_TEST_LANES_VECTORS_WIDE=8", 0},
+        {"-DCLR_TEST_LANES_VECTORS_WIDE=8 -DCLR_TEST_LANES_VECTORS=2", 2},
+        {"-DCLR_TEST_LANES_VECTORS=-3", 0},
     };
     for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
         ctx.settings.build_options = cases[i].options;
